@@ -1,0 +1,37 @@
+/* libperfscope: CPU maps, the list of CPUs an event is opened on. Refcounted; not thread-safe. */
+#ifndef PERFSCOPE_CPUMAP_H
+#define PERFSCOPE_CPUMAP_H
+
+#include <perfscope/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct psc_cpumap;
+
+/* The CPUs online now (/sys/devices/system/cpu/online). */
+PSC_API struct psc_cpumap *psc_cpumap__new_online(void);
+/* One entry, cpu -1: "any CPU", used when following threads. */
+PSC_API struct psc_cpumap *psc_cpumap__new_any(void);
+/*
+ * Parses "0-3,6,8-10" (perf's -C syntax; also "0-7:2" strides as node_exporter accepts).
+ * Strict: ranges must go up, CPUs must exist and be online, no duplicates, no empty items.
+ * NULL + errno=EINVAL and *err filled on bad input.
+ */
+PSC_API struct psc_cpumap *psc_cpumap__parse(const char *list, struct psc_parse_error *err);
+/* Parse without checking the CPUs against this machine (syntax only); for tests and tools. */
+PSC_API struct psc_cpumap *psc_cpumap__parse_syntax(const char *list, struct psc_parse_error *err);
+PSC_API struct psc_cpumap *psc_cpumap__get(struct psc_cpumap *map);
+PSC_API void psc_cpumap__put(struct psc_cpumap *map);
+PSC_API int psc_cpumap__nr(const struct psc_cpumap *map);
+PSC_API int psc_cpumap__cpu(const struct psc_cpumap *map, int idx);
+/* Index of cpu in map, or -1. */
+PSC_API int psc_cpumap__idx(const struct psc_cpumap *map, int cpu);
+/* Highest CPU number that can ever be online (/sys/devices/system/cpu/possible) + 1. */
+PSC_API int psc_cpu__nr_possible(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,85 @@
+/* libperfscope: the event-list parser shared by every tool: perf names, raw/PMU events, tracepoints, perf-prof ATTRs. */
+#ifndef PERFSCOPE_PARSE_H
+#define PERFSCOPE_PARSE_H
+
+#include <stdbool.h>
+#include <linux/perf_event.h>
+#include <perfscope/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum psc_event_kind {
+	PSC_EVENT_HARDWARE,
+	PSC_EVENT_SOFTWARE,
+	PSC_EVENT_CACHE,
+	PSC_EVENT_RAW, /* rNNNN */
+	PSC_EVENT_PMU, /* pmu/term=val,.../ or pmu/alias/ from sysfs */
+	PSC_EVENT_TRACEPOINT,
+};
+
+/*
+ * One parsed event. `attr` is ready for perf_event_open (type, config, config1/2, exclude_*
+ * from modifiers, sample_period/freq from period=/freq=, PERF_SAMPLE_CALLCHAIN from stack);
+ * the rest is what profilers consume. Strings are owned by the list.
+ */
+struct psc_event_spec {
+	enum psc_event_kind kind;
+	struct perf_event_attr attr;
+	char *name;	/* canonical: "page-faults", "sched:sched_switch", "msr/tsc/" */
+	char *sys;	/* tracepoints: "sched"; PMU events: the PMU name */
+	char *event;	/* tracepoints: "sched_switch"; PMU events: the alias, if any */
+	char *filter;	/* ftrace filter text, NULL when none */
+	char *unit;	/* PMU events: from sysfs .unit, else NULL */
+	double scale;	/* PMU events: from sysfs .scale, else 1.0 */
+	/* perf-prof ATTRs */
+	char *alias;
+	char *top_by[8];
+	int nr_top_by;
+	char *top_add[8];
+	int nr_top_add;
+	char *key, *ptr, *size, *num, *delay;
+	bool stack;
+	int max_stack; /* 0: not given */
+	bool untraced;
+	/* Offsets into the original string of this event's text, for error reporting. */
+	int text_pos, text_len;
+};
+
+struct psc_event_list {
+	int nr;
+	struct psc_event_spec *specs;
+};
+
+struct psc_parse_opts {
+	size_t sz;
+	/* Where tracepoint ids are read (events/<sys>/<name>/id); NULL: found/mounted by the library. */
+	const char *tracefs_dir;
+	/* Where PMUs are described; NULL: /sys/bus/event_source/devices. */
+	const char *pmu_dir;
+};
+
+/*
+ * Parses "EVENT[,EVENT...]" (commas inside /.../ belong to the event). Tracepoint wildcards
+ * ("sched:sched_*", "*:sys_enter_read") expand to one spec each. Returns 0, or -EINVAL/-ENOENT
+ * with *err saying where and what was expected, suggesting close names for unknown ones.
+ */
+PSC_API int psc_parse_events(const char *str, const struct psc_parse_opts *opts,
+			     struct psc_event_list **out, struct psc_parse_error *err);
+PSC_API void psc_event_list__delete(struct psc_event_list *list);
+
+/* Name tables for `list`: the perf names of software, hardware and cache events. */
+struct psc_named_event {
+	const char *name;
+	enum psc_event_kind kind;
+	uint64_t config;
+	const char *alias; /* a second accepted name, or NULL */
+};
+/* Iterate: idx from 0 until it returns NULL. Cache events are every id x op x result. */
+PSC_API const struct psc_named_event *psc_named_event__at(int idx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

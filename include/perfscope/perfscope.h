@@ -1,0 +1,13 @@
+/* libperfscope umbrella header: include this to get the whole SDK. */
+#ifndef PERFSCOPE_PERFSCOPE_H
+#define PERFSCOPE_PERFSCOPE_H
+
+#include <perfscope/common.h>
+#include <perfscope/cpumap.h>
+#include <perfscope/threadmap.h>
+#include <perfscope/parse.h>
+#include <perfscope/evsel.h>
+#include <perfscope/evlist.h>
+#include <perfscope/measure.h>
+
+#endif

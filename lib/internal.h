@@ -1,0 +1,96 @@
+/* libperfscope internals shared by lib/ sources only: object layouts, logging, option checks. */
+#ifndef PERFSCOPE_INTERNAL_H
+#define PERFSCOPE_INTERNAL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+#include <perfscope/perfscope.h>
+
+/* Logging through the user's callback (psc_set_log); never printf. */
+void psc_log(enum psc_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define pr_warn(fmt, ...) psc_log(PSC_LOG_WARN, "libperfscope: " fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...) psc_log(PSC_LOG_INFO, "libperfscope: " fmt, ##__VA_ARGS__)
+#define pr_debug(fmt, ...) psc_log(PSC_LOG_DEBUG, "libperfscope: " fmt, ##__VA_ARGS__)
+
+/*
+ * Option structs (libbpf's OPTS_VALID/OPTS_GET): a caller built against an older header passes a
+ * smaller sz; a newer caller may pass a larger one only if the bytes we do not know are zero.
+ */
+bool psc_opts_valid(const void *opts, size_t known_sz, const char *type_name);
+#define OPTS_VALID(opts, type) (!(opts) || psc_opts_valid(opts, sizeof(struct type), #type))
+#define OPTS_HAS(opts, field)                                                                      \
+	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
+#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
+
+/* Set errno from a negative return and pass it through: `return psc_err_ptr(-ENOMEM);` style. */
+static inline void *psc_errno_null(int err)
+{
+	errno = err < 0 ? -err : err;
+	return NULL;
+}
+
+int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			unsigned long flags);
+
+struct psc_cpumap {
+	int refcnt;
+	int nr;
+	int cpus[];
+};
+
+struct psc_threadmap {
+	int refcnt;
+	int nr;
+	pid_t tids[];
+};
+
+struct psc_evsel {
+	struct perf_event_attr attr;
+	char *name;
+	char *filter;
+	char *unit;
+	double scale;
+	struct psc_evsel *leader;
+	int nr_members;		/* leaders: members including itself */
+	int idx_in_group;	/* position in the PERF_FORMAT_GROUP read */
+	struct psc_cpumap *cpus;
+	struct psc_threadmap *threads;
+	int *fds;		/* [cpu_idx * nr_threads + thread_idx], -1 when closed */
+	uint64_t *ids;
+	struct psc_counts *counts;
+	int open_errno;
+	void *priv;
+	int evlist_idx;
+};
+
+#define EVSEL_SLOT(evsel, cpu_idx, thread_idx)                                                     \
+	((cpu_idx) * psc_threadmap__nr((evsel)->threads) + (thread_idx))
+
+struct psc_evlist {
+	struct psc_evsel **entries;
+	int nr, alloc;
+	struct psc_cpumap *cpus;
+	struct psc_threadmap *threads;
+	/* id -> evsel, open addressing, rebuilt after open */
+	struct psc_id_slot {
+		uint64_t id;
+		struct psc_evsel *evsel;
+	} *id_table;
+	unsigned int id_mask;
+	/* rings (ring.h), owned by evlist_mmap.c */
+	struct psc_ring **rings;
+	int nr_rings;
+};
+
+/* Rebuilds the id table from every open fd (evlist.c). */
+int psc_evlist__index_ids(struct psc_evlist *evlist);
+
+/* tracefs.c: the tracefs mount point, mounting it when absent and root. NULL + errno otherwise. */
+const char *psc_tracefs_dir(void);
+
+#endif

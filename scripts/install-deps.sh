@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package perfscope needs to build, test and benchmark: the one list.
+set -euo pipefail
+
+BUILD_PKGS=(
+	build-essential pkg-config meson ninja-build clang llvm lld
+	libtraceevent-dev libtracefs-dev libdw-dev libelf-dev libbpf-dev bpftool
+	libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev
+	zlib1g-dev libiberty-dev
+)
+TEST_PKGS=(
+	libcmocka-dev libclang-rt-14-dev
+	linux-perf prometheus prometheus-node-exporter
+	curl jq procps python3 bpftrace
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps.sh: run as root (it calls apt-get)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" >/dev/null
+# The Debian prometheus packages start their services on install; tests start their own on loopback.
+for svc in prometheus prometheus-node-exporter; do
+	if command -v systemctl >/dev/null 2>&1; then
+		systemctl disable --now "$svc" >/dev/null 2>&1 || true
+	fi
+	pkill -x "$svc" >/dev/null 2>&1 || true
+done
+echo "install-deps.sh: all packages present"
