@@ -1,0 +1,65 @@
+/* Command-line options shared by every profiler (-e -C -a -p -t -G -i -m --duration --format --order -v, -- CMD). */
+#ifndef PERFSCOPE_COMMON_OPTIONS_H
+#define PERFSCOPE_COMMON_OPTIONS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+enum psc_format {
+	PSC_FORMAT_TEXT,
+	PSC_FORMAT_JSON,
+};
+
+struct psc_cli_opts {
+	const char *events;	/* -e, NULL when absent */
+	const char *cpus;	/* -C list; NULL = all online */
+	bool all_cpus;		/* -a */
+	pid_t pid;		/* -p, 0 = none */
+	pid_t tid;		/* -t, 0 = none */
+	const char *cgroup;	/* -G, path under the cgroup2 mount or absolute */
+	long interval_ms;	/* -i, 0 = none */
+	double duration_s;	/* --duration, 0 = until stopped */
+	unsigned int mmap_pages; /* -m, 0 = default; power of two */
+	bool order;		/* --order */
+	bool callchain;		/* -g */
+	bool per_cpu;		/* --per-cpu */
+	enum psc_format format;	/* --format */
+	int verbose;		/* -v, repeatable */
+	char **command;		/* after --, NULL-terminated; NULL when none */
+};
+
+/*
+ * Which shared options a profiler accepts; the rest are refused with a usage error. A profiler
+ * with options of its own lists them in `extra` (getopt_long style) and gets them through `on_extra`.
+ */
+enum psc_opt_flags {
+	PSC_OPT_EVENTS = 1 << 0,
+	PSC_OPT_CPUS = 1 << 1,	 /* -C, -a, --per-cpu */
+	PSC_OPT_TARGET = 1 << 2, /* -p, -t, -G, -- COMMAND */
+	PSC_OPT_INTERVAL = 1 << 3,
+	PSC_OPT_DURATION = 1 << 4,
+	PSC_OPT_MMAP = 1 << 5,	 /* -m, --order, -g */
+	PSC_OPT_FORMAT = 1 << 6,
+};
+
+struct option;
+struct psc_extra_opts {
+	const struct option *longopts; /* terminated by a zero entry; val >= 256 for long-only */
+	const char *shortopts;	       /* e.g. "k:" */
+	/* Returns 0, or prints the problem and returns 2. */
+	int (*on_extra)(void *ctx, int opt, const char *arg);
+	void *ctx;
+};
+
+/*
+ * Parses argv (argv[0] is the profiler name). Prints help and returns 1 for --help/-h (caller
+ * exits 0), returns 0 on success, or prints "perfscope NAME: <what>; see 'perfscope help NAME'"
+ * and returns 2 on a usage error.
+ */
+int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned int flags,
+		       const struct psc_extra_opts *extra, const char *help);
+
+/* Installs the library log callback writing "perfscope: ..." to stderr at the -v level. */
+void psc_cli_setup_log(int verbose);
+
+#endif
