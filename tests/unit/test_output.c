@@ -1,0 +1,166 @@
+/* Unit tests of common/output: buffering, sticky write errors (EPIPE, ENOSPC), JSON escaping and
+ * nesting. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "output.h"
+
+/* Everything written to a memfd, as a string. */
+static char *contents(int fd)
+{
+	static char buf[1 << 16];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	assert_true(n >= 0);
+	buf[n] = 0;
+	return buf;
+}
+
+static void test_numbers_and_text(void **state)
+{
+	int fd = memfd_create("out", 0);
+	struct psc_out *o = psc_out__new(fd, 8); /* tiny: every path through write_slow */
+
+	assert_non_null(o);
+	psc_out__u64(o, 0);
+	psc_out__putc(o, ' ');
+	psc_out__u64(o, UINT64_MAX);
+	psc_out__putc(o, ' ');
+	psc_out__i64(o, INT64_MIN);
+	psc_out__putc(o, ' ');
+	psc_out__hex(o, 0xffffffff81000000ull);
+	psc_out__putc(o, ' ');
+	psc_out__hex(o, 0);
+	psc_out__puts(o, " [");
+	psc_out__u64_width(o, 42, 6);
+	psc_out__printf(o, "] %s-%d", "a long formatted string wider than the buffer", 7);
+	assert_int_equal(psc_out__flush(o), 0);
+	assert_string_equal(contents(fd), "0 18446744073709551615 -9223372036854775808 "
+					  "0xffffffff81000000 0x0 [    42] a long formatted string "
+					  "wider than the buffer-7");
+	assert_int_equal(o->written, strlen(contents(fd)));
+	psc_out__delete(o);
+	close(fd);
+}
+
+static void test_json(void **state)
+{
+	int fd = memfd_create("out", 0);
+	struct psc_out *o = psc_out__new(fd, 0);
+	struct psc_json j;
+
+	psc_json__begin(&j, o);
+	psc_json__key(&j, "s");
+	psc_json__str(&j, "a\"b\\c\n\t\x01\x7f");
+	psc_json__key(&j, "n");
+	psc_json__i64(&j, -5);
+	psc_json__key(&j, "d");
+	psc_json__dbl(&j, 0.1);
+	psc_json__key(&j, "nan");
+	psc_json__dbl(&j, NAN);
+	psc_json__key(&j, "arr");
+	psc_json__arr(&j);
+	psc_json__u64(&j, 1);
+	psc_json__obj(&j);
+	psc_json__key(&j, "x");
+	psc_json__bool(&j, true);
+	psc_json__end(&j);
+	psc_json__str(&j, NULL);
+	psc_json__hex(&j, 255);
+	psc_json__end(&j);
+	psc_json__key(&j, "empty");
+	psc_json__obj(&j);
+	psc_json__end(&j);
+	psc_json__key(&j, "open");
+	psc_json__arr(&j);
+	psc_json__arr(&j);
+	psc_json__end_line(&j); /* closes both arrays and the object */
+	psc_json__begin(&j, o);
+	psc_json__end_line(&j);
+	psc_out__flush(o);
+	assert_string_equal(
+		contents(fd),
+		"{\"s\":\"a\\\"b\\\\c\\n\\t\\u0001\x7f\",\"n\":-5,\"d\":0.1,\"nan\":null,"
+		"\"arr\":[1,{\"x\":true},null,\"0xff\"],\"empty\":{},\"open\":[[]]}\n{}\n");
+	psc_out__delete(o);
+	close(fd);
+}
+
+static void test_json_utf8(void **state)
+{
+	int fd = memfd_create("out", 0);
+	struct psc_out *o = psc_out__new(fd, 0);
+	struct psc_json j;
+	/* valid: é, €, 𝄞; invalid: lone continuation, overlong, surrogate, truncated */
+	const char in[] =
+		"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e|\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82";
+
+	psc_json__begin(&j, o);
+	psc_json__key(&j, "u");
+	psc_json__strn(&j, in, sizeof(in) - 1);
+	psc_json__end_line(&j);
+	psc_out__flush(o);
+	assert_string_equal(contents(fd), "{\"u\":\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e|"
+					  "\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|"
+					  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|"
+					  "\xef\xbf\xbd\xef\xbf\xbd\"}\n");
+	psc_out__delete(o);
+	close(fd);
+}
+
+static void test_epipe_sticky(void **state)
+{
+	int p[2];
+	struct psc_out *o;
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+
+	assert_int_equal(pipe(p), 0);
+	close(p[0]);
+	o = psc_out__new(p[1], 16);
+	psc_out__puts(o, "hello");
+	assert_int_equal(psc_out__error(o), 0);
+	assert_int_equal(psc_out__flush(o), -EPIPE);
+	psc_out__puts(o, "more text than sixteen bytes");
+	assert_int_equal(psc_out__flush(o), -EPIPE);
+	assert_int_equal(o->written, 0);
+	assert_int_equal(o->dropped, 5 + 28);
+	assert_null(psc_out__reserve(o, 4));
+	psc_out__delete(o);
+	close(p[1]);
+	signal(SIGPIPE, old);
+}
+
+static void test_enospc(void **state)
+{
+	int fd = open("/dev/full", O_WRONLY);
+	struct psc_out *o;
+
+	if (fd < 0)
+		skip();
+	o = psc_out__new(fd, 0);
+	psc_out__puts(o, "x");
+	assert_int_equal(psc_out__flush(o), -ENOSPC);
+	psc_out__delete(o);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_numbers_and_text), cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_utf8),	 cmocka_unit_test(test_epipe_sticky),
+		cmocka_unit_test(test_enospc),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
