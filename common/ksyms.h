@@ -1,0 +1,46 @@
+/* Kernel symbols from /proc/kallsyms (vmlinux and modules): sorted table, address -> symbol. */
+#ifndef PERFSCOPE_COMMON_KSYMS_H
+#define PERFSCOPE_COMMON_KSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct psc_ksym {
+	uint64_t addr;
+	uint64_t size; /* up to the next symbol (kallsyms has no sizes) */
+	const char *name;
+	const char *module; /* "[kernel.kallsyms]" for vmlinux, else the module name, e.g. "ext4" */
+};
+
+/*
+ * The text symbols (t/T/w/W) of the running kernel and its modules, sorted by address.
+ * Immutable once loaded: lookups are thread-safe.
+ */
+struct psc_ksyms;
+
+/*
+ * Loads path (NULL = /proc/kallsyms). Always returns a table unless out of memory (NULL + errno)
+ * or the file cannot be read (NULL + errno): when addresses are hidden (all read as 0 because of
+ * kernel.kptr_restrict) the table is empty and psc_ksyms__problem() says why and how to fix it.
+ */
+struct psc_ksyms *psc_ksyms__load(const char *path);
+void psc_ksyms__delete(struct psc_ksyms *ks);
+
+/* NULL when the table is usable; else one sentence for a person (what, why, how to fix). */
+const char *psc_ksyms__problem(const struct psc_ksyms *ks);
+size_t psc_ksyms__nr(const struct psc_ksyms *ks);
+
+/* The symbol containing addr (binary search); *off = addr - sym->addr. NULL when none. */
+const struct psc_ksym *psc_ksyms__find(const struct psc_ksyms *ks, uint64_t addr, uint64_t *off);
+
+/* A symbol by exact name (first match, vmlinux before modules); linear, for setup paths only. */
+const struct psc_ksym *psc_ksyms__lookup(const struct psc_ksyms *ks, const char *name);
+
+/* True for addresses in the kernel half of the x86-64/arm64 address space. */
+static inline bool psc_ksyms__is_kernel_addr(uint64_t addr)
+{
+	return addr >= 0xffff800000000000ull;
+}
+
+#endif

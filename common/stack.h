@@ -1,0 +1,55 @@
+/* Callchains (PERF_SAMPLE_CALLCHAIN) to symbolized frames, "func+0xoff (module)" lines and folded
+ * stacks. */
+#ifndef PERFSCOPE_COMMON_STACK_H
+#define PERFSCOPE_COMMON_STACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "symcache.h"
+
+struct psc_frame {
+	uint64_t ip;
+	const char *sym; /* demangled name; NULL when unknown */
+	uint64_t off; /* ip - symbol start */
+	const char *dso; /* module or binary basename; NULL when unknown */
+	bool kernel;
+};
+
+enum psc_stack_flags {
+	PSC_STACK_NO_KERNEL = 1 << 0, /* drop kernel frames */
+	PSC_STACK_NO_USER = 1 << 1, /* drop user frames */
+};
+
+/*
+ * Walks a PERF_SAMPLE_CALLCHAIN array (ips[0..nr), innermost first, with PERF_CONTEXT_KERNEL /
+ * PERF_CONTEXT_USER markers saying which address space the following ips belong to) and
+ * symbolizes each ip through sc. Markers are not frames. At most max frames are filled
+ * (max-stack=N). Caller frames are looked up at ip - 1 so a call that ends a function still
+ * names that function. Returns the number of frames filled.
+ */
+int psc_stack__resolve(struct psc_symcache *sc, pid_t pid, const uint64_t *ips, uint64_t nr,
+		       unsigned int flags, struct psc_frame *frames, int max);
+
+/*
+ * One frame as "func+0x1a (module)", "[unknown] (libfoo.so)" or "0xffffffff81000000 ([unknown])".
+ * snprintf-style return.
+ */
+int psc_frame__snprint(const struct psc_frame *f, char *buf, size_t len);
+
+enum psc_fold_flags {
+	PSC_FOLD_KERNEL_SUFFIX = 1 << 0, /* append "_[k]" to kernel frames (flamegraph.pl colors) */
+	PSC_FOLD_WITH_DSO = 1 << 1, /* unknown symbols as "[dso]" instead of "[unknown]" */
+};
+
+/*
+ * Folded stack for flame graphs: outermost frame first, ';'-separated ("main;mid;leaf").
+ * Characters that would break the format (';', whitespace, newlines) in names become '_'. Prefix
+ * (e.g. the comm) is placed first when not NULL. snprintf-style return; buf always terminated.
+ */
+int psc_stack__fold(const struct psc_frame *frames, int nr, const char *prefix, unsigned int flags,
+		    char *buf, size_t len);
+
+#endif

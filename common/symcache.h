@@ -1,0 +1,68 @@
+/* The symbolizer: kernel + user symbols behind an address -> symbol hash, so a frame costs one
+ * lookup. */
+#ifndef PERFSCOPE_COMMON_SYMCACHE_H
+#define PERFSCOPE_COMMON_SYMCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ksyms.h"
+#include "usyms.h"
+
+/* A resolved address. Strings live as long as the symcache. */
+struct psc_sym {
+	const char *name; /* demangled function name; NULL when unknown */
+	uint64_t start; /* the symbol's first byte in the ip's address space (off = ip - start) */
+	const char *dso; /* "[kernel.kallsyms]", module ("ext4"), binary basename, "[vdso]"; NULL
+			    unknown */
+	bool kernel;
+};
+
+struct psc_symcache_opts {
+	size_t sz;
+	const char *kallsyms; /* NULL = /proc/kallsyms (read on first kernel lookup) */
+	const char *debug_dir; /* NULL = /usr/lib/debug */
+	bool no_demangle;
+	unsigned int cache_bits; /* address cache of 2^bits entries; 0 = 16 */
+};
+
+struct psc_symcache_stats {
+	uint64_t lookups, hits; /* address cache */
+	uint64_t unknown; /* lookups that found no symbol */
+	size_t dsos, procs, ksyms;
+};
+
+/*
+ * Not thread-safe: one symcache per thread, or a lock around it. Strings handed out stay valid
+ * until psc_symcache__delete().
+ */
+struct psc_symcache;
+
+struct psc_symcache *psc_symcache__new(const struct psc_symcache_opts *opts);
+void psc_symcache__delete(struct psc_symcache *sc);
+
+/*
+ * Resolves ip seen in process pid (user addresses) or the kernel (kernel true, pid ignored).
+ * Returns 0 with out filled, or -ENOENT (no symbol; out->dso may still name the mapping).
+ * A repeated (pid maps generation, ip) is answered from the hash.
+ */
+int psc_symcache__resolve(struct psc_symcache *sc, pid_t pid, uint64_t ip, bool kernel,
+			  struct psc_sym *out);
+
+/* The process maps to feed with MMAP2/FORK/EXIT/COMM-exec records (see usyms.h). */
+struct psc_usyms *psc_symcache__usyms(struct psc_symcache *sc);
+
+/* Kernel symbols, loaded on first call; NULL + errno when /proc/kallsyms is unreadable. */
+const struct psc_ksyms *psc_symcache__ksyms(struct psc_symcache *sc);
+
+/*
+ * One-time diagnostics for a person (e.g. kernel addresses hidden by kptr_restrict), NULL when
+ * none; the caller prints it once to stderr.
+ */
+const char *psc_symcache__problem(struct psc_symcache *sc);
+
+void psc_symcache__stats(const struct psc_symcache *sc, struct psc_symcache_stats *st);
+
+#endif
