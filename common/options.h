@@ -26,6 +26,7 @@ struct psc_cli_opts {
 	enum psc_format format;	/* --format */
 	int verbose;		/* -v, repeatable */
 	char **command;		/* after --, NULL-terminated; NULL when none */
+	char **positional;	/* PSC_OPT_POSITIONAL: the operands, NULL-terminated; NULL when none */
 };
 
 /*
@@ -40,6 +41,7 @@ enum psc_opt_flags {
 	PSC_OPT_DURATION = 1 << 4,
 	PSC_OPT_MMAP = 1 << 5,	 /* -m, --order, -g */
 	PSC_OPT_FORMAT = 1 << 6,
+	PSC_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
 };
 
 struct option;

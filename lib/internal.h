@@ -56,8 +56,8 @@ struct psc_evsel {
 	char *unit;
 	double scale;
 	struct psc_evsel *leader;
-	int nr_members;		/* leaders: members including itself */
-	int idx_in_group;	/* position in the PERF_FORMAT_GROUP read */
+	struct psc_evsel **members; /* leaders of groups: every member, itself first */
+	int nr_members;		    /* leaders: members including itself */
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *threads;
 	int *fds;		/* [cpu_idx * nr_threads + thread_idx], -1 when closed */

@@ -31,6 +31,12 @@ PSC_API double psc_counts__scaled(const struct psc_counts *c);
 /* Percentage of enabled time the counter was on the PMU (100 when not multiplexed). */
 PSC_API double psc_counts__running_pct(const struct psc_counts *c);
 
+/*
+ * Can this machine open attr? Opens it on the calling thread (any CPU) and closes it at once.
+ * Returns 0 or the -errno perf_event_open gave; psc_strerror_open() explains it.
+ */
+PSC_API int psc_attr__probe(const struct perf_event_attr *attr);
+
 /* attr is copied; read_format gets TOTAL_TIME_ENABLED|RUNNING|ID added. name may be NULL. */
 PSC_API struct psc_evsel *psc_evsel__new(const struct perf_event_attr *attr, const char *name);
 /* Builds from a parsed spec: attr, name (or alias), filter, scale and unit. */

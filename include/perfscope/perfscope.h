@@ -9,5 +9,6 @@
 #include <perfscope/evsel.h>
 #include <perfscope/evlist.h>
 #include <perfscope/measure.h>
+#include <perfscope/cgroup.h>
 
 #endif

@@ -1,0 +1,61 @@
+/* perfscope: dispatches `perfscope PROFILER ...` through the profiler table; help and version. */
+#include <stdio.h>
+#include <string.h>
+
+#include <perfscope/perfscope.h>
+
+#include "profiler.h"
+
+static void print_usage(FILE *out)
+{
+	fprintf(out, "usage: perfscope [--version] [help [PROFILER]] PROFILER [OPTIONS] [-- COMMAND ARGS...]\n\n"
+		     "Events are filtered in the kernel and processed in memory as they arrive.\n\n"
+		     "Profilers:\n");
+	for (int i = 0; psc_profilers[i]; i++)
+		fprintf(out, "  %-12s %s\n", psc_profilers[i]->name, psc_profilers[i]->summary);
+	fprintf(out, "\nSee 'perfscope help PROFILER' or 'perfscope PROFILER --help' for one profiler,\n"
+		     "and man perfscope(1).\n");
+}
+
+static int suggest_and_fail(const char *name)
+{
+	fprintf(stderr, "perfscope: '%s' is not a profiler.\n", name);
+	for (int i = 0; psc_profilers[i]; i++)
+		if (!strncmp(psc_profilers[i]->name, name, 2))
+			fprintf(stderr, "Did you mean '%s'?\n", psc_profilers[i]->name);
+	fprintf(stderr, "Run 'perfscope help' for the list.\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const struct psc_profiler *prof;
+
+	if (argc < 2) {
+		print_usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("perfscope %s (libperfscope %s)\n", PERFSCOPE_VERSION, psc_version());
+		return 0;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			print_usage(stdout);
+			return 0;
+		}
+		prof = psc_profiler_find(argv[2]);
+		if (!prof)
+			return suggest_and_fail(argv[2]);
+		fputs(prof->help, stdout);
+		return 0;
+	}
+	prof = psc_profiler_find(argv[1]);
+	if (!prof)
+		return suggest_and_fail(argv[1]);
+	return prof->run(argc - 1, argv + 1);
+}

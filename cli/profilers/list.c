@@ -1,0 +1,214 @@
+/* perfscope list: every event this machine offers, each probed, with why it cannot be opened. */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <perfscope/perfscope.h>
+
+#include "options.h"
+#include "output.h"
+#include "profiler.h"
+
+static const char list_help[] =
+	"usage: perfscope list [--format text|json] [-v] [GLOB]\n"
+	"\n"
+	"Lists the events this machine offers: software, hardware and hardware-cache events by\n"
+	"their perf names, PMU events from /sys/bus/event_source, and tracepoints. Each non-tracepoint\n"
+	"event is opened once to tell whether this machine can count it; those that cannot are\n"
+	"marked with the reason.\n"
+	"\n"
+	"  GLOB                  only names matching this shell pattern, e.g. 'sched:*', '*fault*'\n"
+	"      --format F        text (default) or json: one object per event and line\n"
+	"\n"
+	"Examples:\n"
+	"  perfscope list                   # everything\n"
+	"  perfscope list 'sched:*'         # the scheduler's tracepoints\n"
+	"  perfscope list '*cache*'         # cache events, and whether this CPU has them\n"
+	"  perfscope list --format json | jq -r 'select(.supported) | .name'\n";
+
+static const char *const kind_names[] = {
+	[PSC_EVENT_HARDWARE] = "hardware",   [PSC_EVENT_SOFTWARE] = "software",
+	[PSC_EVENT_CACHE] = "hardware-cache", [PSC_EVENT_RAW] = "raw",
+	[PSC_EVENT_PMU] = "pmu",	     [PSC_EVENT_TRACEPOINT] = "tracepoint",
+};
+
+struct list_ctx {
+	const char *glob;
+	enum psc_format format;
+	struct psc_out *out;
+	int nr_shown, nr_unsupported;
+};
+
+static void show(struct list_ctx *l, const char *name, const char *alias, enum psc_event_kind kind,
+		 int probe_err, bool probed)
+{
+	char why[512] = "";
+
+	if (l->glob && fnmatch(l->glob, name, 0) && (!alias || fnmatch(l->glob, alias, 0)))
+		return;
+	l->nr_shown++;
+	if (probe_err) {
+		l->nr_unsupported++;
+		psc_strerror_open(probe_err, NULL, why, sizeof(why));
+		/* drop the leading "event: " that names no event here */
+		memmove(why, why + 7, strlen(why + 7) + 1);
+	}
+	if (l->format == PSC_FORMAT_JSON) {
+		struct psc_json j;
+
+		psc_json__begin(&j, l->out);
+		psc_json__key(&j, "name");
+		psc_json__str(&j, name);
+		if (alias) {
+			psc_json__key(&j, "alias");
+			psc_json__str(&j, alias);
+		}
+		psc_json__key(&j, "kind");
+		psc_json__str(&j, kind_names[kind]);
+		psc_json__key(&j, "supported");
+		if (probed)
+			psc_json__bool(&j, probe_err == 0);
+		else
+			psc_json__null(&j);
+		if (probe_err) {
+			psc_json__key(&j, "reason");
+			psc_json__str(&j, why);
+		}
+		psc_json__end_line(&j);
+		return;
+	}
+	char label[160];
+
+	snprintf(label, sizeof(label), "%s%s%s", name, alias ? " OR " : "", alias ? alias : "");
+	if (probe_err)
+		psc_out__printf(l->out, "  %-48s [%s]  <cannot open here: %s>\n", label,
+				kind_names[kind], why);
+	else
+		psc_out__printf(l->out, "  %-48s [%s]\n", label, kind_names[kind]);
+}
+
+static void list_named(struct list_ctx *l)
+{
+	const struct psc_named_event *ne;
+
+	for (int i = 0; (ne = psc_named_event__at(i)); i++) {
+		struct perf_event_attr attr = { 0 };
+
+		if (l->glob && fnmatch(l->glob, ne->name, 0) &&
+		    (!ne->alias || fnmatch(l->glob, ne->alias, 0)))
+			continue;
+		attr.type = ne->kind == PSC_EVENT_HARDWARE ? PERF_TYPE_HARDWARE
+			    : ne->kind == PSC_EVENT_CACHE  ? PERF_TYPE_HW_CACHE
+							   : PERF_TYPE_SOFTWARE;
+		attr.config = ne->config;
+		show(l, ne->name, ne->alias, ne->kind, psc_attr__probe(&attr), true);
+	}
+}
+
+/* PMU events are the files in /sys/bus/event_source/devices/PMU/events; the parser decodes them. */
+static void list_pmus(struct list_ctx *l)
+{
+	const char *root = "/sys/bus/event_source/devices";
+	DIR *devs = opendir(root);
+	struct dirent *pmu;
+
+	if (!devs)
+		return;
+	while ((pmu = readdir(devs))) {
+		char path[512];
+		struct dirent *ev;
+		DIR *evs;
+
+		if (pmu->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/events", root, pmu->d_name);
+		evs = opendir(path);
+		if (!evs)
+			continue;
+		while ((ev = readdir(evs))) {
+			struct psc_parse_error perr = { .pos = -1 };
+			struct psc_event_list *specs = NULL;
+			char name[600];
+
+			if (ev->d_name[0] == '.' || strchr(ev->d_name, '.'))
+				continue; /* .scale, .unit ... describe an event, they are not one */
+			snprintf(name, sizeof(name), "%s/%s/", pmu->d_name, ev->d_name);
+			if (l->glob && fnmatch(l->glob, name, 0))
+				continue;
+			if (psc_parse_events(name, NULL, &specs, &perr)) {
+				show(l, name, NULL, PSC_EVENT_PMU, -EINVAL, true);
+				continue;
+			}
+			show(l, name, NULL, PSC_EVENT_PMU, psc_attr__probe(&specs->specs[0].attr), true);
+			psc_event_list__delete(specs);
+		}
+		closedir(evs);
+	}
+	closedir(devs);
+}
+
+static void list_tracepoints(struct list_ctx *l)
+{
+	struct psc_parse_error perr = { .pos = -1 };
+	struct psc_event_list *specs = NULL;
+	const char *pattern = "*:*";
+
+	/* A glob shaped like sys:name narrows the expansion the parser does anyway. */
+	if (l->glob && strchr(l->glob, ':') && !strchr(l->glob, '/'))
+		pattern = l->glob;
+	if (psc_parse_events(pattern, NULL, &specs, &perr)) {
+		if (pattern == l->glob)
+			return; /* no tracepoint matches this glob */
+		fprintf(stderr, "perfscope list: tracepoints are not available: %s\n", perr.msg);
+		return;
+	}
+	for (int i = 0; i < specs->nr; i++)
+		show(l, specs->specs[i].name, NULL, PSC_EVENT_TRACEPOINT, 0, false);
+	psc_event_list__delete(specs);
+}
+
+static int list_run(int argc, char **argv)
+{
+	struct psc_cli_opts o;
+	struct list_ctx l = { 0 };
+	int ret;
+
+	ret = psc_cli_opts_parse(&o, argc, argv, PSC_OPT_FORMAT | PSC_OPT_POSITIONAL, NULL, list_help);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	if (o.positional && o.positional[1]) {
+		fprintf(stderr, "perfscope list: give at most one GLOB (quote it: 'sched:*')\n");
+		return 2;
+	}
+	psc_cli_setup_log(o.verbose);
+	l.glob = o.positional ? o.positional[0] : NULL;
+	l.format = o.format;
+	l.out = psc_out__new(STDOUT_FILENO, 0);
+	if (!l.out)
+		return 1;
+	list_named(&l);
+	list_pmus(&l);
+	list_tracepoints(&l);
+	ret = psc_out__flush(l.out);
+	psc_out__delete(l.out);
+	if (ret && ret != -EPIPE) {
+		fprintf(stderr, "perfscope list: writing the list failed: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (l.glob && !l.nr_shown) {
+		fprintf(stderr, "perfscope list: no event matches '%s'\n", l.glob);
+		return 1;
+	}
+	return 0;
+}
+
+const struct psc_profiler psc_profiler_list = {
+	.name = "list",
+	.summary = "list the events this machine offers and whether each can be opened",
+	.help = list_help,
+	.run = list_run,
+};

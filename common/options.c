@@ -1,0 +1,236 @@
+/* Shared option parsing for every profiler: one place that knows -e -C -p -t -G -i -m --format ... */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfscope/perfscope.h>
+
+#include "options.h"
+
+enum {
+	OPT_DURATION = 256,
+	OPT_ORDER,
+	OPT_PER_CPU,
+	OPT_FORMAT,
+};
+
+struct shared_opt {
+	struct option lo;
+	unsigned int flag; /* which PSC_OPT_* enables it */
+	const char *shortopt;
+};
+
+static const struct shared_opt shared_opts[] = {
+	{ { "event", required_argument, NULL, 'e' }, PSC_OPT_EVENTS, "e:" },
+	{ { "cpu", required_argument, NULL, 'C' }, PSC_OPT_CPUS, "C:" },
+	{ { "all-cpus", no_argument, NULL, 'a' }, PSC_OPT_CPUS, "a" },
+	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, PSC_OPT_CPUS, NULL },
+	{ { "pid", required_argument, NULL, 'p' }, PSC_OPT_TARGET, "p:" },
+	{ { "tid", required_argument, NULL, 't' }, PSC_OPT_TARGET, "t:" },
+	{ { "cgroup", required_argument, NULL, 'G' }, PSC_OPT_TARGET, "G:" },
+	{ { "interval", required_argument, NULL, 'i' }, PSC_OPT_INTERVAL, "i:" },
+	{ { "duration", required_argument, NULL, OPT_DURATION }, PSC_OPT_DURATION, NULL },
+	{ { "mmap-pages", required_argument, NULL, 'm' }, PSC_OPT_MMAP, "m:" },
+	{ { "order", no_argument, NULL, OPT_ORDER }, PSC_OPT_MMAP, NULL },
+	{ { "call-graph", no_argument, NULL, 'g' }, PSC_OPT_MMAP, "g" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, PSC_OPT_FORMAT, NULL },
+};
+
+static int usage_error(const char *prof, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const char *prof, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "perfscope %s: ", prof);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nSee 'perfscope help %s'.\n", prof);
+	return 2;
+}
+
+static int parse_long(const char *prof, const char *what, const char *arg, long min, long max,
+		      long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		return usage_error(prof, "%s must be a whole number from %ld to %ld, not '%s'", what, min,
+				   max, arg);
+	*out = v;
+	return 0;
+}
+
+static int parse_pid(const char *prof, const char *what, const char *arg, pid_t *out)
+{
+	long v;
+	int err = parse_long(prof, what, arg, 1, 4194304, &v);
+
+	if (!err)
+		*out = (pid_t)v;
+	return err;
+}
+
+static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const char *arg)
+{
+	long v;
+	int err;
+
+	switch (c) {
+	case 'e':
+		if (!*arg)
+			return usage_error(prof, "-e needs an event list, e.g. -e page-faults,sched:sched_switch");
+		o->events = arg;
+		return 0;
+	case 'C':
+		o->cpus = arg;
+		return 0;
+	case 'a':
+		o->all_cpus = true;
+		return 0;
+	case OPT_PER_CPU:
+		o->per_cpu = true;
+		return 0;
+	case 'p':
+		return parse_pid(prof, "-p PID", arg, &o->pid);
+	case 't':
+		return parse_pid(prof, "-t TID", arg, &o->tid);
+	case 'G':
+		o->cgroup = arg;
+		return 0;
+	case 'i':
+		err = parse_long(prof, "-i (interval in milliseconds)", arg, 1, 86400000, &v);
+		if (!err)
+			o->interval_ms = v;
+		return err;
+	case OPT_DURATION: {
+		char *end;
+		double d;
+
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || end == arg || *end || !(d > 0) || d > 31536000)
+			return usage_error(prof, "--duration must be a positive number of seconds, not '%s'",
+					   arg);
+		o->duration_s = d;
+		return 0;
+	}
+	case 'm':
+		err = parse_long(prof, "-m (ring-buffer pages per CPU)", arg, 1, 1 << 20, &v);
+		if (err)
+			return err;
+		if (v & (v - 1))
+			return usage_error(prof, "-m %ld is not a power of two (the kernel needs 1, 2, 4, 8 ... pages)",
+					   v);
+		o->mmap_pages = (unsigned int)v;
+		return 0;
+	case OPT_ORDER:
+		o->order = true;
+		return 0;
+	case 'g':
+		o->callchain = true;
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			o->format = PSC_FORMAT_TEXT;
+		else if (!strcmp(arg, "json"))
+			o->format = PSC_FORMAT_JSON;
+		else
+			return usage_error(prof, "--format must be 'text' or 'json', not '%s'", arg);
+		return 0;
+	}
+	return usage_error(prof, "internal: unhandled option %d", c);
+}
+
+int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned int flags,
+		       const struct psc_extra_opts *extra, const char *help)
+{
+	struct option longopts[64];
+	char shortopts[128] = "+hv";
+	const char *prof = argv[0];
+	int nlong = 0, c, ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < sizeof(shared_opts) / sizeof(shared_opts[0]); i++) {
+		if (!(shared_opts[i].flag & flags))
+			continue;
+		longopts[nlong++] = shared_opts[i].lo;
+		if (shared_opts[i].shortopt)
+			strcat(shortopts, shared_opts[i].shortopt);
+	}
+	longopts[nlong++] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[nlong++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	if (extra && extra->shortopts)
+		strncat(shortopts, extra->shortopts, sizeof(shortopts) - strlen(shortopts) - 1);
+	for (int i = 0; extra && extra->longopts && extra->longopts[i].name && nlong < 63; i++)
+		longopts[nlong++] = extra->longopts[i];
+	longopts[nlong] = (struct option){ 0 };
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(help, stdout);
+			return 1;
+		}
+		if (c == 'v') {
+			o->verbose++;
+			continue;
+		}
+		if (c == '?' || c == ':') {
+			if (optopt && optopt < 256)
+				return usage_error(prof, "unknown option '-%c' or missing value", optopt);
+			return usage_error(prof, "unknown option '%s' or missing value",
+					   argv[optind - 1]);
+		}
+		bool shared = false;
+
+		for (size_t i = 0; i < sizeof(shared_opts) / sizeof(shared_opts[0]); i++)
+			if ((shared_opts[i].flag & flags) && shared_opts[i].lo.val == c)
+				shared = true;
+		if (shared)
+			ret = handle_shared(o, prof, c, optarg);
+		else if (extra && extra->on_extra)
+			ret = extra->on_extra(extra->ctx, c, optarg);
+		else
+			ret = usage_error(prof, "unknown option");
+		if (ret)
+			return ret;
+	}
+	if (optind < argc) {
+		if (flags & PSC_OPT_POSITIONAL)
+			o->positional = argv + optind;
+		else if (flags & PSC_OPT_TARGET)
+			o->command = argv + optind;
+		else
+			return usage_error(prof, "unexpected argument '%s'", argv[optind]);
+	}
+	if (!!o->pid + !!o->tid + !!o->cgroup + !!o->command > 1)
+		return usage_error(prof, "choose one target: -p PID, -t TID, -G CGROUP or -- COMMAND");
+	if (o->cpus && o->all_cpus)
+		return usage_error(prof, "-a (all CPUs) and -C %s contradict each other; give one", o->cpus);
+	return 0;
+}
+
+static int log_level = -1;
+
+static void log_to_stderr(enum psc_log_level level, const char *fmt, va_list ap)
+{
+	if ((int)level > log_level)
+		return;
+	fputs("perfscope: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+void psc_cli_setup_log(int verbose)
+{
+	/* Warnings always; -v adds info, -vv debug. */
+	log_level = verbose >= 2 ? PSC_LOG_DEBUG : verbose == 1 ? PSC_LOG_INFO : PSC_LOG_WARN;
+	psc_set_log(log_to_stderr);
+}

@@ -1,0 +1,218 @@
+/* Turning -a/-C/-p/-t/-G/-- COMMAND into cpu and thread maps, opening events on them, starting. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <perfscope/perfscope.h>
+
+#include "target.h"
+
+void psc_cli_report_parse_error(const char *prof, const char *input,
+				const struct psc_parse_error *err)
+{
+	fprintf(stderr, "perfscope %s: %s\n", prof, err->msg[0] ? err->msg : "invalid event list");
+	if (err->pos >= 0 && input && err->pos <= (int)strlen(input))
+		fprintf(stderr, "  %s\n  %*s^\n", input, err->pos, "");
+}
+
+static void command_title(char *title, size_t len, char **argv)
+{
+	size_t used = 0;
+
+	used += snprintf(title + used, len - used, "'");
+	for (int i = 0; argv[i] && used < len; i++)
+		used += snprintf(title + used, len - used, "%s%s", i ? " " : "", argv[i]);
+	if (used < len)
+		snprintf(title + used, len - used, "'");
+}
+
+int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const char *prof,
+		     char *title, size_t title_len)
+{
+	struct psc_parse_error perr = { .pos = -1 };
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->cgroup_fd = -1;
+	if (o->pid || o->tid || o->command) {
+		if (o->cpus || o->all_cpus) {
+			fprintf(stderr, "perfscope %s: -a/-C count CPUs system-wide; with -p, -t or a "
+					"command the threads are followed on every CPU. Give one.\n",
+				prof);
+			return 2;
+		}
+		t->cpus = psc_cpumap__new_any();
+	} else if (o->cpus) {
+		t->cpus = psc_cpumap__parse(o->cpus, &perr);
+		if (!t->cpus) {
+			fprintf(stderr, "perfscope %s: bad CPU list: %s\n", prof, perr.msg);
+			if (perr.pos >= 0)
+				fprintf(stderr, "  -C %s\n     %*s^\n", o->cpus, perr.pos, "");
+			return 2;
+		}
+	} else {
+		t->cpus = psc_cpumap__new_online();
+	}
+	if (!t->cpus)
+		goto nomem;
+
+	if (o->pid) {
+		t->threads = psc_threadmap__new_pid(o->pid);
+		if (!t->threads) {
+			fprintf(stderr, "perfscope %s: no process with pid %d\n", prof, (int)o->pid);
+			return 1;
+		}
+		snprintf(title, title_len, "process id '%d'", (int)o->pid);
+	} else if (o->tid) {
+		t->threads = psc_threadmap__new_tid(o->tid);
+		if (!t->threads) {
+			fprintf(stderr, "perfscope %s: no thread with tid %d\n", prof, (int)o->tid);
+			return 1;
+		}
+		snprintf(title, title_len, "thread id '%d'", (int)o->tid);
+	} else if (o->command) {
+		err = psc_launch_prepare(&t->launch, o->command);
+		if (err) {
+			fprintf(stderr, "perfscope %s: cannot start '%s': %s\n", prof, o->command[0],
+				strerror(-err));
+			return 1;
+		}
+		t->has_command = true;
+		t->threads = psc_threadmap__new_tid(t->launch.pid);
+		command_title(title, title_len, o->command);
+	} else {
+		t->threads = psc_threadmap__new_any();
+		t->per_cpu = true;
+		if (o->cgroup) {
+			t->cgroup_fd = psc_cgroup__open(o->cgroup);
+			if (t->cgroup_fd < 0) {
+				fprintf(stderr, "perfscope %s: cannot use cgroup '%s': %s\n", prof,
+					o->cgroup,
+					t->cgroup_fd == -ENODEV ? "no cgroup hierarchy perf can use is mounted"
+								: strerror(-t->cgroup_fd));
+				return t->cgroup_fd == -ENOENT ? 2 : 1;
+			}
+			snprintf(title, title_len, "cgroup '%s'", o->cgroup);
+		} else {
+			snprintf(title, title_len, "%s",
+				 o->cpus ? "the CPUs given" : "system wide");
+		}
+	}
+	if (!t->threads)
+		goto nomem;
+	return 0;
+nomem:
+	fprintf(stderr, "perfscope %s: out of memory\n", prof);
+	return 1;
+}
+
+/* One fd per event, CPU and thread: raise the soft limit toward the hard one when short. */
+static int ensure_fd_limit(struct psc_target *t, int nr_events, const char *prof)
+{
+	rlim_t need = (rlim_t)nr_events * psc_cpumap__nr(t->cpus) * psc_threadmap__nr(t->threads) + 32;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+		fprintf(stderr,
+			"perfscope %s: %llu file descriptors are needed (one per event, CPU and thread) but "
+			"the limit is %llu; raise it (ulimit -n %llu) or count fewer events, CPUs or threads\n",
+			prof, (unsigned long long)need, (unsigned long long)rl.rlim_max,
+			(unsigned long long)need);
+		return 1;
+	}
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+		fprintf(stderr, "perfscope %s: cannot raise the open-files limit to %llu: %s\n", prof,
+			(unsigned long long)need, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int psc_target_open(struct psc_target *t, struct psc_evlist *evlist, const char *prof)
+{
+	PSC_OPTS(psc_evlist_open_opts, oo, .skip_unsupported = true,
+		 .cgroup_fd = t->cgroup_fd > 0 ? t->cgroup_fd : 0, .inherit = t->has_command,
+		 .enable_on_exec = t->has_command);
+	char msg[512];
+	int err;
+
+	if (ensure_fd_limit(t, psc_evlist__nr(evlist), prof))
+		return 1;
+	psc_evlist__set_maps(evlist, t->cpus, t->threads);
+	err = psc_evlist__open(evlist, &oo);
+	if (err) {
+		struct psc_evsel *evsel;
+		const char *name = "events";
+		int i;
+
+		psc_evlist__for_each(evlist, i, evsel) {
+			if (psc_evsel__open_errno(evsel) == -err)
+				name = psc_evsel__name(evsel);
+		}
+		fprintf(stderr, "perfscope %s: %s\n", prof, psc_strerror_open(err, name, msg, sizeof(msg)));
+		return 1;
+	}
+	if (psc_evlist__nr_open(evlist) == 0) {
+		fprintf(stderr, "perfscope %s: none of the events can be counted on this machine\n", prof);
+		return 1;
+	}
+	return 0;
+}
+
+int psc_target_start(struct psc_target *t, struct psc_evlist *evlist, const char *prof)
+{
+	char msg[512];
+	int err;
+
+	if (!t->has_command)
+		return psc_evlist__enable(evlist) ? 1 : 0;
+	err = psc_launch_go(&t->launch);
+	if (err) {
+		fprintf(stderr, "perfscope %s: %s\n", prof, psc_launch_strerror(&t->launch, msg, sizeof(msg)));
+		return psc_launch_exec_exit_code(&t->launch);
+	}
+	t->launched = true;
+	return 0;
+}
+
+int psc_target_reap(struct psc_target *t, int *status)
+{
+	if (!t->launched)
+		return 0;
+	return psc_launch_wait(&t->launch, status, 0) > 0 ? 1 : 0;
+}
+
+int psc_target_wait(struct psc_target *t, int *status)
+{
+	if (!t->launched)
+		return 0;
+	return psc_launch_wait(&t->launch, status, 1) > 0 ? 1 : 0;
+}
+
+void psc_target_forward_signal(struct psc_target *t, int sig)
+{
+	if (t->launched)
+		psc_launch_kill(&t->launch, sig);
+}
+
+void psc_target_release(struct psc_target *t)
+{
+	if (t->has_command)
+		psc_launch_release(&t->launch);
+	if (t->cgroup_fd >= 0)
+		close(t->cgroup_fd);
+	t->cgroup_fd = -1;
+	psc_cpumap__put(t->cpus);
+	psc_threadmap__put(t->threads);
+	t->cpus = NULL;
+	t->threads = NULL;
+}

@@ -1,0 +1,57 @@
+/* What a profiler measures: system-wide CPUs, a process, a thread, a cgroup or a launched command. */
+#ifndef PERFSCOPE_COMMON_TARGET_H
+#define PERFSCOPE_COMMON_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "launch.h"
+#include "options.h"
+
+struct psc_evlist;
+struct psc_cpumap;
+struct psc_threadmap;
+
+struct psc_target {
+	struct psc_cpumap *cpus;
+	struct psc_threadmap *threads;
+	int cgroup_fd;	  /* -G, else -1 */
+	bool per_cpu;	  /* system-wide or cgroup: counts per CPU */
+	bool has_command; /* -- COMMAND */
+	struct psc_launch launch;
+	bool launched;	  /* psc_target_start released the command */
+};
+
+/*
+ * Builds the maps from -a/-C/-p/-t/-G/-- COMMAND (system-wide on every online CPU when none is
+ * given) and forks a given command held before exec. title receives "'CMD ARGS'", "process 12",
+ * "system wide"... for report headers. Prints the problem and returns 2 (usage) or 1 (runtime).
+ */
+int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const char *prof,
+		     char *title, size_t title_len);
+
+/*
+ * Opens the evlist on the target (inherit + enable_on_exec for a command), skipping and
+ * reporting events this machine does not support, raising RLIMIT_NOFILE when the fds needed
+ * exceed it. Prints what went wrong and returns 1 when nothing could be opened.
+ */
+int psc_target_open(struct psc_target *t, struct psc_evlist *evlist, const char *prof);
+
+/*
+ * Enables the counters, or releases the command (the kernel enables them at its exec).
+ * Returns 0, or the exit code to leave with when the command could not be run (127/126).
+ */
+int psc_target_start(struct psc_target *t, struct psc_evlist *evlist, const char *prof);
+
+/* For the session: 1 + *status when the command has exited, 0 when not (or no command). */
+int psc_target_reap(struct psc_target *t, int *status);
+/* Blocking wait for the command; 1 + *status, or 0 when there is none. */
+int psc_target_wait(struct psc_target *t, int *status);
+void psc_target_forward_signal(struct psc_target *t, int sig);
+void psc_target_release(struct psc_target *t);
+
+/* Prints the event text with a caret under err->pos and the message; for every profiler. */
+void psc_cli_report_parse_error(const char *prof, const char *input,
+				const struct psc_parse_error *err);
+
+#endif

@@ -1,0 +1,275 @@
+/* evlist: evsels opened, enabled and read together; the id -> evsel index used to route samples. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct psc_evlist *psc_evlist__new(void)
+{
+	return calloc(1, sizeof(struct psc_evlist));
+}
+
+void psc_evlist__delete(struct psc_evlist *evlist)
+{
+	if (!evlist)
+		return;
+	psc_evlist__close(evlist);
+	for (int i = 0; i < evlist->nr; i++)
+		psc_evsel__delete(evlist->entries[i]);
+	free(evlist->entries);
+	free(evlist->id_table);
+	psc_cpumap__put(evlist->cpus);
+	psc_threadmap__put(evlist->threads);
+	free(evlist);
+}
+
+int psc_evlist__add(struct psc_evlist *evlist, struct psc_evsel *evsel)
+{
+	if (!evlist || !evsel)
+		return -EINVAL;
+	if (evlist->nr == evlist->alloc) {
+		int alloc = evlist->alloc ? evlist->alloc * 2 : 8;
+		struct psc_evsel **grown = realloc(evlist->entries, alloc * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		evlist->entries = grown;
+		evlist->alloc = alloc;
+	}
+	evsel->evlist_idx = evlist->nr;
+	evlist->entries[evlist->nr++] = evsel;
+	return 0;
+}
+
+int psc_evlist__add_specs(struct psc_evlist *evlist, const struct psc_event_list *specs, bool group)
+{
+	struct psc_evsel *leader = NULL;
+
+	for (int i = 0; i < specs->nr; i++) {
+		struct psc_evsel *evsel = psc_evsel__new_spec(&specs->specs[i]);
+		int err;
+
+		if (!evsel)
+			return -errno;
+		if (group && leader && (err = psc_evsel__set_leader(evsel, leader))) {
+			psc_evsel__delete(evsel);
+			return err;
+		}
+		if ((err = psc_evlist__add(evlist, evsel))) {
+			psc_evsel__delete(evsel);
+			return err;
+		}
+		if (group && !leader)
+			leader = evsel;
+	}
+	return 0;
+}
+
+int psc_evlist__nr(const struct psc_evlist *evlist)
+{
+	return evlist ? evlist->nr : 0;
+}
+
+struct psc_evsel *psc_evlist__at(const struct psc_evlist *evlist, int idx)
+{
+	if (!evlist || idx < 0 || idx >= evlist->nr)
+		return NULL;
+	return evlist->entries[idx];
+}
+
+int psc_evlist__set_maps(struct psc_evlist *evlist, struct psc_cpumap *cpus,
+			 struct psc_threadmap *threads)
+{
+	if (!cpus || !threads)
+		return -EINVAL;
+	psc_cpumap__put(evlist->cpus);
+	psc_threadmap__put(evlist->threads);
+	evlist->cpus = psc_cpumap__get(cpus);
+	evlist->threads = psc_threadmap__get(threads);
+	return 0;
+}
+
+struct psc_cpumap *psc_evlist__cpus(const struct psc_evlist *evlist)
+{
+	return evlist->cpus;
+}
+
+struct psc_threadmap *psc_evlist__threads(const struct psc_evlist *evlist)
+{
+	return evlist->threads;
+}
+
+void psc_evlist__close(struct psc_evlist *evlist)
+{
+	/* Members before leaders: closing a leader first would orphan its members' fds. */
+	for (int i = evlist->nr - 1; i >= 0; i--)
+		psc_evsel__close(evlist->entries[i]);
+	free(evlist->id_table);
+	evlist->id_table = NULL;
+	evlist->id_mask = 0;
+}
+
+int psc_evlist__open(struct psc_evlist *evlist, const struct psc_evlist_open_opts *opts)
+{
+	bool skip = OPTS_GET(opts, skip_unsupported, false);
+	int err;
+
+	if (!OPTS_VALID(opts, psc_evlist_open_opts))
+		return -EINVAL;
+	if (!evlist->cpus || !evlist->threads) {
+		struct psc_cpumap *cpus = psc_cpumap__new_online();
+		struct psc_threadmap *threads = psc_threadmap__new_any();
+
+		err = cpus && threads ? psc_evlist__set_maps(evlist, cpus, threads) : -ENOMEM;
+		psc_cpumap__put(cpus);
+		psc_threadmap__put(threads);
+		if (err)
+			return err;
+	}
+	PSC_OPTS(psc_evsel_open_opts, eo, .cgroup_fd = OPTS_GET(opts, cgroup_fd, 0),
+		 .inherit = OPTS_GET(opts, inherit, false),
+		 .enable_on_exec = OPTS_GET(opts, enable_on_exec, false));
+
+	for (int i = 0; i < evlist->nr; i++) {
+		struct psc_evsel *evsel = evlist->entries[i];
+		char msg[512];
+
+		if (evsel->leader != evsel && !evsel->leader->fds) {
+			/* Its leader could not be opened here; the whole group is unsupported. */
+			evsel->open_errno = evsel->leader->open_errno;
+			continue;
+		}
+		err = psc_evsel__open(evsel, evlist->cpus, evlist->threads, &eo);
+		if (!err)
+			continue;
+		if (skip && psc_errno_is_unsupported(err)) {
+			pr_warn("%s\n", psc_strerror_open(err, psc_evsel__name(evsel), msg, sizeof(msg)));
+			continue;
+		}
+		psc_evlist__close(evlist);
+		return err;
+	}
+	err = psc_evlist__index_ids(evlist);
+	if (err)
+		psc_evlist__close(evlist);
+	return err;
+}
+
+int psc_evlist__nr_open(const struct psc_evlist *evlist)
+{
+	int n = 0;
+
+	for (int i = 0; i < evlist->nr; i++)
+		n += evlist->entries[i]->fds != NULL;
+	return n;
+}
+
+static int evlist_ioctl(struct psc_evlist *evlist, int (*fn)(struct psc_evsel *))
+{
+	for (int i = 0; i < evlist->nr; i++) {
+		int err;
+
+		if (!evlist->entries[i]->fds)
+			continue;
+		if ((err = fn(evlist->entries[i])))
+			return err;
+	}
+	return 0;
+}
+
+int psc_evlist__enable(struct psc_evlist *evlist)
+{
+	return evlist_ioctl(evlist, psc_evsel__enable);
+}
+
+int psc_evlist__disable(struct psc_evlist *evlist)
+{
+	return evlist_ioctl(evlist, psc_evsel__disable);
+}
+
+int psc_evlist__reset(struct psc_evlist *evlist)
+{
+	return evlist_ioctl(evlist, psc_evsel__reset);
+}
+
+int psc_evlist__read(struct psc_evlist *evlist)
+{
+	for (int i = 0; i < evlist->nr; i++) {
+		struct psc_evsel *evsel = evlist->entries[i];
+		int nr_cpus, nr_threads;
+
+		/* A group is read once, through its leader. */
+		if (!evsel->fds || evsel->leader != evsel)
+			continue;
+		nr_cpus = psc_cpumap__nr(evsel->cpus);
+		nr_threads = psc_threadmap__nr(evsel->threads);
+		for (int c = 0; c < nr_cpus; c++) {
+			for (int t = 0; t < nr_threads; t++) {
+				int err = psc_evsel__read_group(evsel, c, t);
+
+				if (err)
+					return err;
+			}
+		}
+	}
+	return 0;
+}
+
+static inline unsigned int id_hash(uint64_t id, unsigned int mask)
+{
+	return (unsigned int)((id * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+int psc_evlist__index_ids(struct psc_evlist *evlist)
+{
+	unsigned int size = 16, n = 0;
+
+	for (int i = 0; i < evlist->nr; i++) {
+		struct psc_evsel *evsel = evlist->entries[i];
+
+		if (evsel->fds)
+			n += psc_cpumap__nr(evsel->cpus) * psc_threadmap__nr(evsel->threads);
+	}
+	while (size < 2 * n)
+		size <<= 1;
+	free(evlist->id_table);
+	evlist->id_table = calloc(size, sizeof(*evlist->id_table));
+	if (!evlist->id_table)
+		return -ENOMEM;
+	evlist->id_mask = size - 1;
+	for (int i = 0; i < evlist->nr; i++) {
+		struct psc_evsel *evsel = evlist->entries[i];
+		int slots;
+
+		if (!evsel->fds)
+			continue;
+		slots = psc_cpumap__nr(evsel->cpus) * psc_threadmap__nr(evsel->threads);
+		for (int s = 0; s < slots; s++) {
+			unsigned int h;
+
+			if (!evsel->ids[s])
+				continue;
+			h = id_hash(evsel->ids[s], evlist->id_mask);
+			while (evlist->id_table[h].evsel)
+				h = (h + 1) & evlist->id_mask;
+			evlist->id_table[h].id = evsel->ids[s];
+			evlist->id_table[h].evsel = evsel;
+		}
+	}
+	return 0;
+}
+
+struct psc_evsel *psc_evlist__evsel_by_id(const struct psc_evlist *evlist, uint64_t id)
+{
+	unsigned int h;
+
+	if (!evlist->id_table)
+		return NULL;
+	h = id_hash(id, evlist->id_mask);
+	while (evlist->id_table[h].evsel) {
+		if (evlist->id_table[h].id == id)
+			return evlist->id_table[h].evsel;
+		h = (h + 1) & evlist->id_mask;
+	}
+	return NULL;
+}
