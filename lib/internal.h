@@ -66,6 +66,7 @@ struct psc_evsel {
 	int open_errno;
 	void *priv;
 	int evlist_idx;
+	uint64_t lost; /* events lost, from LOST / LOST_SAMPLES records (evlist_mmap.c) */
 };
 
 #define EVSEL_SLOT(evsel, cpu_idx, thread_idx)                                                     \
@@ -85,6 +86,9 @@ struct psc_evlist {
 	/* rings (ring.h), owned by evlist_mmap.c */
 	struct psc_ring **rings;
 	int nr_rings;
+	struct psc_evsel *only_evsel; /* the single open evsel at mmap time, else NULL */
+	bool ids_all;		      /* every open evsel has IDENTIFIER + sample_id_all */
+	uint64_t lost, lost_unattributed;
 };
 
 /* Rebuilds the id table from every open fd (evlist.c). */

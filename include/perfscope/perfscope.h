@@ -8,6 +8,8 @@
 #include <perfscope/parse.h>
 #include <perfscope/evsel.h>
 #include <perfscope/evlist.h>
+#include <perfscope/ring.h>
+#include <perfscope/record.h>
 #include <perfscope/measure.h>
 #include <perfscope/cgroup.h>
 

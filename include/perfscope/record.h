@@ -20,20 +20,21 @@ extern "C" {
  * Thread-safe (no state).
  */
 
-/* PERF_SAMPLE_READ: read_format values, group or not. Entries are read with psc_sample_read__at. */
-struct psc_sample_read {
-	uint64_t nr; /* 1 without PERF_FORMAT_GROUP */
-	uint64_t time_enabled; /* PERF_FORMAT_TOTAL_TIME_ENABLED, else 0 */
-	uint64_t time_running; /* PERF_FORMAT_TOTAL_TIME_RUNNING, else 0 */
-	const uint64_t *values; /* nr entries of `stride` u64: value, [id], [lost] */
-	uint32_t stride;
-	uint64_t read_format;
-};
-
 struct psc_sample_read_value {
 	uint64_t value;
 	uint64_t id; /* PERF_FORMAT_ID, else 0 */
 	uint64_t lost; /* PERF_FORMAT_LOST, else 0 */
+};
+
+/* PERF_SAMPLE_READ: read_format values, group or not. Entries are read with psc_sample_read__at. */
+struct psc_sample_read {
+	uint64_t read_format;
+	uint64_t nr; /* entries: 1 without PERF_FORMAT_GROUP */
+	uint64_t time_enabled; /* PERF_FORMAT_TOTAL_TIME_ENABLED, else 0 */
+	uint64_t time_running; /* PERF_FORMAT_TOTAL_TIME_RUNNING, else 0 */
+	struct psc_sample_read_value one; /* without PERF_FORMAT_GROUP: the only entry */
+	const uint64_t *group; /* with PERF_FORMAT_GROUP: nr entries of `stride` u64 */
+	uint32_t stride; /* 1 + PERF_FORMAT_ID + PERF_FORMAT_LOST */
 };
 
 /* Registers (PERF_SAMPLE_REGS_USER/INTR): abi 0 (PERF_SAMPLE_REGS_ABI_NONE) means none. */

@@ -1,0 +1,324 @@
+/* Ring reader: libperf's read_init/next/consume/read_done protocol over one perf mmap buffer. */
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ring_internal.h"
+
+/* header.size is a u16, so no record is larger than this. */
+#define SIDE_MAX 65536u
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int ring_init(struct psc_ring *ring, void *base, size_t data_offset, size_t data_size,
+		     bool overwrite)
+{
+	ring->pc = base;
+	ring->data = (unsigned char *)base + data_offset;
+	ring->data_size = data_size;
+	ring->mask = data_size - 1;
+	ring->overwrite = overwrite;
+	ring->side_len = data_size < SIDE_MAX ? data_size : SIDE_MAX;
+	ring->side = malloc(ring->side_len);
+	if (!ring->side)
+		return -ENOMEM;
+	/* A forward ring resumes where an earlier reader stopped; a backward one starts at 0. */
+	ring->start = overwrite ? 0 : __atomic_load_n(&ring->pc->data_tail, __ATOMIC_RELAXED);
+	ring->end = ring->start;
+	return 0;
+}
+
+struct psc_ring *psc_ring__new_mem(void *base, size_t len, bool overwrite)
+{
+	struct perf_event_mmap_page *pc = base;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t off, size;
+	struct psc_ring *ring;
+	int err;
+
+	if (!base || ((uintptr_t)base & 7) || len < sizeof(*pc))
+		return psc_errno_null(-EINVAL);
+	off = pc->data_offset ? pc->data_offset : page;
+	size = pc->data_size ? pc->data_size : (len > off ? len - off : 0);
+	if (off < sizeof(*pc) || (off & 7) || off > len || size > len - off || size < 8 ||
+	    !is_pow2(size)) {
+		pr_warn("ring: data area (offset %llu, size %llu) must be a power of two of at least 8 bytes within the %zu bytes given, after the control page\n",
+			(unsigned long long)off, (unsigned long long)size, len);
+		return psc_errno_null(-EINVAL);
+	}
+	ring = calloc(1, sizeof(*ring));
+	if (!ring)
+		return NULL;
+	ring->fd = -1;
+	ring->cpu = -1;
+	ring->tid = -1;
+	err = ring_init(ring, base, off, size, overwrite);
+	if (err) {
+		psc_ring__delete(ring);
+		return psc_errno_null(err);
+	}
+	return ring;
+}
+
+struct psc_ring *psc_ring__new_fd(int fd, size_t data_pages, const struct psc_ring_opts *opts)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	bool overwrite = OPTS_GET(opts, overwrite, false);
+	struct psc_ring *ring;
+	void *map;
+	size_t len;
+	int err;
+
+	if (!OPTS_VALID(opts, psc_ring_opts) || fd < 0)
+		return psc_errno_null(-EINVAL);
+	if (!is_pow2(data_pages) || data_pages > (SIZE_MAX / page) - 1) {
+		pr_warn("ring: %zu data pages is not a power of two (use 1, 2, 4, ... 128 ...)\n",
+			data_pages);
+		return psc_errno_null(-EINVAL);
+	}
+	ring = calloc(1, sizeof(*ring));
+	if (!ring)
+		return NULL;
+	ring->fd = fd;
+	ring->cpu = OPTS_HAS(opts, cpu) ? opts->cpu : -1;
+	ring->tid = OPTS_HAS(opts, tid) ? opts->tid : -1;
+	len = (data_pages + 1) * page;
+	/* A backward ring is mapped read-only: that is what tells the kernel never to wait for us.
+	 */
+	map = mmap(NULL, len, PROT_READ | (overwrite ? 0 : PROT_WRITE), MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		err = -errno;
+		pr_warn("ring: mmap of %zu bytes on fd %d failed: %s%s\n", len, fd, strerror(-err),
+			err == -EPERM ? " (over the perf_event_mlock_kb limit; use fewer pages)"
+				      : "");
+		free(ring);
+		return psc_errno_null(err);
+	}
+	ring->map = map;
+	ring->map_len = len;
+	err = ring_init(ring, map, page, data_pages * page, overwrite);
+	if (err) {
+		psc_ring__delete(ring);
+		return psc_errno_null(err);
+	}
+	return ring;
+}
+
+void psc_ring__delete(struct psc_ring *ring)
+{
+	if (!ring)
+		return;
+	if (ring->map)
+		munmap(ring->map, ring->map_len);
+	free(ring->side);
+	free(ring);
+}
+
+/* Overwrite: the records between data_head and the head of the previous read, one buffer at most.
+ */
+static int read_init_backward(struct psc_ring *ring)
+{
+	uint64_t head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t span = ring->prev - head;
+
+	ring->head = head;
+	ring->start = head;
+	ring->clamped = span > ring->data_size;
+	if (ring->clamped)
+		span = ring->data_size;
+	ring->end = head + span;
+	ring->cur = NULL;
+	return span ? 0 : -EAGAIN;
+}
+
+int psc_ring__read_init(struct psc_ring *ring)
+{
+	uint64_t head;
+
+	if (ring->overwrite)
+		return read_init_backward(ring);
+	head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
+	ring->head = head;
+	ring->cur = NULL;
+	if (head - ring->start > ring->data_size || (ring->start & 7)) {
+		/* The kernel never publishes more than the buffer holds: the control page is bogus.
+		 */
+		ring->stats.corrupt++;
+		ring->start = head;
+		ring->end = head;
+		/* Release the whole buffer, or the kernel would stay blocked on it forever. */
+		__atomic_store_n(&ring->pc->data_tail, head, __ATOMIC_RELEASE);
+		return -EAGAIN;
+	}
+	ring->end = head;
+	return head == ring->start ? -EAGAIN : 0;
+}
+
+/* Ends the batch after a bogus record: nothing past it can be trusted to be framed right. */
+static const struct perf_event_header *ring_corrupt(struct psc_ring *ring)
+{
+	ring->stats.corrupt++;
+	ring->start = ring->end;
+	ring->cur = NULL;
+	errno = EBADMSG;
+	return NULL;
+}
+
+const struct perf_event_header *psc_ring__next(struct psc_ring *ring)
+{
+	const struct perf_event_header *hdr;
+	uint64_t avail = ring->end - ring->start;
+	size_t off, size, first;
+
+	if (ring->cur)
+		return ring->cur;
+	if (!avail) {
+		errno = 0;
+		return NULL;
+	}
+	if (avail < sizeof(*hdr) || (ring->start & 7))
+		return ring_corrupt(ring);
+	/* start is 8-byte aligned and the data size a power of two >= 8: the header never wraps. */
+	off = ring->start & ring->mask;
+	hdr = (const struct perf_event_header *)(ring->data + off);
+	size = hdr->size;
+	if (size > avail || size == 0) {
+		/* A backward range cut to one buffer ends at the oldest record, which may be torn.
+		 */
+		if (ring->overwrite && ring->clamped) {
+			ring->start = ring->end;
+			errno = 0;
+			return NULL;
+		}
+		return ring_corrupt(ring);
+	}
+	if (size < sizeof(*hdr) || (size & 7))
+		return ring_corrupt(ring);
+	if (off + size <= ring->data_size) {
+		ring->cur = hdr;
+		return hdr;
+	}
+	first = ring->data_size - off;
+	memcpy(ring->side, ring->data + off, first);
+	memcpy(ring->side + first, ring->data, size - first);
+	ring->stats.wrapped++;
+	ring->cur = (const struct perf_event_header *)ring->side;
+	return ring->cur;
+}
+
+static uint64_t load_u64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* LOST: {header, id, lost}; LOST_SAMPLES: {header, lost}; each maybe followed by a sample id. */
+static void count_lost(struct psc_ring *ring, const struct perf_event_header *hdr)
+{
+	const unsigned char *body = (const unsigned char *)(hdr + 1);
+	uint64_t lost;
+
+	if (hdr->type == PERF_RECORD_LOST && hdr->size >= sizeof(*hdr) + 16) {
+		lost = load_u64(body + 8);
+	} else if (hdr->type == PERF_RECORD_LOST_SAMPLES && hdr->size >= sizeof(*hdr) + 8) {
+		lost = load_u64(body);
+		ring->stats.lost_samples += lost;
+	} else {
+		/* Too short to say how many: still a loss the caller must hear about. */
+		ring->stats.corrupt++;
+		lost = 0;
+	}
+	ring->stats.lost += lost;
+	ring->stats.lost_records++;
+	if (ring->on_lost)
+		ring->on_lost(ring->lost_ctx, hdr, lost);
+}
+
+void psc_ring__consume(struct psc_ring *ring)
+{
+	const struct perf_event_header *hdr = ring->cur;
+
+	if (!hdr)
+		return;
+	ring->stats.records++;
+	ring->stats.bytes += hdr->size;
+	if (__builtin_expect(hdr->type == PERF_RECORD_LOST || hdr->type == PERF_RECORD_LOST_SAMPLES,
+			     0))
+		count_lost(ring, hdr);
+	ring->start += hdr->size;
+	ring->cur = NULL;
+}
+
+void psc_ring__read_done(struct psc_ring *ring)
+{
+	ring->cur = NULL;
+	if (ring->overwrite) {
+		/* Read-only mapping: remember where this read began so the next one stops there. */
+		ring->prev = ring->head;
+		return;
+	}
+	/* Release: our reads of the records happen before the kernel may overwrite them. */
+	__atomic_store_n(&ring->pc->data_tail, ring->start, __ATOMIC_RELEASE);
+}
+
+static int ring_pause(struct psc_ring *ring, unsigned long on)
+{
+	if (ring->fd < 0)
+		return -EBADF;
+	return ioctl(ring->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on) < 0 ? -errno : 0;
+}
+
+int psc_ring__pause(struct psc_ring *ring)
+{
+	return ring_pause(ring, 1);
+}
+
+int psc_ring__resume(struct psc_ring *ring)
+{
+	return ring_pause(ring, 0);
+}
+
+void psc_ring__stats(const struct psc_ring *ring, struct psc_ring_stats *out)
+{
+	*out = ring->stats;
+}
+
+int psc_ring__fd(const struct psc_ring *ring)
+{
+	return ring->fd;
+}
+
+int psc_ring__cpu(const struct psc_ring *ring)
+{
+	return ring->cpu;
+}
+
+pid_t psc_ring__tid(const struct psc_ring *ring)
+{
+	return ring->tid;
+}
+
+size_t psc_ring__data_size(const struct psc_ring *ring)
+{
+	return ring->data_size;
+}
+
+bool psc_ring__is_overwrite(const struct psc_ring *ring)
+{
+	return ring->overwrite;
+}
+
+uint64_t psc_ring__pending(const struct psc_ring *ring)
+{
+	uint64_t head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
+
+	if (ring->overwrite)
+		return ring->prev - head;
+	return head - __atomic_load_n(&ring->pc->data_tail, __ATOMIC_RELAXED);
+}
