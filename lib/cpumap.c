@@ -90,9 +90,10 @@ static int parse_list(const char *s, unsigned char *bits, struct psc_parse_error
 				return -EINVAL;
 			}
 			if (s[pos] == ':') {
-				pos++;
+				int stride_pos = ++pos;
+
 				if (!parse_cpu_number(s, &pos, &stride) || stride == 0) {
-					set_err(err, pos, "expected a stride of at least 1 after ':'");
+					set_err(err, stride_pos, "expected a stride of at least 1 after ':'");
 					return -EINVAL;
 				}
 			}

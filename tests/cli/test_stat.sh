@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# perfscope stat on known workloads: agreement with perf stat, JSON, intervals, per-CPU, bad input.
+. "$(dirname "$0")/tap.sh"
+P=$PERFSCOPE
+W=$WORKLOAD
+plan 27
+
+# --- agreement with perf stat on a deterministic workload -----------------------------------
+# value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
+ps_value() { python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    o=json.loads(l)
+    if o["event"]==sys.argv[2]: print(o["value"] if o["value"] is not None else "")' "$1" "$2"; }
+perf_value() { awk -F, -v e="$2" '$3==e {print $1}' "$1"; }
+close_enough() { python3 -c 'import sys
+a,b,tol=float(sys.argv[1]),float(sys.argv[2]),float(sys.argv[3])
+sys.exit(0 if abs(a-b) <= max(tol*max(a,b), 3) else 1)' "$@"; }
+
+run_capture "$P" stat -e page-faults,context-switches,task-clock --format json -- "$W" faults 3000
+check "stat -- workload exits 0" test "$RC" -eq 0
+cp "$OUT" /tmp/psc_stat_json.$$
+pf=$(ps_value /tmp/psc_stat_json.$$ page-faults)
+cs=$(ps_value /tmp/psc_stat_json.$$ context-switches)
+check "page-faults counted ($pf) >= 3000 touched pages" test "${pf:-0}" -ge 3000
+if command -v perf >/dev/null && perf stat -x, -e page-faults true >/dev/null 2>&1; then
+	perf stat -x, -e page-faults,context-switches,task-clock -o /tmp/psc_perf_csv.$$ -- "$W" faults 3000
+	ppf=$(perf_value /tmp/psc_perf_csv.$$ page-faults)
+	check "page-faults agree with perf stat ($pf vs $ppf, 2%)" close_enough "$pf" "$ppf" 0.02
+	"$P" stat -e context-switches --format json -- "$W" sleeps 200 >/tmp/psc_cs.$$ 2>/dev/null
+	perf stat -x, -e context-switches -o /tmp/psc_perf_cs.$$ -- "$W" sleeps 200
+	a=$(ps_value /tmp/psc_cs.$$ context-switches); b=$(perf_value /tmp/psc_perf_cs.$$ context-switches)
+	check "context-switches agree with perf stat ($a vs $b, 10%)" close_enough "$a" "$b" 0.10
+	check "200 sleeps give at least 200 context switches ($a)" test "${a:-0}" -ge 200
+	rm -f /tmp/psc_perf_csv.$$ /tmp/psc_perf_cs.$$ /tmp/psc_cs.$$
+else
+	skip "perf stat is not usable here"; skip "perf stat is not usable here"; skip "perf stat is not usable here"
+fi
+rm -f /tmp/psc_stat_json.$$
+
+# --- unsupported events do not stop the others -------------------------------------------
+run_capture "$P" stat -e cycles,page-faults -- "$W" faults 100
+if grep -q '<not supported>.*cycles' "$OUT"; then
+	ok "cycles shown as <not supported> on this machine"
+	check "page-faults still counted alongside" grep -Eq '^ +[0-9]+ +page-faults' "$OUT"
+	check "the reason is on stderr" grep -q 'not supported on this machine' "$ERR"
+else
+	check "cycles counted (hardware PMU present)" grep -Eq '[0-9] +cycles' "$OUT"
+	skip "hardware PMU present"; skip "hardware PMU present"
+fi
+
+# --- exit status, JSON, intervals, per-CPU ------------------------------------------------
+expect_rc "command exit status passed through" 3 "$P" stat -e task-clock -- sh -c 'exit 3'
+expect_rc "command killed by SIGTERM gives 143" 143 "$P" stat -e task-clock -- sh -c 'kill -TERM $$'
+run_capture "$P" stat -e task-clock,page-faults --format json -- "$W" faults 10
+check "JSON output is one valid object per line" python3 -c 'import json,sys
+ls=[json.loads(l) for l in open(sys.argv[1])]
+assert len(ls)==2 and all("event" in o and "running_pct" in o for o in ls)' "$OUT"
+run_capture "$P" stat -a -i 100 --duration 0.55 -e context-switches
+n=$(grep -c 'context-switches' "$OUT")
+check "interval mode prints one line per 100 ms ($n lines)" test "$n" -ge 4
+ncpu=$(nproc)
+run_capture "$P" stat -a --per-cpu --duration 0.2 -e context-switches,cpu-clock
+n=$(grep -c '^CPU' "$OUT")
+check "--per-cpu prints a line per CPU and event ($n)" test "$n" -eq $((ncpu * 2))
+run_capture "$P" stat -C 0 --duration 0.2 -e cpu-clock --format json
+check "-C 0 counts cpu-clock on one CPU" python3 -c 'import json,sys
+o=json.loads(open(sys.argv[1]).readline()); assert o["value"]>0' "$OUT"
+
+# --- SIGINT stops cleanly and prints --------------------------------------------------------
+"$P" stat -a -e context-switches >/tmp/psc_int.$$ 2>&1 &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit 0 (got $rc) and counts printed" sh -c "[ $rc -eq 0 ] && grep -q context-switches /tmp/psc_int.$$"
+rm -f /tmp/psc_int.$$
+
+# --- bad input ------------------------------------------------------------------------------
+expect_rc "empty event list" 2 "$P" stat -e '' -- true
+expect_rc "unknown event" 2 "$P" stat -e page-fault -- true
+check "unknown event suggests the close name" grep -q "page-faults" "$ERR"
+expect_rc "filter on a non-tracepoint" 2 "$P" stat -e 'page-faults/pid==1/' -- true
+expect_rc "CPU range going down" 2 "$P" stat -C 1-0 --duration 0.1
+expect_rc "CPU that does not exist" 2 "$P" stat -C 99 --duration 0.1
+expect_rc "CPU list that is not a number" 2 "$P" stat -C a --duration 0.1
+expect_rc "nonexistent pid" 1 "$P" stat -p 999999 --duration 0.1
+expect_rc "command that cannot be executed" 127 "$P" stat -e task-clock -- /nonexistent/cmd
+expect_rc "interval of 0" 2 "$P" stat -i 0 -a --duration 0.1
+expect_rc "negative interval" 2 "$P" stat -i -5 -a --duration 0.1
+# An fd limit below what one event per CPU needs, with a hard limit that forbids raising it.
+run_capture bash -c "ulimit -n 6; exec '$P' stat -a -e context-switches,cpu-migrations,page-faults,task-clock,cpu-clock --duration 0.1"
+check "RLIMIT_NOFILE too low: exit 1 with advice (exit $RC)" sh -c "[ $RC -eq 1 ] && grep -qi 'ulimit\|open files\|file descriptors' '$ERR'"
+done_testing
