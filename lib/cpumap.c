@@ -51,8 +51,10 @@ static bool parse_cpu_number(const char *s, int *pos, int *out)
 
 	while (isdigit((unsigned char)s[*pos])) {
 		v = v * 10 + (s[*pos] - '0');
-		if (v >= CPU_LIMIT)
+		if (v >= CPU_LIMIT) {
+			*pos = start; /* point at the number that is too large */
 			return false;
+		}
 		(*pos)++;
 	}
 	if (*pos == start)
