@@ -1,0 +1,324 @@
+/* Integration: real counters on this kernel: software events, groups, unsupported events, CPUs, cgroups, meters. */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <perfscope/perfscope.h>
+
+static struct perf_event_attr sw_attr(uint64_t config)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = config };
+
+	return a;
+}
+
+static struct perf_event_attr hw_attr(uint64_t config)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_HARDWARE, .config = config };
+
+	return a;
+}
+
+static void touch_pages(int n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				-1, 0);
+
+	assert_true(p != MAP_FAILED);
+	for (int i = 0; i < n; i++)
+		p[i * page] = 1;
+	munmap((void *)p, n * page);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A self-monitoring evlist: this thread, any CPU. */
+static struct psc_evlist *self_evlist(void)
+{
+	struct psc_evlist *evlist = psc_evlist__new();
+	struct psc_cpumap *cpus = psc_cpumap__new_any();
+	struct psc_threadmap *threads = psc_threadmap__new_tid(gettid());
+
+	assert_non_null(evlist);
+	assert_int_equal(psc_evlist__set_maps(evlist, cpus, threads), 0);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+	return evlist;
+}
+
+static void test_page_faults_counted(void **state)
+{
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct psc_evlist *evlist = self_evlist();
+	struct psc_evsel *pf = psc_evsel__new(&a, "page-faults");
+	struct psc_counts c;
+
+	assert_int_equal(psc_evlist__add(evlist, pf), 0);
+	assert_int_equal(psc_evlist__open(evlist, NULL), 0);
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	touch_pages(500);
+	assert_int_equal(psc_evlist__disable(evlist), 0);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	assert_int_equal(psc_evsel__counts(pf, 0, 0, &c), 0);
+	/* exactly the 500 touched pages, plus at most a few from the test's own code */
+	assert_in_range(c.val, 500, 520);
+	assert_true(c.ena > 0 && c.run == c.ena);
+	assert_true(c.id != 0);
+	assert_ptr_equal(psc_evlist__evsel_by_id(evlist, c.id), pf);
+	psc_evlist__delete(evlist);
+}
+
+static void test_group_one_read(void **state)
+{
+	struct perf_event_attr a0 = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct perf_event_attr a1 = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct perf_event_attr a2 = sw_attr(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	struct psc_evlist *evlist = self_evlist();
+	struct psc_evsel *leader = psc_evsel__new(&a0, "task-clock");
+	struct psc_evsel *pf = psc_evsel__new(&a1, "page-faults");
+	struct psc_evsel *cs = psc_evsel__new(&a2, "context-switches");
+	struct psc_counts c;
+
+	assert_int_equal(psc_evsel__set_leader(pf, leader), 0);
+	assert_int_equal(psc_evsel__set_leader(cs, leader), 0);
+	assert_int_equal(psc_evsel__set_leader(leader, pf), -EINVAL); /* no nesting */
+	psc_evlist__add(evlist, leader);
+	psc_evlist__add(evlist, pf);
+	psc_evlist__add(evlist, cs);
+	assert_int_equal(psc_evlist__open(evlist, NULL), 0);
+	assert_true(psc_evsel__attr(leader)->read_format & PERF_FORMAT_GROUP);
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	touch_pages(100);
+	usleep(2000); /* one voluntary switch at least */
+	psc_evlist__disable(evlist);
+	/* one read(2) of the leader fills every member */
+	assert_int_equal(psc_evsel__read_group(leader, 0, 0), 0);
+	psc_evsel__counts(pf, 0, 0, &c);
+	assert_in_range(c.val, 100, 130);
+	psc_evsel__counts(cs, 0, 0, &c);
+	assert_true(c.val >= 1);
+	psc_evsel__counts(leader, 0, 0, &c);
+	assert_true(c.val > 0);
+	/* a member cannot be read on its own once grouped */
+	assert_int_equal(psc_evsel__read(pf, 0, 0, NULL), -EINVAL);
+	psc_evlist__delete(evlist);
+}
+
+/* On machines without a PMU hardware events fail; with skip_unsupported the rest still count. */
+static void test_unsupported_skipped(void **state)
+{
+	struct perf_event_attr hw = hw_attr(PERF_COUNT_HW_CPU_CYCLES);
+	struct perf_event_attr sw = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct psc_evlist *evlist = self_evlist();
+	struct psc_evsel *cycles = psc_evsel__new(&hw, "cycles");
+	struct psc_evsel *pf = psc_evsel__new(&sw, "page-faults");
+	int probe = psc_attr__probe(&hw);
+	struct psc_counts c;
+
+	psc_evlist__add(evlist, cycles);
+	psc_evlist__add(evlist, pf);
+	PSC_OPTS(psc_evlist_open_opts, oo, .skip_unsupported = true);
+	assert_int_equal(psc_evlist__open(evlist, &oo), 0);
+	if (probe == 0) {
+		print_message("hardware PMU present: cycles opened too\n");
+		assert_int_equal(psc_evlist__nr_open(evlist), 2);
+	} else {
+		assert_true(psc_errno_is_unsupported(probe));
+		assert_int_equal(psc_evlist__nr_open(evlist), 1);
+		assert_false(psc_evsel__is_open(cycles));
+		assert_int_equal(psc_evsel__open_errno(cycles), -probe);
+	}
+	psc_evlist__enable(evlist);
+	touch_pages(10);
+	psc_evlist__disable(evlist);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	psc_evsel__counts(pf, -1, -1, &c);
+	assert_true(c.val >= 10);
+	psc_evlist__delete(evlist);
+}
+
+/* Without skip_unsupported, a failure rolls back every fd the open made. */
+static void test_failed_open_rolls_back(void **state)
+{
+	struct perf_event_attr ok = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct perf_event_attr bad = { .type = PERF_TYPE_SOFTWARE, .config = 0xdead };
+	struct psc_evlist *evlist = psc_evlist__new();
+	struct psc_cpumap *cpus = psc_cpumap__new_online();
+	struct psc_threadmap *threads = psc_threadmap__new_any();
+	int before = count_fds();
+
+	psc_evlist__set_maps(evlist, cpus, threads);
+	psc_evlist__add(evlist, psc_evsel__new(&ok, "page-faults"));
+	psc_evlist__add(evlist, psc_evsel__new(&bad, "bogus"));
+	assert_true(psc_evlist__open(evlist, NULL) < 0);
+	assert_int_equal(psc_evlist__nr_open(evlist), 0);
+	assert_int_equal(count_fds(), before);
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+}
+
+static void test_per_cpu_system_wide(void **state)
+{
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_CPU_CLOCK);
+	struct psc_evlist *evlist = psc_evlist__new();
+	struct psc_cpumap *cpus = psc_cpumap__new_online();
+	struct psc_threadmap *threads = psc_threadmap__new_any();
+	struct psc_evsel *clk = psc_evsel__new(&a, "cpu-clock");
+
+	psc_evlist__set_maps(evlist, cpus, threads);
+	psc_evlist__add(evlist, clk);
+	assert_int_equal(psc_evlist__open(evlist, NULL), 0);
+	psc_evlist__enable(evlist);
+	usleep(50000);
+	psc_evlist__disable(evlist);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	for (int i = 0; i < psc_cpumap__nr(cpus); i++) {
+		struct psc_counts c;
+
+		psc_evsel__counts(clk, i, 0, &c);
+		/* cpu-clock counts wall time on every CPU, idle or not */
+		assert_true(c.val >= 40000000ull);
+	}
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+}
+
+static void test_cgroup_target(void **state)
+{
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	int cgfd = psc_cgroup__open("/");
+	struct psc_evlist *evlist;
+	struct psc_cpumap *cpus;
+	struct psc_threadmap *threads;
+	struct psc_evsel *clk;
+	struct psc_counts c;
+	int err;
+
+	if (cgfd < 0) {
+		print_message("skip: no cgroup hierarchy perf can use (%s)\n", strerror(-cgfd));
+		skip();
+	}
+	assert_int_equal(psc_cgroup__open("no/such/cgroup/here"), -ENOENT);
+	evlist = psc_evlist__new();
+	cpus = psc_cpumap__new_online();
+	threads = psc_threadmap__new_any();
+	clk = psc_evsel__new(&a, "task-clock");
+	psc_evlist__set_maps(evlist, cpus, threads);
+	psc_evlist__add(evlist, clk);
+	PSC_OPTS(psc_evlist_open_opts, oo, .cgroup_fd = cgfd);
+	err = psc_evlist__open(evlist, &oo);
+	if (err == -EBADF || err == -EOPNOTSUPP) {
+		print_message("skip: this kernel cannot count the root cgroup (%s)\n", strerror(-err));
+		psc_evlist__delete(evlist);
+		psc_cpumap__put(cpus);
+		psc_threadmap__put(threads);
+		close(cgfd);
+		skip();
+	}
+	assert_int_equal(err, 0);
+	psc_evlist__enable(evlist);
+	for (volatile int i = 0; i < 3000000; i++)
+		;
+	psc_evlist__disable(evlist);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	psc_evsel__counts(clk, -1, -1, &c);
+	assert_true(c.val > 0); /* this very test runs in the root cgroup's subtree */
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+	close(cgfd);
+}
+
+static void fault_100(void *arg)
+{
+	touch_pages(*(int *)arg);
+}
+
+static void test_measure_function(void **state)
+{
+	struct psc_meter_value v[3];
+	struct psc_parse_error err = { .pos = -1 };
+	int n = 100;
+	int ret = psc_measure(fault_100, &n, "page-faults,instructions,task-clock", v, 3, &err);
+
+	assert_int_equal(ret, 3);
+	assert_string_equal(v[0].name, "page-faults");
+	assert_true(v[0].supported);
+	assert_in_range(v[0].raw, 100, 120);
+	if (!v[1].supported)
+		assert_true(psc_errno_is_unsupported(v[1].open_errno));
+	assert_true(v[2].supported && v[2].raw > 0);
+
+	/* a meter reused: start/stop/read twice, the second reading covers only its own work */
+	struct psc_meter *m = psc_meter__new("page-faults,context-switches", NULL, &err);
+
+	assert_non_null(m);
+	assert_int_equal(psc_meter__nr(m), 2);
+	psc_meter__start(m);
+	touch_pages(300);
+	psc_meter__stop(m);
+	psc_meter__read(m, v, 2);
+	assert_in_range(v[0].raw, 300, 320);
+	psc_meter__start(m);
+	touch_pages(50);
+	psc_meter__stop(m);
+	psc_meter__read(m, v, 2);
+	assert_in_range(v[0].raw, 50, 70);
+	psc_meter__delete(m);
+
+	/* bad event list: NULL, errno, and the parser's message */
+	assert_null(psc_meter__new("page-fault", NULL, &err));
+	assert_true(err.msg[0] != '\0');
+	psc_meter__delete(NULL);
+}
+
+static void test_thread_map_of_pid(void **state)
+{
+	struct psc_threadmap *t = psc_threadmap__new_pid(getpid());
+
+	assert_non_null(t);
+	assert_true(psc_threadmap__nr(t) >= 1);
+	assert_int_equal(psc_threadmap__tid(t, 0), getpid());
+	psc_threadmap__put(t);
+	errno = 0;
+	assert_null(psc_threadmap__new_pid(999999));
+	assert_int_equal(errno, ESRCH);
+	assert_null(psc_threadmap__new_tid(999999));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_faults_counted),
+		cmocka_unit_test(test_group_one_read),
+		cmocka_unit_test(test_unsupported_skipped),
+		cmocka_unit_test(test_failed_open_rolls_back),
+		cmocka_unit_test(test_per_cpu_system_wide),
+		cmocka_unit_test(test_cgroup_target),
+		cmocka_unit_test(test_measure_function),
+		cmocka_unit_test(test_thread_map_of_pid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
