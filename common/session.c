@@ -1,0 +1,866 @@
+/* The session loop: epoll over rings, signalfd, timerfds, pidfd; ordered or plain delivery; stats.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfscope/cpumap.h>
+#include <perfscope/evsel.h>
+#include <perfscope/threadmap.h>
+#include <perfscope/ring.h>
+
+#include "order.h"
+#include "target.h"
+
+#define DEFAULT_SLACK_NS (2 * 1000 * 1000ull)
+#define DEFAULT_POLL_MS 100
+
+/* epoll data tags: ring index, or one of these. */
+enum {
+	TAG_SIGNAL = -1,
+	TAG_INTERVAL = -2,
+	TAG_DURATION = -3,
+	TAG_PIDFD = -4,
+};
+
+struct evsel_slot {
+	const struct psc_evsel *evsel;
+	int idx;
+};
+
+struct psc_session {
+	struct psc_evlist *evlist;
+	struct psc_session_opts opts;
+	struct psc_session_hooks hooks;
+	int nr_evsels, nr_rings;
+	struct psc_order_ring *rings; /* nr_rings */
+	struct psc_order order;
+	/* evsel pointer -> index: open addressing, power-of-two size */
+	struct evsel_slot *slots;
+	unsigned int slot_mask;
+	/* per evsel; lost also per evsel x ring, plus a row for unattributed (index nr_evsels) */
+	uint64_t *samples, *samples_prev;
+	uint64_t *lost, *lost_prev, *lost_seen;
+	struct psc_session_stats st;
+	int epfd, sigfd, intfd, durfd, pidfd;
+	sigset_t old_mask;
+	bool mask_saved;
+	bool stop;
+	int err;
+	enum psc_session_end end;
+	int command_exit;
+	bool watch_is_command;
+	/* PERF_FORMAT_LOST: the kernel's exact count per fd, read at intervals and at the end */
+	bool lost_fmt;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* PERF_FORMAT_LOST exists since Linux 6.0; older kernels refuse the attr with EINVAL. */
+static bool kernel_has_format_lost(void)
+{
+	static int known = -1;
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.read_format = PERF_FORMAT_LOST,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	long fd;
+
+	if (known < 0) {
+		fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		known = fd >= 0;
+		if (fd >= 0)
+			close((int)fd);
+	}
+	return known;
+}
+
+int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, bool comm)
+{
+	bool lost_fmt = kernel_has_format_lost();
+	struct psc_evsel *evsel;
+	long page = sysconf(_SC_PAGESIZE);
+	int i, err;
+
+	err = psc_evlist__config_sampling(evlist);
+	if (err)
+		return err;
+	if (!pages)
+		pages = 128;
+	psc_evlist__for_each(evlist, i, evsel)
+	{
+		struct perf_event_attr *a = psc_evsel__attr_mut(evsel);
+
+		if (!a)
+			return -EBUSY;
+		a->sample_type |= PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+		a->sample_id_all = 1;
+		/*
+		 * Exact lost counts per event and fd: a LOST record carries the ring's count, which
+		 * mixes every event sharing the ring, and is never written when the ring stays
+		 * full.
+		 */
+		if (lost_fmt && !(a->read_format & PERF_FORMAT_GROUP))
+			a->read_format |= PERF_FORMAT_LOST;
+		/* Timestamps comparable with clock_gettime: the ordering watermark needs them. */
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+		/* A wakeup per quarter ring, not per event: the poll timeout covers slow streams.
+		 */
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)(pages * page / 4);
+		if (i == 0 && comm) {
+			a->comm = 1;
+			a->comm_exec = 1;
+			a->task = 1;
+		}
+	}
+	return 0;
+}
+
+static unsigned int ptr_hash(const void *p)
+{
+	uint64_t v = (uint64_t)(uintptr_t)p;
+
+	return (unsigned int)((v >> 4) * 0x9e3779b97f4a7c15ull >> 32);
+}
+
+static int evsel_idx(const struct psc_session *s, const struct psc_evsel *evsel)
+{
+	unsigned int h;
+
+	if (!evsel)
+		return s->nr_evsels; /* the unattributed row */
+	for (h = ptr_hash(evsel) & s->slot_mask;; h = (h + 1) & s->slot_mask) {
+		if (s->slots[h].evsel == evsel)
+			return s->slots[h].idx;
+		if (!s->slots[h].evsel)
+			return s->nr_evsels;
+	}
+}
+
+static int index_evsels(struct psc_session *s)
+{
+	struct psc_evsel *evsel;
+	unsigned int size = 8, h;
+	int i;
+
+	while (size < 2u * (unsigned int)s->nr_evsels)
+		size <<= 1;
+	s->slots = calloc(size, sizeof(*s->slots));
+	if (!s->slots)
+		return -ENOMEM;
+	s->slot_mask = size - 1;
+	psc_evlist__for_each(s->evlist, i, evsel)
+	{
+		for (h = ptr_hash(evsel) & s->slot_mask; s->slots[h].evsel;
+		     h = (h + 1) & s->slot_mask)
+			;
+		s->slots[h].evsel = evsel;
+		s->slots[h].idx = i;
+	}
+	return 0;
+}
+
+struct psc_session *psc_session__new(struct psc_evlist *evlist, const struct psc_session_opts *opts,
+				     const struct psc_session_hooks *hooks)
+{
+	struct psc_session *s;
+	struct psc_evsel *evsel;
+	size_t nlost;
+	int i, err = -ENOMEM;
+
+	if (!evlist || !opts || opts->sz < offsetof(struct psc_session_opts, target)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
+	if (hooks)
+		s->hooks = *hooks;
+	if (!s->opts.slack_ns)
+		s->opts.slack_ns = DEFAULT_SLACK_NS;
+	if (s->opts.poll_ms <= 0)
+		s->opts.poll_ms = DEFAULT_POLL_MS;
+	if (!s->opts.prof)
+		s->opts.prof = "session";
+	s->evlist = evlist;
+	s->epfd = s->sigfd = s->intfd = s->durfd = s->pidfd = -1;
+	s->command_exit = -1;
+	s->nr_evsels = psc_evlist__nr(evlist);
+	s->nr_rings = psc_evlist__nr_rings(evlist);
+	if (s->nr_rings <= 0) {
+		err = -EINVAL; /* not mmapped */
+		goto fail;
+	}
+	if (s->opts.order) {
+		psc_evlist__for_each(evlist, i, evsel)
+		{
+			if (psc_evsel__is_open(evsel) &&
+			    !(psc_evsel__attr(evsel)->sample_type & PERF_SAMPLE_TIME)) {
+				err = -EINVAL;
+				goto fail;
+			}
+		}
+	}
+	if (index_evsels(s))
+		goto fail;
+	nlost = (size_t)(s->nr_evsels + 1) * s->nr_rings;
+	s->samples = calloc(s->nr_evsels + 1, sizeof(uint64_t));
+	s->samples_prev = calloc(s->nr_evsels + 1, sizeof(uint64_t));
+	s->lost = calloc(nlost, sizeof(uint64_t));
+	s->lost_prev = calloc(nlost, sizeof(uint64_t));
+	s->lost_seen = calloc(nlost, sizeof(uint64_t));
+	s->rings = calloc(s->nr_rings, sizeof(*s->rings));
+	if (!s->samples || !s->samples_prev || !s->lost || !s->lost_prev || !s->lost_seen ||
+	    !s->rings)
+		goto fail;
+	for (i = 0; i < s->nr_rings; i++) {
+		s->rings[i].ring = psc_evlist__ring(evlist, i);
+		s->rings[i].idx = i;
+		s->rings[i].cpu = psc_ring__cpu(s->rings[i].ring);
+	}
+	err = psc_order__init(&s->order, s->nr_rings);
+	if (err)
+		goto fail;
+	s->lost_fmt = true;
+	psc_evlist__for_each(evlist, i, evsel)
+	{
+		if (psc_evsel__is_open(evsel) &&
+		    !(psc_evsel__attr(evsel)->read_format & PERF_FORMAT_LOST))
+			s->lost_fmt = false;
+	}
+	return s;
+fail:
+	psc_session__delete(s);
+	errno = -err;
+	return NULL;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void psc_session__delete(struct psc_session *s)
+{
+	if (!s)
+		return;
+	close_fd(&s->epfd);
+	close_fd(&s->sigfd);
+	close_fd(&s->intfd);
+	close_fd(&s->durfd);
+	close_fd(&s->pidfd);
+	if (s->mask_saved)
+		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+	psc_order__exit(&s->order);
+	free(s->slots);
+	free(s->samples);
+	free(s->samples_prev);
+	free(s->lost);
+	free(s->lost_prev);
+	free(s->lost_seen);
+	free(s->rings);
+	free(s);
+}
+
+/* ---- delivery ---- */
+
+static void count_lost(struct psc_session *s, struct psc_order_ring *r, struct psc_evsel *evsel,
+		       uint64_t n)
+{
+	s->st.lost_records += n;
+	if (s->lost_fmt)
+		return; /* the per-fd counts are read instead (refresh_lost) */
+	s->lost[(size_t)evsel_idx(s, evsel) * s->nr_rings + r->idx] += n;
+	s->st.lost += n;
+	if (s->hooks.lost)
+		s->hooks.lost(s->hooks.ctx, evsel, r->cpu, n);
+}
+
+static void hook_result(struct psc_session *s, int ret)
+{
+	if (!ret)
+		return;
+	s->stop = true;
+	if (ret < 0) {
+		if (!s->err)
+			s->err = ret;
+		s->end = PSC_SESSION_ERROR;
+	} else if (s->end == PSC_SESSION_RUNNING) {
+		s->end = PSC_SESSION_HOOK;
+	}
+}
+
+/* Delivers the decoded head of r (psc_order_ring__peek filled it). */
+static void deliver(struct psc_session *s, struct psc_order_ring *r)
+{
+	const struct psc_record *rec = &r->rec;
+	struct psc_evsel *evsel = r->evsel;
+
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		s->samples[evsel_idx(s, evsel)]++;
+		s->st.samples++;
+		if (s->hooks.sample)
+			hook_result(s, s->hooks.sample(s->hooks.ctx, evsel, r->cpu, rec));
+		break;
+	case PERF_RECORD_LOST:
+		count_lost(s, r, psc_evlist__evsel_by_id(s->evlist, rec->lost.id), rec->lost.lost);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		count_lost(s, r,
+			   rec->sid.present ? psc_evlist__evsel_by_id(s->evlist, rec->sid.id)
+					    : evsel,
+			   rec->lost_samples.lost);
+		break;
+	default:
+		s->st.records++;
+		if (s->hooks.record)
+			hook_result(s, s->hooks.record(s->hooks.ctx, evsel, r->cpu, rec));
+	}
+}
+
+/* Reads the record at r's tail into r->rec; false at the end of the batch. */
+static bool peek(void *ctx, struct psc_order_ring *r)
+{
+	struct psc_session *s = ctx;
+	const struct perf_event_header *hdr;
+	const struct perf_event_attr *attr;
+
+	for (;;) {
+		errno = 0;
+		hdr = psc_ring__next(r->ring);
+		if (!hdr) {
+			if (errno == EBADMSG)
+				s->st.corrupt++;
+			return false;
+		}
+		r->evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
+		attr = psc_evsel__attr(r->evsel ? r->evsel : psc_evlist__at(s->evlist, 0));
+		if (psc_record__parse(hdr, attr, &r->rec) == 0)
+			break;
+		/* Counted and skipped: one bad record must not stop the stream. */
+		s->st.undecodable++;
+		psc_ring__consume(r->ring);
+	}
+	if (r->rec.type == PERF_RECORD_SAMPLE)
+		r->time = (r->rec.sample.sample_type & PERF_SAMPLE_TIME) ? r->rec.sample.time : 0;
+	else
+		r->time = (r->rec.sid.present & PERF_SAMPLE_TIME) ? r->rec.sid.time : 0;
+	return true;
+}
+
+/* Each ring drained in turn: no order across CPUs, nothing held back. */
+static void round_plain(struct psc_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr_rings && !s->stop; i++) {
+		struct psc_order_ring *r = &s->rings[i];
+
+		if (psc_ring__read_init(r->ring))
+			continue;
+		while (!s->stop && peek(s, r)) {
+			deliver(s, r);
+			psc_ring__consume(r->ring);
+		}
+		psc_ring__read_done(r->ring);
+	}
+}
+
+static bool order_peek(void *ctx, struct psc_order_ring *r)
+{
+	return peek(ctx, r);
+}
+
+static bool order_deliver(void *ctx, struct psc_order_ring *r)
+{
+	struct psc_session *s = ctx;
+
+	deliver(s, r);
+	return !s->stop;
+}
+
+/*
+ * k-way merge up to the watermark. The clock is read before any ring head: see session.h.
+ * Returns true when records newer than the watermark were left in the rings.
+ */
+static bool round_ordered(struct psc_session *s, bool final)
+{
+	const struct psc_order_ops ops = { .peek = order_peek, .deliver = order_deliver, .ctx = s };
+	uint64_t wm = final ? UINT64_MAX : now_ns() - s->opts.slack_ns;
+	bool pending;
+
+	pending = psc_order__merge(&s->order, s->rings, s->nr_rings, wm, &ops);
+	s->st.out_of_order = s->order.out_of_order;
+	return pending;
+}
+
+/* Bytes still unread in any ring. */
+static bool pending_records(const struct psc_session *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr_rings; i++)
+		if (psc_ring__pending(s->rings[i].ring))
+			return true;
+	return false;
+}
+
+static bool do_round(struct psc_session *s, bool final)
+{
+	bool pending = false;
+
+	s->st.rounds++;
+	if (s->opts.order)
+		pending = round_ordered(s, final);
+	else
+		round_plain(s);
+	if (s->hooks.round_end)
+		hook_result(s, s->hooks.round_end(s->hooks.ctx));
+	return pending;
+}
+
+/* ---- statistics ---- */
+
+static int ring_for_fd(const struct psc_session *s, int cpu, pid_t tid)
+{
+	int r;
+
+	for (r = 0; r < s->nr_rings; r++) {
+		struct psc_ring *ring = s->rings[r].ring;
+
+		if (cpu >= 0 ? psc_ring__cpu(ring) == cpu : psc_ring__tid(ring) == tid)
+			return r;
+	}
+	return -1;
+}
+
+/* The kernel's per-fd lost counts (PERF_FORMAT_LOST) into the evsel x ring matrix. */
+static void refresh_lost(struct psc_session *s)
+{
+	struct psc_evsel *evsel;
+	uint64_t buf[8], total = 0;
+	int i, c, t, r, words;
+
+	if (!s->lost_fmt)
+		return;
+	psc_evlist__for_each(s->evlist, i, evsel)
+	{
+		const struct perf_event_attr *a = psc_evsel__attr(evsel);
+		struct psc_cpumap *cpus = psc_evsel__cpus(evsel);
+		struct psc_threadmap *threads = psc_evsel__threads(evsel);
+		uint64_t *row = s->lost + (size_t)i * s->nr_rings;
+
+		if (!psc_evsel__is_open(evsel))
+			continue;
+		memset(row, 0, s->nr_rings * sizeof(*row));
+		words = 1 +
+			__builtin_popcountll(a->read_format & (PERF_FORMAT_TOTAL_TIME_ENABLED |
+							       PERF_FORMAT_TOTAL_TIME_RUNNING |
+							       PERF_FORMAT_ID | PERF_FORMAT_LOST));
+		for (c = 0; c < psc_cpumap__nr(cpus); c++) {
+			for (t = 0; t < psc_threadmap__nr(threads); t++) {
+				int fd = psc_evsel__fd(evsel, c, t);
+
+				if (fd < 0 || read(fd, buf, sizeof(buf)) != words * 8)
+					continue;
+				r = ring_for_fd(s, psc_cpumap__cpu(cpus, c),
+						psc_threadmap__tid(threads, t));
+				if (r < 0)
+					continue;
+				row[r] += buf[words - 1]; /* threads on one CPU add up */
+			}
+		}
+	}
+	for (i = 0; i < s->nr_evsels; i++) {
+		for (r = 0; r < s->nr_rings; r++) {
+			uint64_t now = s->lost[(size_t)i * s->nr_rings + r];
+			uint64_t seen = s->lost_seen[(size_t)i * s->nr_rings + r];
+
+			total += now;
+			if (now > seen && s->hooks.lost)
+				s->hooks.lost(s->hooks.ctx, psc_evlist__at(s->evlist, i),
+					      s->rings[r].cpu, now - seen);
+			s->lost_seen[(size_t)i * s->nr_rings + r] = now;
+		}
+	}
+	s->st.lost = total;
+}
+
+void psc_session__stats(const struct psc_session *s, struct psc_session_stats *out)
+{
+	*out = s->st;
+}
+
+uint64_t psc_session__evsel_samples(const struct psc_session *s, int idx)
+{
+	return idx >= 0 && idx <= s->nr_evsels ? s->samples[idx] : 0;
+}
+
+uint64_t psc_session__evsel_lost(const struct psc_session *s, int idx)
+{
+	uint64_t n = 0;
+	int r;
+
+	if (idx < 0 || idx > s->nr_evsels)
+		return 0;
+	for (r = 0; r < s->nr_rings; r++)
+		n += s->lost[(size_t)idx * s->nr_rings + r];
+	return n;
+}
+
+void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
+{
+	struct psc_evsel *evsel;
+	const char *p = s->opts.prof;
+	int i, r;
+
+	for (i = 0; i <= s->nr_evsels; i++) {
+		uint64_t seen = s->samples[i], lost = 0, l;
+		const char *name;
+
+		evsel = i < s->nr_evsels ? psc_evlist__at(s->evlist, i) : NULL;
+		if (evsel && !psc_evsel__is_open(evsel))
+			continue;
+		name = evsel ? psc_evsel__name(evsel) : "(unknown event)";
+		if (interval)
+			seen -= s->samples_prev[i];
+		for (r = 0; r < s->nr_rings; r++) {
+			l = s->lost[(size_t)i * s->nr_rings + r];
+			lost += interval ? l - s->lost_prev[(size_t)i * s->nr_rings + r] : l;
+		}
+		if (!evsel && !seen && !lost)
+			continue;
+		fprintf(f, "perfscope %s: %s: %llu events, %llu lost\n", p, name,
+			(unsigned long long)seen, (unsigned long long)lost);
+		for (r = 0; r < s->nr_rings && lost; r++) {
+			size_t k = (size_t)i * s->nr_rings + r;
+
+			l = interval ? s->lost[k] - s->lost_prev[k] : s->lost[k];
+			if (l)
+				fprintf(f, "perfscope %s: %s: lost %llu events on cpu %d\n", p,
+					name, (unsigned long long)l, s->rings[r].cpu);
+		}
+	}
+	if (!interval) {
+		if (s->st.out_of_order)
+			fprintf(f,
+				"perfscope %s: %llu events arrived after a later one was shown (out of "
+				"time order); raise the ordering slack or use fewer CPUs\n",
+				p, (unsigned long long)s->st.out_of_order);
+		if (s->st.corrupt || s->st.undecodable)
+			fprintf(f,
+				"perfscope %s: %llu corrupt and %llu undecodable records skipped\n",
+				p, (unsigned long long)s->st.corrupt,
+				(unsigned long long)s->st.undecodable);
+	}
+	if (interval) {
+		memcpy(s->samples_prev, s->samples, (s->nr_evsels + 1) * sizeof(uint64_t));
+		memcpy(s->lost_prev, s->lost,
+		       (size_t)(s->nr_evsels + 1) * s->nr_rings * sizeof(uint64_t));
+	}
+	fflush(f);
+}
+
+/* ---- the loop ---- */
+
+static int epoll_add(struct psc_session *s, int fd, int tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)(int64_t)tag };
+
+	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int timer_fd(uint64_t first_ns, uint64_t period_ns)
+{
+	struct itimerspec its = {
+		.it_value = { first_ns / 1000000000ull, first_ns % 1000000000ull },
+		.it_interval = { period_ns / 1000000000ull, period_ns % 1000000000ull },
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, 0, &its, NULL)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int open_pidfd(pid_t pid, bool thread)
+{
+#ifdef SYS_pidfd_open
+	long fd = -1;
+
+	if (thread)
+		fd = syscall(SYS_pidfd_open, pid, O_EXCL); /* PIDFD_THREAD, Linux 6.9 */
+	if (fd < 0)
+		fd = syscall(SYS_pidfd_open, pid, 0);
+	return fd < 0 ? -errno : (int)fd;
+#else
+	return -ENOSYS;
+#endif
+}
+
+static int setup_fds(struct psc_session *s)
+{
+	sigset_t mask;
+	int i, fd, err;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return -errno;
+	for (i = 0; i < s->nr_rings; i++) {
+		fd = psc_ring__fd(s->rings[i].ring);
+		if (fd >= 0 && (err = epoll_add(s, fd, i)))
+			return err;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &mask, &s->old_mask))
+		return -errno;
+	s->mask_saved = true;
+	s->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (s->sigfd < 0 || (err = epoll_add(s, s->sigfd, TAG_SIGNAL)))
+		return s->sigfd < 0 ? -errno : err;
+	if (s->opts.interval_ms > 0) {
+		uint64_t ns = (uint64_t)s->opts.interval_ms * 1000000ull;
+
+		s->intfd = timer_fd(ns, ns);
+		if (s->intfd < 0 || (err = epoll_add(s, s->intfd, TAG_INTERVAL)))
+			return s->intfd < 0 ? s->intfd : err;
+	}
+	if (s->opts.duration_s > 0) {
+		uint64_t ns = (uint64_t)(s->opts.duration_s * 1e9);
+
+		s->durfd = timer_fd(ns ? ns : 1, 0);
+		if (s->durfd < 0 || (err = epoll_add(s, s->durfd, TAG_DURATION)))
+			return s->durfd < 0 ? s->durfd : err;
+	}
+	return 0;
+}
+
+/* After the target started: a pidfd for the command or the -p/-t process. */
+static void watch_target(struct psc_session *s)
+{
+	struct psc_target *t = s->opts.target;
+
+	if (t && t->launched) {
+		s->pidfd = psc_launch_pidfd(&t->launch);
+		s->watch_is_command = true;
+	} else if (s->opts.watch_pid > 0) {
+		s->pidfd = open_pidfd(s->opts.watch_pid, s->opts.watch_is_thread);
+		if (s->pidfd == -ESRCH) {
+			/* gone between setup and now */
+			s->end = PSC_SESSION_PROCESS;
+			s->stop = true;
+		}
+	}
+	if (s->pidfd >= 0 && epoll_add(s, s->pidfd, TAG_PIDFD))
+		close_fd(&s->pidfd);
+}
+
+static void on_target_exit(struct psc_session *s)
+{
+	struct psc_target *t = s->opts.target;
+	int status;
+
+	if (s->watch_is_command) {
+		if (psc_target_reap(t, &status) > 0)
+			s->command_exit = psc_wait_status_to_exit_code(status);
+		else
+			return; /* not really gone yet */
+		if (s->end == PSC_SESSION_RUNNING)
+			s->end = PSC_SESSION_COMMAND;
+	} else if (s->end == PSC_SESSION_RUNNING) {
+		s->end = PSC_SESSION_PROCESS;
+	}
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
+	close_fd(&s->pidfd);
+	s->stop = true;
+}
+
+static void on_signal(struct psc_session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1) {
+			refresh_lost(s);
+			psc_session__print_stats(s, stderr, false);
+			if (s->hooks.sigusr1)
+				s->hooks.sigusr1(s->hooks.ctx);
+			continue;
+		}
+		if (s->end == PSC_SESSION_RUNNING)
+			s->end = PSC_SESSION_SIGNAL;
+		s->stop = true;
+		/* A terminal sends SIGINT to the command too; a kill(1) of perfscope does not. */
+		if (s->opts.target)
+			psc_target_forward_signal(s->opts.target, (int)si.ssi_signo);
+	}
+}
+
+static void on_timer(struct psc_session *s, int fd, bool interval)
+{
+	uint64_t ticks;
+
+	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks))
+		return;
+	if (!interval) {
+		if (s->end == PSC_SESSION_RUNNING)
+			s->end = PSC_SESSION_DURATION;
+		s->stop = true;
+		return;
+	}
+	refresh_lost(s);
+	if (!s->opts.quiet_stats)
+		psc_session__print_stats(s, stderr, true);
+	if (s->hooks.interval)
+		s->hooks.interval(s->hooks.ctx);
+}
+
+/* A command still running when we stop (signal, duration): ask it to end, then insist. */
+static void finish_command(struct psc_session *s)
+{
+	struct psc_target *t = s->opts.target;
+	struct pollfd p;
+	int status, fd;
+
+	if (!t || !t->launched || s->command_exit >= 0)
+		return;
+	if (psc_target_reap(t, &status) > 0)
+		goto done;
+	psc_target_forward_signal(t, SIGTERM);
+	fd = psc_launch_pidfd(&t->launch);
+	if (fd >= 0) {
+		p = (struct pollfd){ .fd = fd, .events = POLLIN };
+		poll(&p, 1, 2000);
+		close(fd);
+	} else {
+		usleep(100 * 1000);
+	}
+	if (psc_target_reap(t, &status) <= 0) {
+		psc_target_forward_signal(t, SIGKILL);
+		if (psc_target_wait(t, &status) <= 0)
+			return;
+	}
+done:
+	s->command_exit = psc_wait_status_to_exit_code(status);
+}
+
+int psc_session__run(struct psc_session *s)
+{
+	struct epoll_event evs[16];
+	bool pending = false;
+	int i, n, err, timeout;
+
+	err = setup_fds(s);
+	if (err)
+		return err;
+	if (s->opts.target) {
+		err = psc_target_start(s->opts.target, s->evlist, s->opts.prof);
+		if (err)
+			return err; /* already reported; 127/126 or 1 */
+	} else if ((err = psc_evlist__enable(s->evlist))) {
+		return err;
+	}
+	watch_target(s);
+
+	while (!s->stop) {
+		timeout = pending ? (int)((s->opts.slack_ns + 999999) / 1000000) : s->opts.poll_ms;
+		n = epoll_wait(s->epfd, evs, 16, timeout);
+		if (n < 0 && errno != EINTR) {
+			s->err = -errno;
+			s->end = PSC_SESSION_ERROR;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			int tag = (int)(int64_t)evs[i].data.u64;
+
+			if (tag == TAG_SIGNAL)
+				on_signal(s);
+			else if (tag == TAG_INTERVAL)
+				on_timer(s, s->intfd, true);
+			else if (tag == TAG_DURATION)
+				on_timer(s, s->durfd, false);
+			else if (tag == TAG_PIDFD)
+				on_target_exit(s);
+			else if (tag >= 0 && (evs[i].events & (EPOLLHUP | EPOLLERR)) &&
+				 !(evs[i].events & EPOLLIN))
+				/* Its events are gone (a followed thread exited): stop polling it.
+				 */
+				epoll_ctl(s->epfd, EPOLL_CTL_DEL, psc_ring__fd(s->rings[tag].ring),
+					  NULL);
+		}
+		pending = do_round(s, false);
+	}
+
+	/* Deliver what the kernel wrote before the events were disabled. */
+	psc_evlist__disable(s->evlist);
+	if (s->end != PSC_SESSION_ERROR) {
+		bool was_stopped_by_hook = s->end == PSC_SESSION_HOOK;
+
+		s->stop = was_stopped_by_hook;
+		for (i = 0; i < 4 && !s->stop; i++)
+			if (!do_round(s, true) && !pending_records(s))
+				break;
+	}
+	refresh_lost(s);
+	finish_command(s);
+	if (s->mask_saved) {
+		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+		s->mask_saved = false;
+	}
+	return s->err;
+}
+
+void psc_session__stop(struct psc_session *s)
+{
+	s->stop = true;
+	if (s->end == PSC_SESSION_RUNNING)
+		s->end = PSC_SESSION_HOOK;
+}
+
+enum psc_session_end psc_session__end(const struct psc_session *s)
+{
+	return s->end;
+}
+
+int psc_session__command_exit(const struct psc_session *s)
+{
+	return s->command_exit;
+}

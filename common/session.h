@@ -1,0 +1,130 @@
+/* The session loop shared by streaming profilers: rings, time order, signals, intervals, lost
+ * accounting. */
+#ifndef PERFSCOPE_COMMON_SESSION_H
+#define PERFSCOPE_COMMON_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <perfscope/evlist.h>
+#include <perfscope/record.h>
+
+struct psc_target;
+
+/*
+ * A profiler only sees decoded records. The session owns what is between the rings and those
+ * hooks: epoll over every ring fd, a signalfd (SIGINT/SIGTERM stop, SIGUSR1 asks for the current
+ * state), a timerfd for -i, --duration, the end of a launched command or of a -p process, the
+ * lost-record accounting per event and CPU, and cross-CPU time order.
+ *
+ * Time order (--order): samples carry CLOCK_MONOTONIC timestamps (attr.use_clockid), so at the
+ * start of each round the session reads the clock (now) and then the head of every ring. An
+ * event stamped at or before now - slack was published before that read (the kernel stamps and
+ * publishes within one non-preemptible section), so every ring already holds all events up to
+ * that watermark and a k-way merge of the ring heads (a min-heap) can deliver them in order.
+ * Newer records stay in their ring, unconsumed and uncopied, until a later round. A record older
+ * than one already delivered is still delivered, and counted as out of order (never reordered
+ * wrongly in silence). Without ordering, each ring is drained in turn (cheapest).
+ *
+ * Hooks return 0 to go on, 1 to stop cleanly, or -errno to stop with an error.
+ */
+struct psc_session_hooks {
+	void *ctx;
+	/* A PERF_RECORD_SAMPLE of evsel; rec->sample is decoded, rec->hdr the raw record. */
+	int (*sample)(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec);
+	/* Any other record (COMM, EXIT, FORK, MMAP2, THROTTLE, ...); evsel may be NULL. */
+	int (*record)(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec);
+	/* The kernel dropped n events of evsel (NULL when it cannot be told) on cpu. */
+	void (*lost)(void *ctx, struct psc_evsel *evsel, int cpu, uint64_t n);
+	/* After every round of reading: flush output here. */
+	int (*round_end)(void *ctx);
+	/* Every -i interval, after the session's own statistics line. */
+	void (*interval)(void *ctx);
+	/* SIGUSR1: print the current state (the session prints its statistics first). */
+	void (*sigusr1)(void *ctx);
+};
+
+struct psc_session_opts {
+	size_t sz;
+	bool order; /* merge rings by time */
+	uint64_t slack_ns; /* ordering watermark lag; 0: 2 ms */
+	long interval_ms; /* 0: none */
+	double duration_s; /* 0: until stopped */
+	int poll_ms; /* longest wait before looking at the rings anyway; 0: 100 */
+	const char *prof; /* "trace": prefix of the statistics lines */
+	bool quiet_stats; /* no statistics on stderr (the profiler prints its own) */
+	struct psc_target *target; /* command to start and watch, or maps only; may be NULL */
+	pid_t watch_pid; /* -p / -t: stop when it exits */
+	bool watch_is_thread; /* watch_pid is a thread id (-t) */
+};
+
+/* Why the loop ended. */
+enum psc_session_end {
+	PSC_SESSION_RUNNING,
+	PSC_SESSION_SIGNAL, /* SIGINT / SIGTERM */
+	PSC_SESSION_DURATION, /* --duration elapsed */
+	PSC_SESSION_COMMAND, /* the launched command exited */
+	PSC_SESSION_PROCESS, /* the -p / -t target exited */
+	PSC_SESSION_HOOK, /* a hook asked to stop (1) */
+	PSC_SESSION_ERROR, /* a hook or the loop failed (-errno from run) */
+};
+
+struct psc_session_stats {
+	uint64_t samples; /* delivered to the sample hook */
+	uint64_t records; /* other records delivered */
+	uint64_t lost; /* events the kernel dropped, per event (exact with Linux 6.0+) */
+	uint64_t lost_records; /* sum of PERF_RECORD_LOST counts, per ring */
+	uint64_t out_of_order; /* delivered with a time older than one delivered before */
+	uint64_t corrupt; /* bogus records met in the rings */
+	uint64_t undecodable; /* records the decoder refused (counted, skipped) */
+	uint64_t rounds;
+};
+
+struct psc_session;
+
+/*
+ * Prepares every evsel of evlist for streaming, before it is opened: PERF_SAMPLE_IDENTIFIER,
+ * TID, TIME, CPU added to what the profiler asked for, sample_id_all, CLOCK_MONOTONIC time,
+ * wakeups every quarter buffer (pages: data pages per ring, 0 = the default 128), and COMM/task
+ * records on the first evsel when comm is true (names of threads that start later). 0 or -errno.
+ */
+int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, bool comm);
+
+/*
+ * Over an opened and mmapped evlist (psc_evlist__mmap). The evlist stays the caller's. Refuses
+ * order=true unless every evsel samples TIME (psc_session_config_evlist). NULL + errno.
+ */
+struct psc_session *psc_session__new(struct psc_evlist *evlist, const struct psc_session_opts *opts,
+				     const struct psc_session_hooks *hooks);
+void psc_session__delete(struct psc_session *s);
+
+/*
+ * Starts the target (enables the events or releases the command), then loops until a stop
+ * condition; then disables the events, delivers everything left in the rings and returns 0,
+ * the first -errno a hook returned, or a positive exit code (127/126) when the command could
+ * not be started (already reported on stderr). SIGINT/SIGTERM/SIGUSR1 are blocked while it runs
+ * and restored after.
+ */
+int psc_session__run(struct psc_session *s);
+
+/* Asks the loop to stop after the current record (from a hook). */
+void psc_session__stop(struct psc_session *s);
+
+enum psc_session_end psc_session__end(const struct psc_session *s);
+/* The launched command's exit code (wait status mapped, 128+sig), -1 when there is none. */
+int psc_session__command_exit(const struct psc_session *s);
+void psc_session__stats(const struct psc_session *s, struct psc_session_stats *out);
+/* Per evsel (index in the evlist), all CPUs: samples seen and events lost. */
+uint64_t psc_session__evsel_samples(const struct psc_session *s, int evsel_idx);
+uint64_t psc_session__evsel_lost(const struct psc_session *s, int evsel_idx);
+
+/*
+ * "PROF: EVENT: N events, M lost" per event, "PROF: EVENT: lost N events on cpu C" per event
+ * and CPU that lost any, then out-of-order/corrupt counts when not zero. interval: counts since
+ * the previous interval line, else totals.
+ */
+void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval);
+
+#endif
