@@ -97,13 +97,49 @@ static bool kernel_has_format_lost(void)
 	return known;
 }
 
-int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, bool comm)
+bool psc_session_is_sideband(const struct psc_evsel *evsel)
+{
+	const struct perf_event_attr *a = psc_evsel__attr(evsel);
+
+	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY &&
+	       !strcmp(psc_evsel__name(evsel), PSC_SIDEBAND_NAME);
+}
+
+/* perf's trick: a dummy event that never samples carries the task and mmap records. */
+static int add_sideband(struct psc_evlist *evlist, unsigned int sideband)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.comm = 1,
+		.comm_exec = 1,
+		.task = 1,
+	};
+	struct psc_evsel *evsel;
+
+	if (sideband & PSC_SIDEBAND_MMAP)
+		a.mmap = a.mmap2 = 1;
+	evsel = psc_evsel__new(&a, PSC_SIDEBAND_NAME);
+	if (!evsel)
+		return -errno;
+	if (psc_evlist__add(evlist, evsel)) {
+		psc_evsel__delete(evsel);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int sideband)
 {
 	bool lost_fmt = kernel_has_format_lost();
 	struct psc_evsel *evsel;
 	long page = sysconf(_SC_PAGESIZE);
 	int i, err;
 
+	if (sideband && (err = add_sideband(evlist, sideband)))
+		return err;
 	err = psc_evlist__config_sampling(evlist);
 	if (err)
 		return err;
@@ -131,11 +167,6 @@ int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, bool comm
 		 */
 		a->watermark = 1;
 		a->wakeup_watermark = (uint32_t)(pages * page / 4);
-		if (i == 0 && comm) {
-			a->comm = 1;
-			a->comm_exec = 1;
-			a->task = 1;
-		}
 	}
 	return 0;
 }
@@ -551,13 +582,15 @@ void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 		if (evsel && !psc_evsel__is_open(evsel))
 			continue;
 		name = evsel ? psc_evsel__name(evsel) : "(unknown event)";
+		if (evsel && psc_session_is_sideband(evsel))
+			name = "side-band records (task names, mmaps)";
 		if (interval)
 			seen -= s->samples_prev[i];
 		for (r = 0; r < s->nr_rings; r++) {
 			l = s->lost[(size_t)i * s->nr_rings + r];
 			lost += interval ? l - s->lost_prev[(size_t)i * s->nr_rings + r] : l;
 		}
-		if (!evsel && !seen && !lost)
+		if ((!evsel || psc_session_is_sideband(evsel)) && !seen && !lost)
 			continue;
 		fprintf(f, "perfscope %s: %s: %llu events, %llu lost\n", p, name,
 			(unsigned long long)seen, (unsigned long long)lost);

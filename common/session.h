@@ -84,13 +84,24 @@ struct psc_session_stats {
 
 struct psc_session;
 
+/* Side-band records a profiler wants, carried by a dummy event added to the evlist. */
+enum psc_sideband {
+	PSC_SIDEBAND_COMM = 1 << 0, /* COMM, FORK, EXIT: thread names, process tree */
+	PSC_SIDEBAND_MMAP = 1 << 1, /* MMAP/MMAP2: user symbols of processes started later */
+};
+#define PSC_SIDEBAND_NAME "side-band"
+
 /*
  * Prepares every evsel of evlist for streaming, before it is opened: PERF_SAMPLE_IDENTIFIER,
  * TID, TIME, CPU added to what the profiler asked for, sample_id_all, CLOCK_MONOTONIC time,
- * wakeups every quarter buffer (pages: data pages per ring, 0 = the default 128), and COMM/task
- * records on the first evsel when comm is true (names of threads that start later). 0 or -errno.
+ * PERF_FORMAT_LOST where the kernel has it (exact lost counts per event), wakeups every quarter
+ * buffer (pages: data pages per ring, 0 = the default 128). With sideband flags, appends a dummy
+ * evsel named PSC_SIDEBAND_NAME carrying those records, so that the events' own lost counts stay
+ * exact. 0 or -errno.
  */
-int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, bool comm);
+int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int sideband);
+/* True for the dummy evsel added by psc_session_config_evlist. */
+bool psc_session_is_sideband(const struct psc_evsel *evsel);
 
 /*
  * Over an opened and mmapped evlist (psc_evlist__mmap). The evlist stays the caller's. Refuses

@@ -1,0 +1,365 @@
+/* Integration tests of the session loop on real tracepoints: exact counts, exact lost counts,
+ * order, stop conditions. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <perfscope/perfscope.h>
+#include <perfscope/ring.h>
+#include <perfscope/tracefs.h>
+
+#include "options.h"
+#include "session.h"
+#include "target.h"
+
+static int getppid_id = -1;
+
+/* A child that makes exactly n getppid() calls once released through the pipe. */
+struct child {
+	pid_t pid;
+	int go;
+};
+
+static void child_start(struct child *c, long n)
+{
+	int p[2];
+	char b;
+
+	assert_int_equal(pipe(p), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)
+			_exit(1);
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		_exit(0);
+	}
+	close(p[0]);
+	c->go = p[1];
+}
+
+static void child_go(struct child *c)
+{
+	assert_int_equal(write(c->go, "g", 1), 1);
+	close(c->go);
+}
+
+static void child_reap(struct child *c)
+{
+	int status;
+
+	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+struct counter {
+	uint64_t samples, bad_pid, not_raw, unordered;
+	uint64_t last_time;
+	pid_t pid;
+	useconds_t stall_first_us;
+};
+
+static int count_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
+{
+	struct counter *c = ctx;
+
+	if (c->stall_first_us && c->samples == 0)
+		usleep(c->stall_first_us); /* a slow reader: the small ring overflows meanwhile */
+	c->samples++;
+	if (c->pid && rec->sample.pid != (uint32_t)c->pid)
+		c->bad_pid++;
+	if (!rec->sample.raw.data || rec->sample.raw.size < 8)
+		c->not_raw++;
+	if (rec->sample.time < c->last_time)
+		c->unordered++;
+	c->last_time = rec->sample.time;
+	return 0;
+}
+
+static struct psc_evlist *getppid_evlist(struct psc_cpumap *cpus, struct psc_threadmap *threads,
+					 size_t pages)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = (uint64_t)getppid_id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.disabled = 1,
+	};
+	struct psc_evlist *evlist = psc_evlist__new();
+	PSC_OPTS(psc_evlist_open_opts, oo, .inherit = false);
+	PSC_OPTS(psc_mmap_opts, mo, .pages = pages);
+
+	assert_non_null(evlist);
+	assert_int_equal(psc_evlist__add(evlist, psc_evsel__new(&a, "syscalls:sys_enter_getppid")),
+			 0);
+	assert_int_equal(psc_session_config_evlist(evlist, pages, PSC_SIDEBAND_COMM), 0);
+	assert_int_equal(psc_evlist__set_maps(evlist, cpus, threads), 0);
+	assert_int_equal(psc_evlist__open(evlist, &oo), 0);
+	assert_int_equal(psc_evlist__mmap(evlist, &mo), 0);
+	return evlist;
+}
+
+/* Traces one child making n calls; returns the session's stats. */
+static void trace_child(long n, size_t pages, bool order, const char *filter, bool system_wide,
+			struct counter *c, struct psc_session_stats *st, enum psc_session_end *end)
+{
+	struct psc_cpumap *cpus = psc_cpumap__new_online();
+	struct psc_threadmap *threads;
+	struct psc_evlist *evlist;
+	struct psc_session *s;
+	struct child ch;
+	char f[64];
+
+	child_start(&ch, n);
+	c->pid = ch.pid;
+	threads = system_wide ? psc_threadmap__new_any() : psc_threadmap__new_tid(ch.pid);
+	evlist = getppid_evlist(cpus, threads, pages);
+	if (filter) {
+		snprintf(f, sizeof(f), "%s%d", filter, (int)ch.pid);
+		assert_int_equal(psc_evsel__apply_filter(psc_evlist__at(evlist, 0), f), 0);
+	}
+	{
+		PSC_OPTS(psc_session_opts, so, .order = order, .prof = "test", .watch_pid = ch.pid,
+			 .quiet_stats = true);
+		const struct psc_session_hooks hooks = { .ctx = c, .sample = count_sample };
+
+		s = psc_session__new(evlist, &so, &hooks);
+	}
+	assert_non_null(s);
+	/* Enabled before the child runs (run() enables again, harmlessly). */
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	child_go(&ch);
+	assert_int_equal(psc_session__run(s), 0);
+	child_reap(&ch);
+	psc_session__stats(s, st);
+	*end = psc_session__end(s);
+	assert_int_equal(psc_session__evsel_samples(s, 0), c->samples);
+	assert_int_equal(psc_session__evsel_lost(s, 0), st->lost);
+	psc_session__delete(s);
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+}
+
+static void test_exact_count(void **state)
+{
+	struct counter c = { 0 };
+	struct psc_session_stats st;
+	enum psc_session_end end;
+
+	trace_child(20000, 0, false, NULL, false, &c, &st, &end);
+	assert_int_equal(end, PSC_SESSION_PROCESS);
+	assert_int_equal(st.lost, 0);
+	assert_int_equal(c.samples, 20000);
+	assert_int_equal(c.bad_pid, 0);
+	assert_int_equal(c.not_raw, 0);
+}
+
+static void test_exact_count_filter_system_wide_ordered(void **state)
+{
+	struct counter c = { 0 };
+	struct psc_session_stats st;
+	enum psc_session_end end;
+
+	/* system wide, the kernel filter keeps only the child's calls */
+	trace_child(20000, 0, true, "common_pid==", true, &c, &st, &end);
+	assert_int_equal(st.lost, 0);
+	assert_int_equal(c.samples, 20000);
+	assert_int_equal(c.bad_pid, 0);
+	assert_int_equal(c.unordered, st.out_of_order);
+	assert_int_equal(st.out_of_order, 0);
+}
+
+static void test_lost_is_exact(void **state)
+{
+	struct counter c = { .stall_first_us = 300000 };
+	struct psc_session_stats st;
+	enum psc_session_end end;
+	const long n = 200000;
+
+	/* one page per CPU ring and a reader that stalls: most events cannot be kept */
+	trace_child(n, 1, false, NULL, false, &c, &st, &end);
+	print_message("# %llu delivered + %llu lost (of %ld)\n", (unsigned long long)c.samples,
+		      (unsigned long long)st.lost, n);
+	assert_true(st.lost > 0);
+	assert_int_equal(c.samples + st.lost, n);
+}
+
+static int stop_on_interval_calls;
+static void send_term(void *ctx)
+{
+	(void)ctx;
+	if (stop_on_interval_calls++ == 0)
+		kill(getpid(), SIGTERM);
+}
+
+static void test_sigterm_and_duration(void **state)
+{
+	struct psc_cpumap *cpus = psc_cpumap__new_online();
+	struct psc_threadmap *threads = psc_threadmap__new_any();
+	struct psc_evlist *evlist = getppid_evlist(cpus, threads, 8);
+	struct psc_session *s;
+	PSC_OPTS(psc_session_opts, so, .prof = "test", .interval_ms = 20, .quiet_stats = true);
+	struct psc_session_hooks hooks = { .interval = send_term };
+
+	s = psc_session__new(evlist, &so, &hooks);
+	assert_non_null(s);
+	assert_int_equal(psc_session__run(s), 0);
+	assert_int_equal(psc_session__end(s), PSC_SESSION_SIGNAL);
+	psc_session__delete(s);
+
+	so.interval_ms = 0;
+	so.duration_s = 0.05;
+	s = psc_session__new(evlist, &so, NULL);
+	assert_non_null(s);
+	assert_int_equal(psc_session__run(s), 0);
+	assert_int_equal(psc_session__end(s), PSC_SESSION_DURATION);
+	psc_session__delete(s);
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+}
+
+/* A command through common/target: its exit ends the session; its status comes back. */
+static void run_command(char **argv, int *run_ret, int *exit_code, enum psc_session_end *end,
+			uint64_t *samples)
+{
+	struct psc_cli_opts o = { .command = argv };
+	struct psc_target t;
+	struct psc_evlist *evlist;
+	struct psc_session *s;
+	struct counter c = { 0 };
+	char title[128];
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = (uint64_t)getppid_id,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.disabled = 1,
+	};
+	PSC_OPTS(psc_mmap_opts, mo, .pages = 0);
+
+	assert_int_equal(psc_target_setup(&t, &o, "test", title, sizeof(title)), 0);
+	/* inherited events are mmapped per CPU */
+	psc_cpumap__put(t.cpus);
+	t.cpus = psc_cpumap__new_online();
+	evlist = psc_evlist__new();
+	assert_int_equal(psc_evlist__add(evlist, psc_evsel__new(&a, "getppid")), 0);
+	assert_int_equal(psc_session_config_evlist(evlist, 0, PSC_SIDEBAND_COMM), 0);
+	assert_int_equal(psc_target_open(&t, evlist, "test"), 0);
+	assert_int_equal(psc_evlist__mmap(evlist, &mo), 0);
+	{
+		PSC_OPTS(psc_session_opts, so, .prof = "test", .target = &t, .quiet_stats = true);
+		const struct psc_session_hooks hooks = { .ctx = &c, .sample = count_sample };
+
+		s = psc_session__new(evlist, &so, &hooks);
+	}
+	assert_non_null(s);
+	*run_ret = psc_session__run(s);
+	*exit_code = psc_session__command_exit(s);
+	*end = psc_session__end(s);
+	*samples = c.samples;
+	psc_session__delete(s);
+	psc_target_release(&t);
+	psc_evlist__delete(evlist);
+}
+
+static void test_command(void **state)
+{
+	char *ok[] = { "sh", "-c", "exit 3", NULL };
+	char *missing[] = { "perfscope-no-such-command", NULL };
+	enum psc_session_end end;
+	int ret, code;
+	uint64_t n;
+
+	run_command(ok, &ret, &code, &end, &n);
+	assert_int_equal(ret, 0);
+	assert_int_equal(code, 3);
+	assert_int_equal(end, PSC_SESSION_COMMAND);
+
+	run_command(missing, &ret, &code, &end, &n);
+	assert_int_equal(ret, 127);
+	assert_int_equal(n, 0);
+}
+
+static int setup(void **state)
+{
+	const char *dir = psc_tracefs__dir();
+	char path[512], buf[32];
+	ssize_t n;
+	int fd;
+
+	if (!dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/events/syscalls/sys_enter_getppid/id", dir);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0) {
+		buf[n] = 0;
+		getppid_id = atoi(buf);
+	}
+	return 0;
+}
+
+#define NEED_TP()                                                                               \
+	do {                                                                                    \
+		if (getppid_id < 0) {                                                           \
+			print_message("# no syscalls:sys_enter_getppid tracepoint (tracefs or " \
+				      "CONFIG_FTRACE_SYSCALLS missing)\n");                     \
+			skip();                                                                 \
+		}                                                                               \
+	} while (0)
+
+static void t_exact(void **s)
+{
+	NEED_TP();
+	test_exact_count(s);
+}
+static void t_filter(void **s)
+{
+	NEED_TP();
+	test_exact_count_filter_system_wide_ordered(s);
+}
+static void t_lost(void **s)
+{
+	NEED_TP();
+	test_lost_is_exact(s);
+}
+static void t_stop(void **s)
+{
+	NEED_TP();
+	test_sigterm_and_duration(s);
+}
+static void t_command(void **s)
+{
+	NEED_TP();
+	test_command(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_exact), cmocka_unit_test(t_filter),	cmocka_unit_test(t_lost),
+		cmocka_unit_test(t_stop),  cmocka_unit_test(t_command),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
