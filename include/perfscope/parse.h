@@ -43,6 +43,13 @@ struct psc_event_spec {
 	bool stack;
 	int max_stack; /* 0: not given */
 	bool untraced;
+	/*
+	 * perf's groups, "{a,b}:mods": the index in the list of this spec's group leader; a spec
+	 * outside braces is its own leader. nr_members: for a leader, the specs in its group
+	 * including itself (1 outside braces); 0 for the other members.
+	 */
+	int leader;
+	int nr_members;
 	/* Offsets into the original string of this event's text, for error reporting. */
 	int text_pos, text_len;
 };
@@ -62,8 +69,18 @@ struct psc_parse_opts {
 
 /*
  * Parses "EVENT[,EVENT...]" (commas inside /.../ belong to the event). Tracepoint wildcards
- * ("sched:sched_*", "*:sys_enter_read") expand to one spec each. Returns 0, or -EINVAL/-ENOENT
- * with *err saying where and what was expected, suggesting close names for unknown ones.
+ * ("sched:sched_*", "*:sys_enter_read") expand to one spec each, sorted. An EVENT is one of
+ *   NAME[:MODS]                perf's software/hardware/cache names and aliases, or rHEX (raw)
+ *   NAME/FILTER/ATTR/.../[:MODS]  the perf-prof form; FILTER must be empty for non-tracepoints
+ *   PMU/TERM=VAL,ALIAS,.../[:MODS] from <pmu_dir>/PMU/{type,format,events}
+ *   SYS:NAME[/FILTER/ATTR/.../]  tracepoints, fnmatch globs allowed in SYS and NAME
+ *   {EVENT,EVENT...}[:MODS]    a group, the first event leading
+ * MODS: u k h G H I p (pp, ppp) D e, with perf's meaning. ATTRs: stack, max-stack=N, alias=NAME,
+ * top-by=FIELD, top-add=FIELD (both up to 8 times), key=, ptr=, size=, num=, delay=FIELD,
+ * untraced, period=N, freq=N. Spaces are allowed around events.
+ * Returns 0, or -EINVAL (syntax), -ENOENT (unknown event, PMU term or tracepoint), -ENOMEM, or
+ * the errno that kept tracefs or sysfs from being read, with *err (may be NULL) saying where
+ * and what was expected and suggesting close names for unknown ones. Thread-safe.
  */
 PSC_API int psc_parse_events(const char *str, const struct psc_parse_opts *opts,
 			     struct psc_event_list **out, struct psc_parse_error *err);

@@ -1,0 +1,91 @@
+/* Event-list parser internals shared by parse*.c: parser state, name tables, PMU and tracepoint
+ * lookups. */
+#ifndef PERFSCOPE_PARSE_INTERNAL_H
+#define PERFSCOPE_PARSE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* One parse: the input, where errors go, and where tracefs and the PMUs live. */
+struct psc_evparse {
+	const char *str;
+	struct psc_parse_error *err;
+	const char *pmu_dir;
+	const char *tracefs_dir; /* resolved on first use when the caller gave none */
+	int tracefs_errno; /* why tracefs_dir could not be resolved, 0 until tried */
+};
+
+/* Fills p->err (position pos, printf message) and returns ret, so callers can `return
+ * psc_evparse_fail(...)`. */
+int psc_evparse_fail(struct psc_evparse *p, int ret, int pos, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* snprintf for paths and names: 0, or -ENAMETOOLONG when buf was too small (buf still terminated).
+ */
+int psc_pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* tracefs.c: like psc_tracefs_dir() but never mounts (for suggestions, which must not have side
+ * effects). */
+const char *psc_tracefs_dir_mounted(void);
+
+/* The tracefs root for this parse, or NULL with *errp set (-ENOENT, -EACCES ...). */
+const char *psc_evparse_tracefs(struct psc_evparse *p, int *errp);
+
+/*
+ * Closest-name suggestions: feed candidates, then format "; did you mean 'a' or 'b'?".
+ * key is compared with the word (case-insensitive edit distance); display is what is shown.
+ */
+#define PSC_SUGGEST_MAX 3
+struct psc_suggest {
+	const char *word;
+	size_t len;
+	int nr;
+	struct {
+		int dist;
+		char text[128];
+	} best[PSC_SUGGEST_MAX];
+};
+void psc_suggest__init(struct psc_suggest *s, const char *word, size_t len);
+void psc_suggest__add(struct psc_suggest *s, const char *key, const char *display);
+/* Writes "" when nothing is close enough. */
+void psc_suggest__format(const struct psc_suggest *s, char *buf, size_t len);
+/* Case-insensitive optimal-string-alignment distance, capped at 64 characters per side. */
+int psc_edit_distance(const char *a, size_t alen, const char *b, size_t blen);
+
+/* parse_names.c: perf's software, hardware and cache names. NULL when name is none of them. */
+const struct psc_named_event *psc_named_event__find(const char *name, size_t len);
+void psc_named_event__suggest(struct psc_suggest *s);
+
+/* parse_pmu.c: PMUs under p->pmu_dir. */
+bool psc_evparse_pmu_exists(struct psc_evparse *p, const char *pmu, size_t len);
+/*
+ * Encodes the term list terms[0..len) (at byte offset pos of the input) of PMU `pmu` into
+ * spec->attr, spec->unit/scale, and spec->event when one alias was used.
+ */
+int psc_evparse_pmu_terms(struct psc_evparse *p, const char *pmu, const char *terms, size_t len,
+			  int pos, struct psc_event_spec *spec);
+/* Adds every PMU name and "pmu/alias/" to s. */
+void psc_evparse_pmu_suggest(struct psc_evparse *p, struct psc_suggest *s);
+
+/* parse_tp.c: tracepoints under <tracefs>/events. */
+struct psc_tp_match {
+	char *sys, *name;
+	uint64_t id;
+};
+/*
+ * Every tracepoint matching sys:name (fnmatch globs allowed in both), sorted by sys then name.
+ * sys_pos/name_pos locate the two parts in the input for errors. Caller frees with
+ * psc_tp_matches_free.
+ */
+int psc_evparse_tracepoints(struct psc_evparse *p, const char *sys, int sys_pos, const char *name,
+			    int name_pos, struct psc_tp_match **out, int *nr);
+void psc_tp_matches_free(struct psc_tp_match *m, int nr);
+/* True when <tracefs>/events/<sys> is a directory (no globs). */
+bool psc_evparse_tp_system_exists(struct psc_evparse *p, const char *sys);
+/* Adds "sys:name" for every tracepoint whose name is close to the word in s (for bare names). */
+void psc_evparse_tp_suggest_all(struct psc_evparse *p, struct psc_suggest *s);
+
+#endif
