@@ -1,0 +1,43 @@
+/* The exporter's HTTP(S) server on libmicrohttpd: telemetry path, landing page, auth, negotiation,
+ * gzip, limits. */
+#ifndef PERFSCOPE_EXPORTER_HTTP_H
+#define PERFSCOPE_EXPORTER_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "expo.h"
+
+struct webconfig;
+
+/*
+ * Produces one exposition in fmt: *buf (malloc'ed, freed by the server) and *len. Called from
+ * server threads, possibly concurrently: the callee serialises what must be. Returns 0 or -errno.
+ */
+typedef int (*http_scrape_fn)(void *ctx, enum expo_format fmt, char **buf, size_t *len);
+
+struct http_opts {
+	const char *telemetry_path; /* "/metrics" */
+	struct webconfig *webconfig; /* NULL: plain HTTP, no auth */
+	unsigned int max_connections; /* concurrent connections served; more are refused */
+	unsigned int timeout_s; /* idle connections are closed after this */
+	size_t max_request_bytes; /* request line + headers; larger requests get 431/413 */
+	unsigned int threads; /* polling threads */
+	http_scrape_fn scrape;
+	void *ctx;
+};
+
+/*
+ * Opens the listening socket for "HOST:PORT", "[V6]:PORT" or ":PORT" (every address), so that
+ * it can be bound before privileges are dropped. Returns the fd, or -1 with err filled.
+ */
+int http_listen(const char *addr, char *err, size_t errlen);
+
+struct http_server;
+/* Starts serving on listen_fd (which it then owns). NULL with err filled on failure. */
+struct http_server *http_start(int listen_fd, const struct http_opts *opts, char *err,
+			       size_t errlen);
+/* Stops accepting, waits for requests in progress, closes everything. NULL is a no-op. */
+void http_stop(struct http_server *srv);
+
+#endif

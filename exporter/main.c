@@ -1,0 +1,457 @@
+/* perfscope exporter: flags, opening perf events, dropping privileges, serving until SIGTERM. */
+#include "exporter.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+
+#include <perfscope/common.h>
+#include <perfscope/cpumap.h>
+
+#include "collectors/perf.h"
+#include "cpus.h"
+#include "expo.h"
+#include "http.h"
+#include "log.h"
+#include "webconfig.h"
+
+#define DEFAULT_LISTEN "127.0.0.1:9100"
+
+const char psc_exporter_help[] =
+	"usage: perfscope exporter [--web.listen-address=ADDR:PORT] [--web.telemetry-path=PATH]\n"
+	"                          [--web.config.file=FILE] [--collector.perf.* flags] [--user=USER]\n"
+	"\n"
+	"Serves Linux perf counters per CPU to Prometheus with the metric names, labels and HELP\n"
+	"texts of node_exporter's perf collector, so existing dashboards and alerts keep working.\n"
+	"Counters of one kind are read as one group per CPU, scaled for multiplexing; events this\n"
+	"machine cannot count are logged at start and reported by node_perf_event_supported.\n"
+	"\n"
+	"  --web.listen-address=ADDR   where to listen (default " DEFAULT_LISTEN
+	": loopback only;\n"
+	"                              ':9100' listens on every address; choose another port\n"
+	"                              when node_exporter runs beside it)\n"
+	"  --web.telemetry-path=PATH   path of the metrics (default /metrics); '/' is a landing page\n"
+	"  --web.config.file=FILE      TLS and basic auth, exporter-toolkit's web-config YAML\n"
+	"  --web.max-connections=N     connections served at once; more are refused (default 64)\n"
+	"  --web.connection-timeout=S  idle connections are closed after S seconds (default 10)\n"
+	"  --collector.perf.cpus=CPUS  CPUs to count on: 0-3,6 or strides 0-7:2 (0,2,4,6)\n"
+	"                              (default: every online CPU)\n"
+	"  --collector.perf.tracepoint=SYS:NAME   also count a tracepoint (repeatable), exported\n"
+	"                              as node_perf_<sys>_<name>_total\n"
+	"  --collector.perf.disable-hardware-profilers, --collector.perf.disable-software-profilers,\n"
+	"  --collector.perf.disable-cache-profilers   leave a kind of event out\n"
+	"  --collector.perf.hardware-profilers=NAME, --collector.perf.software-profilers=NAME,\n"
+	"  --collector.perf.cache-profilers=NAME   count only these (repeatable; node_exporter's\n"
+	"                              names: CpuCycles, CpuInstr, ..., PageFault, ContextSwitch,\n"
+	"                              ..., L1DataReadHit, ...; see perfscope-exporter(8))\n"
+	"  --collector.perf.max-group-size=N  hardware/cache events per group (default 4)\n"
+	"  --user=USER                 when started as root: the user to serve as after the perf\n"
+	"                              events are open (default nobody; 'root' keeps root)\n"
+	"  --log.level=LEVEL           debug, info, warn or error (default info)\n"
+	"  --collector.perf, --collector.disable-defaults   accepted for node_exporter command\n"
+	"                              lines; they change nothing\n"
+	"\n"
+	"Examples:\n"
+	"  perfscope exporter\n"
+	"  perfscope exporter --web.listen-address=:9101 --collector.perf.tracepoint=sched:sched_switch\n"
+	"  perfscope exporter --collector.perf.disable-cache-profilers --web.config.file=web.yml\n";
+
+enum {
+	OPT_LISTEN = 256,
+	OPT_PATH,
+	OPT_WEBCONFIG,
+	OPT_MAXCONN,
+	OPT_TIMEOUT,
+	OPT_CPUS,
+	OPT_TRACEPOINT,
+	OPT_DISABLE_HW,
+	OPT_DISABLE_SW,
+	OPT_DISABLE_CACHE,
+	OPT_HW,
+	OPT_SW,
+	OPT_CACHE,
+	OPT_GROUP,
+	OPT_USER,
+	OPT_LOGLEVEL,
+	OPT_NOOP,
+	OPT_VERSION,
+};
+
+static const struct option longopts[] = {
+	{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
+	{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
+	{ "web.config.file", required_argument, NULL, OPT_WEBCONFIG },
+	{ "web.max-connections", required_argument, NULL, OPT_MAXCONN },
+	{ "web.connection-timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "collector.perf.cpus", required_argument, NULL, OPT_CPUS },
+	{ "collector.perf.tracepoint", required_argument, NULL, OPT_TRACEPOINT },
+	{ "collector.perf.disable-hardware-profilers", optional_argument, NULL, OPT_DISABLE_HW },
+	{ "collector.perf.disable-software-profilers", optional_argument, NULL, OPT_DISABLE_SW },
+	{ "collector.perf.disable-cache-profilers", optional_argument, NULL, OPT_DISABLE_CACHE },
+	{ "collector.perf.hardware-profilers", required_argument, NULL, OPT_HW },
+	{ "collector.perf.software-profilers", required_argument, NULL, OPT_SW },
+	{ "collector.perf.cache-profilers", required_argument, NULL, OPT_CACHE },
+	{ "collector.perf.max-group-size", required_argument, NULL, OPT_GROUP },
+	{ "user", required_argument, NULL, OPT_USER },
+	{ "log.level", required_argument, NULL, OPT_LOGLEVEL },
+	{ "collector.perf", no_argument, NULL, OPT_NOOP },
+	{ "collector.disable-defaults", no_argument, NULL, OPT_NOOP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct exporter {
+	struct perf_collector *pc;
+	_Atomic size_t size_hint;
+};
+
+struct args {
+	const char *listen, *path, *webconfig, *cpus, *user;
+	unsigned long max_conn, timeout_s;
+	long max_group;
+	const char **lists[PERF_KIND_NR]; /* allow-lists by kind, tracepoints under TRACEPOINT */
+	int nr[PERF_KIND_NR];
+	bool disable[PERF_KIND_NR];
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("perfscope exporter: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("; see 'perfscope help exporter'\n", stderr);
+	return 2;
+}
+
+static int push(struct args *a, int kind, const char *v)
+{
+	const char **grown = realloc(a->lists[kind], (size_t)(a->nr[kind] + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	a->lists[kind] = grown;
+	grown[a->nr[kind]++] = v;
+	return 0;
+}
+
+/* kingpin-style booleans: "--flag" or "--flag=true|false". */
+static int parse_bool(const char *opt, const char *v, bool *out)
+{
+	if (!v || !strcmp(v, "true") || !strcmp(v, "1")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(v, "false") || !strcmp(v, "0")) {
+		*out = false;
+		return 0;
+	}
+	return usage_error("--%s=%s: expected true or false", opt, v);
+}
+
+static int parse_ulong(const char *opt, const char *v, unsigned long lo, unsigned long hi,
+		       unsigned long *out)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || v[0] == '-' || n < lo || n > hi)
+		return usage_error("--%s=%s: expected a whole number from %lu to %lu", opt, v, lo,
+				   hi);
+	*out = n;
+	return 0;
+}
+
+static int parse_args(struct args *a, int argc, char **argv)
+{
+	int opt, idx, ret;
+	unsigned long n;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
+		ret = 0;
+		switch (opt) {
+		case OPT_LISTEN:
+			a->listen = optarg;
+			break;
+		case OPT_PATH:
+			if (optarg[0] != '/' || !strcmp(optarg, "/") || strpbrk(optarg, "?# \t"))
+				return usage_error(
+					"--web.telemetry-path=%s: expected a path like /metrics (not '/', which is the landing page)",
+					optarg);
+			a->path = optarg;
+			break;
+		case OPT_WEBCONFIG:
+			a->webconfig = optarg;
+			break;
+		case OPT_MAXCONN:
+			ret = parse_ulong("web.max-connections", optarg, 1, 100000, &a->max_conn);
+			break;
+		case OPT_TIMEOUT:
+			ret = parse_ulong("web.connection-timeout", optarg, 1, 3600, &a->timeout_s);
+			break;
+		case OPT_CPUS:
+			a->cpus = optarg;
+			break;
+		case OPT_TRACEPOINT:
+			ret = push(a, PERF_KIND_TRACEPOINT, optarg) ? 1 : 0;
+			break;
+		case OPT_DISABLE_HW:
+			ret = parse_bool(longopts[idx].name, optarg,
+					 &a->disable[PERF_KIND_HARDWARE]);
+			break;
+		case OPT_DISABLE_SW:
+			ret = parse_bool(longopts[idx].name, optarg,
+					 &a->disable[PERF_KIND_SOFTWARE]);
+			break;
+		case OPT_DISABLE_CACHE:
+			ret = parse_bool(longopts[idx].name, optarg, &a->disable[PERF_KIND_CACHE]);
+			break;
+		case OPT_HW:
+			ret = push(a, PERF_KIND_HARDWARE, optarg) ? 1 : 0;
+			break;
+		case OPT_SW:
+			ret = push(a, PERF_KIND_SOFTWARE, optarg) ? 1 : 0;
+			break;
+		case OPT_CACHE:
+			ret = push(a, PERF_KIND_CACHE, optarg) ? 1 : 0;
+			break;
+		case OPT_GROUP:
+			ret = parse_ulong("collector.perf.max-group-size", optarg, 1, 64, &n);
+			a->max_group = (long)n;
+			break;
+		case OPT_USER:
+			a->user = optarg;
+			break;
+		case OPT_LOGLEVEL:
+			if (xlog_parse_level(optarg) < 0)
+				return usage_error(
+					"--log.level=%s: expected debug, info, warn or error",
+					optarg);
+			xlog_set_level((enum xlog_level)xlog_parse_level(optarg));
+			break;
+		case OPT_NOOP:
+			break;
+		case OPT_VERSION:
+			printf("perfscope exporter %s\n", psc_version());
+			return -1;
+		case 'h':
+			fputs(psc_exporter_help, stdout);
+			return -1;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+		if (ret)
+			return ret == 1 ? (fputs("perfscope exporter: out of memory\n", stderr), 1)
+					: ret;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/*
+ * Root opened the perf events; the server itself needs none of root's powers. The fds stay
+ * readable after the switch, which is the point of doing it in this order.
+ */
+static int drop_privileges(const char *user)
+{
+	struct passwd *pw;
+
+	if (geteuid() != 0) {
+		xlog(XLOG_INFO, "running as uid %d; no privileges to drop", (int)geteuid());
+		return 0;
+	}
+	if (!strcmp(user, "root")) {
+		xlog(XLOG_WARN, "--user=root: serving as root; prefer an unprivileged user");
+		return 0;
+	}
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw) {
+		fprintf(stderr, "perfscope exporter: --user=%s: no such user%s%s\n", user,
+			errno ? ": " : "", errno ? strerror(errno) : "");
+		return 1;
+	}
+	if (pw->pw_uid == 0) {
+		xlog(XLOG_WARN, "--user=%s has uid 0: serving as root", user);
+		return 0;
+	}
+	if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0) {
+		fprintf(stderr, "perfscope exporter: cannot become user %s: %s\n", user,
+			strerror(errno));
+		return 1;
+	}
+	if (setuid(0) == 0) {
+		fprintf(stderr,
+			"perfscope exporter: could regain root after dropping to %s; refusing to serve\n",
+			user);
+		return 1;
+	}
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	xlog(XLOG_INFO, "serving as user %s (uid %d, gid %d)", user, (int)pw->pw_uid,
+	     (int)pw->pw_gid);
+	return 0;
+}
+
+static int scrape(void *ctx, enum expo_format fmt, char **buf, size_t *len)
+{
+	struct exporter *x = ctx;
+	struct expo_label version = { "version", psc_version() };
+	struct expo e;
+	int ret;
+
+	expo_init(&e, fmt, atomic_load(&x->size_hint));
+	ret = perf_collector_scrape(x->pc, &e, NULL);
+	expo_family(&e, "perfscope_exporter_build_info", EXPO_GAUGE,
+		    "A metric with a constant '1' value labeled by the perfscope version.");
+	expo_u64(&e, &version, 1, 1);
+	*buf = expo_finish(&e, len);
+	if (ret || !*buf) {
+		free(*buf);
+		*buf = NULL;
+		return ret ? ret : -ENOMEM;
+	}
+	/* Room for a little growth, so the next scrape allocates once. */
+	atomic_store(&x->size_hint, *len + *len / 8 + 256);
+	return 0;
+}
+
+static void free_args(struct args *a)
+{
+	for (int k = 0; k < PERF_KIND_NR; k++)
+		free(a->lists[k]);
+}
+
+int psc_exporter_main(int argc, char **argv)
+{
+	struct args a = { .listen = DEFAULT_LISTEN,
+			  .path = "/metrics",
+			  .user = "nobody",
+			  .max_conn = 64,
+			  .timeout_s = 10,
+			  .max_group = 4 };
+	struct perf_config cfg = { 0 };
+	struct exporter x = { 0 };
+	struct webconfig *wc = NULL;
+	struct psc_cpumap *cpus = NULL;
+	struct http_server *srv = NULL;
+	struct http_opts hopts;
+	char err[2048];
+	sigset_t sigs;
+	int ret, fd = -1, sig = 0;
+
+	ret = parse_args(&a, argc, argv);
+	if (ret) {
+		free_args(&a);
+		return ret < 0 ? 0 : ret;
+	}
+	xlog_attach_library();
+
+	/* Everything that can be a usage error is checked before anything is opened. */
+	cpus = exporter_parse_cpus(a.cpus, true, err, sizeof(err));
+	if (!cpus) {
+		fprintf(stderr, "perfscope exporter: %s\n", err);
+		ret = 2;
+		goto out;
+	}
+	if (a.webconfig) {
+		wc = webconfig_load(a.webconfig, err, sizeof(err));
+		if (!wc) {
+			fprintf(stderr, "perfscope exporter: --web.config.file: %s\n", err);
+			ret = 2;
+			goto out;
+		}
+		if (wc->tls && wc->client_auth != WC_NO_CLIENT_CERT && !wc->client_ca_pem) {
+			fprintf(stderr,
+				"perfscope exporter: --web.config.file: client_auth_type without client_ca_file: libmicrohttpd asks clients for certificates only when it has CAs to name; add client_ca_file\n");
+			ret = 2;
+			goto out;
+		}
+		if (wc->http2)
+			xlog(XLOG_DEBUG, "http2 in the web config: perfscope serves HTTP/1.1");
+	}
+	cfg.cpus = cpus;
+	for (int k = 0; k < PERF_KIND_TRACEPOINT; k++) {
+		cfg.disable[k] = a.disable[k];
+		cfg.allow[k] = a.lists[k];
+		cfg.nr_allow[k] = a.nr[k];
+	}
+	cfg.tracepoints = a.lists[PERF_KIND_TRACEPOINT];
+	cfg.nr_tracepoints = a.nr[PERF_KIND_TRACEPOINT];
+	cfg.max_group_size = (int)a.max_group;
+
+	/* Block the stop signals before any thread starts, so that only sigwait sees them. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	x.pc = perf_collector_new(&cfg, err, sizeof(err));
+	if (!x.pc) {
+		fprintf(stderr, "perfscope exporter: %s\n", err);
+		ret = errno == EINVAL ? 2 : 1;
+		goto out;
+	}
+	xlog(XLOG_INFO, "counting %d perf events on %d CPUs", perf_collector_nr_open(x.pc),
+	     psc_cpumap__nr(cpus));
+	fd = http_listen(a.listen, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "perfscope exporter: %s\n", err);
+		ret = 1;
+		goto out;
+	}
+	ret = drop_privileges(a.user);
+	if (ret)
+		goto out;
+	hopts = (struct http_opts){ .telemetry_path = a.path,
+				    .webconfig = wc,
+				    .max_connections = (unsigned int)a.max_conn,
+				    .timeout_s = (unsigned int)a.timeout_s,
+				    .max_request_bytes = 16384,
+				    .threads = 2,
+				    .scrape = scrape,
+				    .ctx = &x };
+	srv = http_start(fd, &hopts, err, sizeof(err));
+	fd = -1;
+	if (!srv) {
+		fprintf(stderr, "perfscope exporter: %s\n", err);
+		ret = 1;
+		goto out;
+	}
+	xlog(XLOG_INFO, "listening on %s%s, metrics at %s", a.listen, wc && wc->tls ? " (TLS)" : "",
+	     a.path);
+	while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
+		;
+	xlog(XLOG_INFO, "stopping on signal %d", sig);
+	ret = 0;
+out:
+	http_stop(srv);
+	if (fd >= 0)
+		close(fd);
+	perf_collector_delete(x.pc);
+	webconfig_free(wc);
+	psc_cpumap__put(cpus);
+	free_args(&a);
+	return ret;
+}
