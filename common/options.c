@@ -220,7 +220,9 @@ int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned i
 
 static int log_level = -1;
 
-static void log_to_stderr(enum psc_log_level level, const char *fmt, va_list ap)
+/* fmt comes from the library's own printf-style calls, checked where they are made. */
+__attribute__((format(printf, 2, 0))) static void log_to_stderr(enum psc_log_level level,
+								 const char *fmt, va_list ap)
 {
 	if ((int)level > log_level)
 		return;

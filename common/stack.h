@@ -46,8 +46,9 @@ enum psc_fold_flags {
 
 /*
  * Folded stack for flame graphs: outermost frame first, ';'-separated ("main;mid;leaf").
- * Characters that would break the format (';', whitespace, newlines) in names become '_'. Prefix
- * (e.g. the comm) is placed first when not NULL. snprintf-style return; buf always terminated.
+ * ';' and control characters (newline, tab) in names become '_', which would break the format;
+ * spaces stay (flamegraph.pl splits the count off at the last space). prefix (e.g. the comm) is
+ * placed first when not NULL. snprintf-style return; buf always terminated.
  */
 int psc_stack__fold(const struct psc_frame *frames, int nr, const char *prefix, unsigned int flags,
 		    char *buf, size_t len);

@@ -57,6 +57,12 @@ int psc_usyms__load_proc(struct psc_usyms *u, pid_t pid);
  */
 int psc_usyms__find(struct psc_usyms *u, pid_t pid, uint64_t ip, struct psc_uaddr *hit);
 
+/*
+ * The generation of pid's maps (loading /proc/PID/maps for an unknown pid): a cheap key for
+ * caching what an address of pid resolves to. 0 with *gen set, or -ESRCH.
+ */
+int psc_usyms__gen(struct psc_usyms *u, pid_t pid, uint64_t *gen);
+
 /* Processes currently known. */
 size_t psc_usyms__nr_procs(const struct psc_usyms *u);
 

@@ -347,7 +347,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
+/* libmicrohttpd's printf-style messages. */
+__attribute__((format(printf, 2, 0))) static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	char msg[512];
 

@@ -101,6 +101,8 @@ struct psc_threadmap *psc_evlist__threads(const struct psc_evlist *evlist)
 
 void psc_evlist__close(struct psc_evlist *evlist)
 {
+	/* The rings are views of these fds: unmap them first. */
+	psc_evlist__munmap(evlist);
 	/* Members before leaders: closing a leader first would orphan its members' fds. */
 	for (int i = evlist->nr - 1; i >= 0; i--)
 		psc_evsel__close(evlist->entries[i]);

@@ -234,7 +234,7 @@ int psc_meter__read(struct psc_meter *m, struct psc_meter_value *values, int n)
 		struct psc_meter_value *v = &values[i];
 
 		memset(v, 0, sizeof(*v));
-		v->name = psc_evsel__name(evsel);
+		snprintf(v->name, sizeof(v->name), "%s", psc_evsel__name(evsel));
 		v->supported = evsel->fds != NULL;
 		v->open_errno = evsel->open_errno;
 		if (!v->supported)

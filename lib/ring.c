@@ -168,6 +168,14 @@ static const struct perf_event_header *ring_corrupt(struct psc_ring *ring)
 	return NULL;
 }
 
+/* A backward range cut to one buffer ends at the oldest record, which the kernel may have torn. */
+static const struct perf_event_header *ring_torn_end(struct psc_ring *ring)
+{
+	ring->start = ring->end;
+	errno = 0;
+	return NULL;
+}
+
 const struct perf_event_header *psc_ring__next(struct psc_ring *ring)
 {
 	const struct perf_event_header *hdr;
@@ -180,20 +188,18 @@ const struct perf_event_header *psc_ring__next(struct psc_ring *ring)
 		errno = 0;
 		return NULL;
 	}
-	if (avail < sizeof(*hdr) || (ring->start & 7))
+	if (avail < sizeof(*hdr) || (ring->start & 7)) {
+		if (ring->overwrite && ring->clamped)
+			return ring_torn_end(ring);
 		return ring_corrupt(ring);
+	}
 	/* start is 8-byte aligned and the data size a power of two >= 8: the header never wraps. */
 	off = ring->start & ring->mask;
 	hdr = (const struct perf_event_header *)(ring->data + off);
 	size = hdr->size;
 	if (size > avail || size == 0) {
-		/* A backward range cut to one buffer ends at the oldest record, which may be torn.
-		 */
-		if (ring->overwrite && ring->clamped) {
-			ring->start = ring->end;
-			errno = 0;
-			return NULL;
-		}
+		if (ring->overwrite && ring->clamped)
+			return ring_torn_end(ring);
 		return ring_corrupt(ring);
 	}
 	if (size < sizeof(*hdr) || (size & 7))

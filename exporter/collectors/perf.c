@@ -305,6 +305,7 @@ static int open_groups(struct perf_collector *pc, enum perf_kind kind, int c, in
 	struct psc_evsel *leader = NULL;
 	int in_group = 0, ret;
 
+	/* Membership first: the leader's read format depends on having members when it opens. */
 	for (int i = 0; i < pc->nr_ev; i++) {
 		struct pc_event *ev = &pc->ev[i];
 		struct psc_evsel *evsel;
@@ -314,35 +315,46 @@ static int open_groups(struct perf_collector *pc, enum perf_kind kind, int c, in
 		evsel = probe(pc, ev, c);
 		if (!evsel)
 			continue;
-		if (leader && max_group > 0 && in_group >= max_group)
-			leader = NULL;
-		if (!leader) {
-			ret = psc_evsel__open(evsel, pc->cpu1[c], pc->any, NULL);
-			if (ret) {
-				ev->open_errno[c] = -ret;
-				psc_evsel__delete(evsel);
-				continue;
-			}
+		ev->evsel[c] = evsel;
+		if (!leader || (max_group > 0 && in_group >= max_group)) {
 			ret = add_group(pc, evsel, c);
-			if (ret) {
-				psc_evsel__delete(evsel);
+			if (ret)
 				return ret;
-			}
-			ev->evsel[c] = evsel;
 			leader = evsel;
 			in_group = 1;
 			continue;
 		}
-		/* Membership is fixed once set; a member the kernel then refuses stays closed. */
 		ret = psc_evsel__set_leader(evsel, leader);
-		if (!ret)
-			ret = psc_evsel__open(evsel, pc->cpu1[c], pc->any, NULL);
-		ev->evsel[c] = evsel;
-		if (ret) {
+		if (ret)
+			return ret;
+		in_group++;
+	}
+	/* Then leader, then members, with the leader's fd as their group. */
+	for (int i = 0; i < pc->nr_ev; i++) {
+		struct pc_event *ev = &pc->ev[i];
+		struct psc_evsel *evsel = ev->evsel[c];
+
+		if (ev->kind != kind || !evsel || !psc_evsel__is_leader(evsel))
+			continue;
+		ret = psc_evsel__open(evsel, pc->cpu1[c], pc->any, NULL);
+		if (ret)
 			ev->open_errno[c] = -ret;
+	}
+	for (int i = 0; i < pc->nr_ev; i++) {
+		struct pc_event *ev = &pc->ev[i];
+		struct psc_evsel *evsel = ev->evsel[c];
+
+		if (ev->kind != kind || !evsel || psc_evsel__is_leader(evsel))
+			continue;
+		/* A member the kernel refuses stays closed; the rest of its group still counts. */
+		if (!psc_evsel__is_open(psc_evsel__leader(evsel))) {
+			ret = psc_evsel__open_errno(psc_evsel__leader(evsel));
+			ev->open_errno[c] = ret > 0 ? ret : EINVAL;
 			continue;
 		}
-		in_group++;
+		ret = psc_evsel__open(evsel, pc->cpu1[c], pc->any, NULL);
+		if (ret)
+			ev->open_errno[c] = -ret;
 	}
 	return 0;
 }
@@ -457,6 +469,8 @@ struct perf_collector *perf_collector_new(const struct perf_config *cfg, char *e
 		goto fail_msg;
 	}
 	for (int g = 0; g < pc->nr_grp; g++) {
+		if (!psc_evsel__is_open(pc->grp[g].leader))
+			continue;
 		ret = psc_evsel__enable(pc->grp[g].leader);
 		if (ret) {
 			snprintf(err, errlen, "cannot enable %s on CPU %s: %s",
@@ -537,8 +551,12 @@ static bool collect(struct perf_collector *pc)
 
 	for (int g = 0; g < pc->nr_grp; g++) {
 		struct pc_group *grp = &pc->grp[g];
-		int ret = psc_evsel__read_group(grp->leader, 0, 0);
+		int ret;
 
+		grp->read_ok = false;
+		if (!psc_evsel__is_open(grp->leader))
+			continue;
+		ret = psc_evsel__read_group(grp->leader, 0, 0);
 		grp->read_ok = ret == 0;
 		if (ret) {
 			pc->read_errors++;

@@ -38,7 +38,7 @@ PSC_API int psc_meter__stop(struct psc_meter *meter);
 PSC_API int psc_meter__reset(struct psc_meter *meter);
 
 struct psc_meter_value {
-	const char *name;
+	char name[128];		/* copied: values outlive the meter (psc_measure deletes it) */
 	bool supported;
 	int open_errno;		/* why not, when !supported */
 	uint64_t raw;

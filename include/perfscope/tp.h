@@ -114,6 +114,7 @@ PSC_API int psc_tp__check_filter(const struct psc_tp_format *fmt, const char *fi
  * Applies filter to an open tracepoint perf event fd (PERF_EVENT_IOC_SET_FILTER). When the kernel
  * refuses it, err explains why (the part psc_tp__check_filter finds wrong, or the kernel's errno
  * with the event's fields listed). fmt may be NULL (then the message cannot list fields).
+ * The kernel keeps the first filter set on a perf event: another gives -EEXIST.
  * Returns 0 or -errno.
  */
 PSC_API int psc_tp__apply_filter(const struct psc_tp_format *fmt, int fd, const char *filter,

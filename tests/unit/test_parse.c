@@ -107,7 +107,7 @@ static struct psc_event_list *parse_ok(const char *str)
 	int ret = psc_parse_events(str, &opts, &list, &err);
 
 	if (ret)
-		print_message("'%s': %d at %d: %s\n", str, ret, err.pos, err.msg);
+		print_message("# '%s': %d at %d: %s\n", str, ret, err.pos, err.msg);
 	assert_int_equal(ret, 0);
 	assert_non_null(list);
 	assert_true(list->nr > 0);
@@ -136,7 +136,7 @@ static void expect_error(const char *str, int ret, int pos, const char *needle)
 	int got = psc_parse_events(str, &opts, &list, &err);
 
 	if (got != ret || err.pos != pos || !strstr(err.msg, needle))
-		print_message("'%s': got %d at %d: %s\n", str, got, err.pos, err.msg);
+		print_message("# '%s': got %d at %d: %s\n", str, got, err.pos, err.msg);
 	assert_int_equal(got, ret);
 	assert_null(list);
 	assert_int_equal(err.pos, pos);

@@ -1,0 +1,222 @@
+/* Event generator for trace tests and benchmarks: exactly N getppid() calls or pipe ping-pongs, at
+ * a set rate. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * usage: gen_events [-r RATE] [-j THREADS] getppid N
+ *        gen_events [-r RATE] pingpong N
+ *
+ * getppid: each of THREADS threads makes exactly N getppid() system calls (N * THREADS in all,
+ * so `syscalls:sys_enter_getppid` fires exactly that often). pingpong: a parent and a child pass
+ * one byte back and forth N times over two pipes, two context switches per round trip when
+ * they share a CPU (sched:sched_switch), exactly 2N write() and 2N read() calls.
+ * RATE: calls (round trips) per second per thread, 0 = as fast as possible. The pacing works in
+ * 1 ms slices, so rates up to millions per second keep their average.
+ * Built with frame pointers and named, non-inlined functions so stack tests can look for
+ * gen_call_getppid / gen_loop / main in user stacks.
+ */
+
+static long rate;
+static long count;
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Sleeps until the time by which done calls were due at `rate` per second from t0. */
+static void pace(struct timespec *t0, long done)
+{
+	struct timespec due;
+	long long ns;
+
+	if (rate <= 0)
+		return;
+	ns = (long long)done * 1000000000ll / rate;
+	due.tv_sec = t0->tv_sec + ns / 1000000000ll;
+	due.tv_nsec = t0->tv_nsec + ns % 1000000000ll;
+	if (due.tv_nsec >= 1000000000l) {
+		due.tv_sec++;
+		due.tv_nsec -= 1000000000l;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) == EINTR)
+		;
+}
+
+__attribute__((noinline)) long gen_call_getppid(void);
+__attribute__((noinline)) long gen_call_getppid(void)
+{
+	/* syscall() rather than getppid(): no libc caching, always one kernel entry. */
+	return syscall(SYS_getppid);
+}
+
+__attribute__((noinline)) void *gen_loop(void *arg);
+__attribute__((noinline)) void *gen_loop(void *arg)
+{
+	long slice = rate > 0 ? (rate + 999) / 1000 : count;
+	struct timespec t0;
+	long i = 0, j;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (i < count) {
+		for (j = 0; j < slice && i < count; j++, i++)
+			gen_call_getppid();
+		pace(&t0, i);
+	}
+	return NULL;
+}
+
+static int run_getppid(int threads)
+{
+	pthread_t *tids = calloc(threads, sizeof(*tids));
+	int i, err;
+
+	if (!tids)
+		return 1;
+	if (threads == 1) {
+		gen_loop(NULL);
+	} else {
+		for (i = 0; i < threads; i++) {
+			err = pthread_create(&tids[i], NULL, gen_loop, NULL);
+			if (err) {
+				fprintf(stderr, "gen_events: pthread_create: %s\n", strerror(err));
+				return 1;
+			}
+		}
+		for (i = 0; i < threads; i++)
+			pthread_join(tids[i], NULL);
+	}
+	free(tids);
+	return 0;
+}
+
+static int xfer(int rd, int wr, char *c)
+{
+	if (write(wr, c, 1) != 1)
+		return -1;
+	if (read(rd, c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+static int run_pingpong(void)
+{
+	int a[2], b[2], status;
+	struct timespec t0;
+	char c = 'x';
+	long i;
+	pid_t pid;
+
+	if (pipe(a) || pipe(b)) {
+		perror("gen_events: pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("gen_events: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		/* child: echo every byte back */
+		close(a[1]);
+		close(b[0]);
+		while (read(a[0], &c, 1) == 1)
+			if (write(b[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(a[0]);
+	close(b[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < count; i++) {
+		if (xfer(b[0], a[1], &c)) {
+			perror("gen_events: ping-pong");
+			return 1;
+		}
+		pace(&t0, i + 1);
+	}
+	close(a[1]);
+	close(b[0]);
+	waitpid(pid, &status, 0);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: gen_events [-r RATE] [-j THREADS] getppid N\n"
+			"       gen_events [-r RATE] pingpong N\n"
+			"  -r RATE     calls (round trips) per second per thread; 0 = flat out\n"
+			"  -j THREADS  getppid threads (each makes N calls)\n"
+			"  -q          no summary on stderr\n");
+}
+
+int main(int argc, char **argv)
+{
+	int opt, threads = 1, quiet = 0, ret;
+	double t0, dt;
+	char *end;
+
+	while ((opt = getopt(argc, argv, "r:j:qh")) != -1) {
+		switch (opt) {
+		case 'r':
+			rate = strtol(optarg, &end, 10);
+			if (*end || rate < 0) {
+				fprintf(stderr, "gen_events: bad rate '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'j':
+			threads = (int)strtol(optarg, &end, 10);
+			if (*end || threads < 1 || threads > 1024) {
+				fprintf(stderr, "gen_events: bad thread count '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		usage();
+		return 2;
+	}
+	count = strtol(argv[optind + 1], &end, 10);
+	if (*end || count < 0) {
+		fprintf(stderr, "gen_events: bad count '%s'\n", argv[optind + 1]);
+		return 2;
+	}
+	t0 = now_s();
+	if (!strcmp(argv[optind], "getppid")) {
+		ret = run_getppid(threads);
+	} else if (!strcmp(argv[optind], "pingpong")) {
+		ret = run_pingpong();
+		threads = 1;
+	} else {
+		usage();
+		return 2;
+	}
+	dt = now_s() - t0;
+	if (!quiet && !ret)
+		fprintf(stderr, "gen_events: %ld %s in %.3f s (%.0f/s)\n", count * threads,
+			argv[optind], dt, dt > 0 ? count * threads / dt : 0);
+	return ret;
+}
