@@ -6,7 +6,7 @@ BUILD_PKGS=(
 	build-essential pkg-config meson ninja-build clang llvm lld
 	libtraceevent-dev libtracefs-dev libdw-dev libelf-dev libbpf-dev bpftool
 	libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev
-	zlib1g-dev libiberty-dev
+	zlib1g-dev liblzma-dev libiberty-dev
 )
 TEST_PKGS=(
 	libcmocka-dev libclang-rt-14-dev

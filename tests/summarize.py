@@ -20,7 +20,7 @@ for path in sys.argv[1:]:
         t = json.loads(line)
         name = f"{build}:{t['name']}"
         result = t["result"]
-        out = t.get("stdo") or ""
+        out = t.get("stdout") or t.get("stdo") or ""
         cases = [l for l in out.splitlines() if re.match(r"^(not )?ok\b", l)]
         if t.get("protocol") == "tap" or cases:
             p = f = s = 0

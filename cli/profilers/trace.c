@@ -1,0 +1,685 @@
+/* perfscope trace: print every event as it happens (tracepoints, software, sampled hardware). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <perfscope/perfscope.h>
+#include <perfscope/record.h>
+#include <perfscope/ring.h>
+#include <perfscope/tp.h>
+
+#include "options.h"
+#include "output.h"
+#include "profiler.h"
+#include "session.h"
+#include "target.h"
+#include "trace_stack.h"
+
+static const char trace_help[] =
+	"usage: perfscope trace -e EVENTS [-C CPUS] [-p PID | -t TID | -G CGROUP] [-g] [--order]\n"
+	"                       [-m PAGES] [--duration S] [-i MS] [--format text|json] [-- COMMAND ARGS...]\n"
+	"\n"
+	"Prints every event as it happens: time, CPU, comm/pid/tid, event name (or its alias), its\n"
+	"fields through the kernel's own print format, and its stack with -g or /stack/. Events are\n"
+	"filtered in the kernel and read from per-CPU ring buffers; nothing is written to disk.\n"
+	"Standard output carries only the events (pipe it to jq, grep, wc -l); the count of events\n"
+	"seen and lost per event goes to standard error each interval and at exit.\n"
+	"\n"
+	"  -e, --event EVENTS    what to trace: sys:name[/filter/ATTR/.../], wildcards (sched:sched_*),\n"
+	"                        software events (page-faults, context-switches: every one;\n"
+	"                        cpu-clock, task-clock: sampled at 1000 Hz unless period=/freq=),\n"
+	"                        hardware events where the machine has them. The filter is the\n"
+	"                        kernel's ftrace filter on the event's fields ('perfscope list' and\n"
+	"                        /sys/kernel/tracing/events/SYS/NAME/format name them).\n"
+	"                        ATTRs: stack, max-stack=N, alias=NAME, period=N, freq=N\n"
+	"  -C, --cpu CPUS        trace these CPUs only (default: all, system wide)\n"
+	"  -p, --pid PID         trace the threads of a process; stops when it exits\n"
+	"  -t, --tid TID         trace one thread; stops when it exits\n"
+	"  -G, --cgroup CGROUP   trace tasks of a cgroup\n"
+	"  -g, --call-graph      kernel and user stack of every event\n"
+	"      --order           print in time order across CPUs (k-way merge; without it each\n"
+	"                        CPU's events are in order, CPUs are read in turn)\n"
+	"  -m, --mmap-pages N    ring buffer pages per CPU, a power of two (default 128 = 512 KiB)\n"
+	"      --duration S      stop after S seconds\n"
+	"  -i, --interval MS     print events seen and lost per event every MS milliseconds\n"
+	"      --format F        text (default) or json: one object per event, fields typed\n"
+	"  -v, --verbose         library diagnostics on stderr\n"
+	"  -- COMMAND ARGS...    run COMMAND, trace it and its children, stop when it exits and\n"
+	"                        exit with its status\n"
+	"\n"
+	"Stops on SIGINT/SIGTERM, at --duration, when COMMAND or the -p process exits, or when\n"
+	"standard output is closed (e.g. '| head'). SIGUSR1 prints the counts so far.\n"
+	"Lost events (the kernel found the ring full) are counted and reported per event and CPU:\n"
+	"\"lost N events on cpu C\"; raise -m or filter more if you see them.\n"
+	"\n"
+	"Exit status: COMMAND's status when it exits by itself (127/126 when it cannot be run;\n"
+	"128+N when killed by signal N); 0 after any other clean stop (a stopped COMMAND is sent\n"
+	"SIGTERM); 1 on a runtime failure (including a failed write to standard output), 2 on a\n"
+	"usage error.\n"
+	"\n"
+	"Examples:\n"
+	"  perfscope trace -e sched:sched_switch -C 0 --duration 1\n"
+	"  perfscope trace -e 'syscalls:sys_enter_openat/stack/' -- cat /etc/hostname\n"
+	"  perfscope trace -e 'sched:sched_wakeup/pid==1/alias=wakeup1/' -p 1\n"
+	"  perfscope trace -e 'syscalls:sys_enter_read/fd==0/' --format json | jq .fields.count\n"
+	"  perfscope trace -e 'sched:sched_*' --order -i 1000 > /tmp/sched.txt\n"
+	"  perfscope trace -e page-faults -g -- ./a.out\n";
+
+/* What trace keeps per event (evsel priv). */
+struct trace_event {
+	const char *name; /* alias or canonical name */
+	enum psc_event_kind kind;
+	struct psc_tp_format *fmt; /* tracepoints */
+	int nr_fields;
+	const struct psc_tp_field **fields;
+};
+
+/* tid -> comm: from COMM records, else /proc/TID/comm the first time a tid is seen. */
+struct comm_slot {
+	uint32_t tid; /* 0: empty (tid 0, the idle task, is handled apart) */
+	char comm[16];
+};
+
+struct trace {
+	struct psc_cli_opts o;
+	struct psc_out *out;
+	struct psc_json json;
+	bool json_fmt;
+	struct comm_slot *comms;
+	unsigned int comm_mask, nr_comms;
+	char *pbuf; /* scratch for print fmt text */
+	size_t pbuf_len;
+	struct trace_stack *stack;
+	uint64_t printed;
+	int write_err;
+};
+
+static unsigned int tid_hash(uint32_t tid)
+{
+	return (tid * 2654435761u) >> 8;
+}
+
+static struct comm_slot *comm_slot(struct trace *t, uint32_t tid)
+{
+	unsigned int h;
+
+	for (h = tid_hash(tid) & t->comm_mask;; h = (h + 1) & t->comm_mask)
+		if (t->comms[h].tid == tid || !t->comms[h].tid)
+			return &t->comms[h];
+}
+
+static int comm_grow(struct trace *t)
+{
+	struct comm_slot *old = t->comms;
+	unsigned int i, n = old ? t->comm_mask + 1 : 0, size = n ? 2 * n : 1024;
+
+	t->comms = calloc(size, sizeof(*t->comms));
+	if (!t->comms) {
+		t->comms = old;
+		return -ENOMEM;
+	}
+	t->comm_mask = size - 1;
+	for (i = 0; i < n; i++)
+		if (old[i].tid)
+			*comm_slot(t, old[i].tid) = old[i];
+	free(old);
+	return 0;
+}
+
+static void comm_set(struct trace *t, uint32_t tid, const char *comm, size_t len)
+{
+	struct comm_slot *c;
+
+	if (!tid)
+		return;
+	if ((t->nr_comms + 1) * 2 > t->comm_mask + 1 && comm_grow(t))
+		return;
+	c = comm_slot(t, tid);
+	if (!c->tid)
+		t->nr_comms++;
+	c->tid = tid;
+	if (len > sizeof(c->comm) - 1)
+		len = sizeof(c->comm) - 1;
+	memcpy(c->comm, comm, len);
+	c->comm[len] = 0;
+}
+
+static const char *comm_get(struct trace *t, uint32_t pid, uint32_t tid)
+{
+	struct comm_slot *c;
+	char path[64], buf[32];
+	ssize_t n;
+	int fd;
+
+	if (!tid)
+		return "swapper";
+	c = comm_slot(t, tid);
+	if (c->tid)
+		return c->comm;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		/* exited before we looked: remembered as unknown rather than retried per event */
+		memcpy(buf, "<...>", 5);
+		n = 5;
+	} else if (buf[n - 1] == '\n') {
+		n--;
+	}
+	comm_set(t, tid, buf, (size_t)n);
+	c = comm_slot(t, tid);
+	return c->tid ? c->comm : "<...>";
+}
+
+/* ---- output of one event ---- */
+
+static void text_tp(struct trace *t, struct trace_event *ev, const struct psc_sample *s)
+{
+	int n = psc_tp_format__print(ev->fmt, s->raw.data, s->raw.size, t->pbuf, t->pbuf_len);
+
+	if (n >= 0 && (size_t)n >= t->pbuf_len) {
+		char *nb = realloc(t->pbuf, (size_t)n + 1);
+
+		if (nb) {
+			t->pbuf = nb;
+			t->pbuf_len = (size_t)n + 1;
+			n = psc_tp_format__print(ev->fmt, s->raw.data, s->raw.size, t->pbuf,
+						 t->pbuf_len);
+		}
+	}
+	if (n < 0) {
+		psc_out__printf(t->out, "<undecodable: %s>", strerror(-n));
+		return;
+	}
+	psc_out__write(t->out, t->pbuf, strnlen(t->pbuf, t->pbuf_len));
+}
+
+static void text_other(struct trace *t, const struct psc_sample *s)
+{
+	if (s->sample_type & PERF_SAMPLE_IP) {
+		psc_out__puts(t->out, "ip=");
+		psc_out__hex(t->out, s->ip);
+	}
+	if (s->sample_type & PERF_SAMPLE_ADDR) {
+		psc_out__puts(t->out, " addr=");
+		psc_out__hex(t->out, s->addr);
+	}
+	if (s->sample_type & PERF_SAMPLE_PERIOD) {
+		psc_out__puts(t->out, " period=");
+		psc_out__u64(t->out, s->period);
+	}
+}
+
+static void print_text(struct trace *t, struct trace_event *ev, int cpu, const struct psc_sample *s)
+{
+	struct psc_out *o = t->out;
+	const char *comm = comm_get(t, s->pid, s->tid);
+	size_t len = strlen(comm);
+	char us[8];
+
+	for (; len < 16; len++)
+		psc_out__putc(o, ' ');
+	psc_out__puts(o, comm);
+	psc_out__putc(o, ' ');
+	psc_out__u64_width(o, s->pid, 7);
+	psc_out__putc(o, '/');
+	psc_out__u64(o, s->tid);
+	psc_out__puts(o, " [");
+	snprintf(us, sizeof(us), "%03d", cpu);
+	psc_out__puts(o, us);
+	psc_out__puts(o, "] ");
+	psc_out__u64(o, s->time / 1000000000ull);
+	snprintf(us, sizeof(us), ".%06u", (unsigned int)(s->time % 1000000000ull / 1000));
+	psc_out__puts(o, us);
+	psc_out__puts(o, ": ");
+	psc_out__puts(o, ev->name);
+	psc_out__puts(o, ": ");
+	if (ev->fmt)
+		text_tp(t, ev, s);
+	else
+		text_other(t, s);
+	psc_out__putc(o, '\n');
+	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
+		trace_stack__text(t->stack, o, s);
+}
+
+static void json_field(struct psc_json *j, const struct psc_tp_field *f, const struct psc_sample *s)
+{
+	uint32_t len, i, nr;
+	const char *str;
+	uint64_t v;
+
+	psc_json__key(j, f->name);
+	switch (f->kind) {
+	case PSC_TP_KIND_STRING:
+		str = psc_tp_field__str(f, s->raw.data, s->raw.size, &len);
+		if (str)
+			psc_json__strn(j, str, len);
+		else
+			psc_json__null(j);
+		return;
+	case PSC_TP_KIND_ARRAY:
+		nr = psc_tp_field__count(f, s->raw.data, s->raw.size);
+		psc_json__arr(j);
+		for (i = 0; i < nr; i++) {
+			if (psc_tp_field__elem(f, s->raw.data, s->raw.size, i, &v))
+				break;
+			if (f->is_signed)
+				psc_json__i64(j, (int64_t)v);
+			else
+				psc_json__u64(j, v);
+		}
+		psc_json__end(j);
+		return;
+	default:
+		if (psc_tp_field__u64(f, s->raw.data, s->raw.size, &v)) {
+			psc_json__null(j);
+		} else if (f->kind == PSC_TP_KIND_POINTER) {
+			psc_json__hex(j, v);
+		} else if (f->kind == PSC_TP_KIND_SIGNED) {
+			psc_json__i64(j, (int64_t)v);
+		} else {
+			psc_json__u64(j, v);
+		}
+	}
+}
+
+static void print_json(struct trace *t, struct trace_event *ev, int cpu, const struct psc_sample *s)
+{
+	struct psc_json *j = &t->json;
+	int i;
+
+	psc_json__begin(j, t->out);
+	psc_json__key(j, "time");
+	psc_json__u64(j, s->time);
+	psc_json__key(j, "cpu");
+	psc_json__i64(j, cpu);
+	psc_json__key(j, "pid");
+	psc_json__u64(j, s->pid);
+	psc_json__key(j, "tid");
+	psc_json__u64(j, s->tid);
+	psc_json__key(j, "comm");
+	psc_json__str(j, comm_get(t, s->pid, s->tid));
+	psc_json__key(j, "event");
+	psc_json__str(j, ev->name);
+	if (!ev->fmt) {
+		if (s->sample_type & PERF_SAMPLE_IP) {
+			psc_json__key(j, "ip");
+			psc_json__hex(j, s->ip);
+		}
+		if (s->sample_type & PERF_SAMPLE_ADDR) {
+			psc_json__key(j, "addr");
+			psc_json__hex(j, s->addr);
+		}
+		if (s->sample_type & PERF_SAMPLE_PERIOD) {
+			psc_json__key(j, "period");
+			psc_json__u64(j, s->period);
+		}
+	} else {
+		psc_json__key(j, "fields");
+		psc_json__obj(j);
+		for (i = 0; i < ev->nr_fields; i++)
+			json_field(j, ev->fields[i], s);
+		psc_json__end(j);
+	}
+	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		psc_json__key(j, "stack");
+		trace_stack__json(t->stack, j, s);
+	}
+	psc_json__end_line(j);
+}
+
+/* ---- session hooks ---- */
+
+static int on_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
+{
+	struct trace *t = ctx;
+	struct trace_event *ev = evsel ? psc_evsel__priv(evsel) : NULL;
+
+	if (!ev)
+		return 0; /* counted by the session as seen; cannot be printed without its event */
+	if (cpu < 0 && (rec->sample.sample_type & PERF_SAMPLE_CPU))
+		cpu = (int)rec->sample.cpu;
+	if (t->json_fmt)
+		print_json(t, ev, cpu, &rec->sample);
+	else
+		print_text(t, ev, cpu, &rec->sample);
+	t->printed++;
+	return psc_out__error(t->out) ? 1 : 0;
+}
+
+static int on_record(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
+{
+	struct trace *t = ctx;
+
+	if (rec->type == PERF_RECORD_COMM)
+		comm_set(t, rec->comm.tid, rec->comm.comm, strlen(rec->comm.comm));
+	if (t->stack)
+		trace_stack__record(t->stack, rec);
+	return 0;
+}
+
+static int on_round_end(void *ctx)
+{
+	struct trace *t = ctx;
+
+	return psc_out__flush(t->out) ? 1 : 0;
+}
+
+/* ---- setup ---- */
+
+static void free_events(struct psc_evlist *evlist)
+{
+	struct psc_evsel *evsel;
+	int i;
+
+	if (!evlist)
+		return;
+	psc_evlist__for_each(evlist, i, evsel)
+	{
+		struct trace_event *ev = psc_evsel__priv(evsel);
+
+		if (ev) {
+			psc_tp_format__delete(ev->fmt);
+			free(ev->fields);
+			free(ev);
+		}
+		psc_evsel__set_priv(evsel, NULL);
+	}
+}
+
+/* Sampling policy: every occurrence of discrete events, a rate for the clock-like ones. */
+static void config_period(const struct psc_event_spec *spec, struct perf_event_attr *a)
+{
+	if (a->sample_period || a->freq)
+		return;
+	if (spec->kind == PSC_EVENT_TRACEPOINT ||
+	    (spec->kind == PSC_EVENT_SOFTWARE && a->config != PERF_COUNT_SW_CPU_CLOCK &&
+	     a->config != PERF_COUNT_SW_TASK_CLOCK)) {
+		a->sample_period = 1;
+	} else {
+		a->freq = 1;
+		a->sample_freq = 1000;
+	}
+}
+
+static int add_event(struct trace *t, struct psc_evlist *evlist, const struct psc_event_spec *spec,
+		     const char *events)
+{
+	struct psc_parse_error perr = { .pos = -1 };
+	struct trace_event *ev;
+	struct psc_evsel *evsel;
+	struct perf_event_attr *a;
+	int i;
+
+	if (spec->filter && spec->kind != PSC_EVENT_TRACEPOINT) {
+		fprintf(stderr,
+			"perfscope trace: '%s' is not a tracepoint and cannot take a filter; filters "
+			"are the kernel's ftrace filters on tracepoint fields (sys:name/filter/)\n",
+			spec->name);
+		return 2;
+	}
+	ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	ev->kind = spec->kind;
+	if (spec->kind == PSC_EVENT_TRACEPOINT) {
+		ev->fmt = psc_tp_format__load(spec->sys, spec->event);
+		if (!ev->fmt) {
+			fprintf(stderr, "perfscope trace: cannot read the format of %s: %s\n",
+				spec->name, strerror(errno));
+			free(ev);
+			return 1;
+		}
+		if (spec->filter && psc_tp__check_filter(ev->fmt, spec->filter, &perr)) {
+			fprintf(stderr, "perfscope trace: bad filter on %s: %s\n", spec->name,
+				perr.msg);
+			if (perr.pos >= 0)
+				fprintf(stderr, "  %s\n  %*s^\n", spec->filter, perr.pos, "");
+			psc_tp_format__delete(ev->fmt);
+			free(ev);
+			return 2;
+		}
+		ev->nr_fields = psc_tp_format__nr_fields(ev->fmt);
+		ev->fields = calloc(ev->nr_fields > 0 ? ev->nr_fields : 1, sizeof(*ev->fields));
+		if (!ev->fields) {
+			psc_tp_format__delete(ev->fmt);
+			free(ev);
+			return -ENOMEM;
+		}
+		for (i = 0; i < ev->nr_fields; i++)
+			ev->fields[i] = psc_tp_format__field_at(ev->fmt, i);
+	}
+	evsel = psc_evsel__new_spec(spec);
+	if (!evsel || psc_evlist__add(evlist, evsel)) {
+		psc_evsel__delete(evsel);
+		psc_tp_format__delete(ev->fmt);
+		free(ev->fields);
+		free(ev);
+		return -ENOMEM;
+	}
+	psc_evsel__set_priv(evsel, ev);
+	ev->name = psc_evsel__name(evsel);
+	a = psc_evsel__attr_mut(evsel);
+	config_period(spec, a);
+	if (spec->kind == PSC_EVENT_TRACEPOINT)
+		a->sample_type |= PERF_SAMPLE_RAW;
+	else
+		a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+	if (spec->kind == PSC_EVENT_SOFTWARE &&
+	    (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+	     a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
+		a->sample_type |= PERF_SAMPLE_ADDR;
+	if (t->o.callchain || spec->stack) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (spec->max_stack > 0)
+			a->sample_max_stack = (uint16_t)spec->max_stack;
+	}
+	(void)events;
+	return 0;
+}
+
+/* Streaming needs per-CPU rings: inherited per-thread events cannot be mmapped. */
+static int per_cpu_maps(struct psc_target *tg)
+{
+	struct psc_cpumap *online;
+
+	if (psc_cpumap__cpu(tg->cpus, 0) >= 0)
+		return 0;
+	online = psc_cpumap__new_online();
+	if (!online)
+		return -errno;
+	psc_cpumap__put(tg->cpus);
+	tg->cpus = online;
+	return 0;
+}
+
+static bool wants_stacks(const struct psc_event_list *specs, bool callchain)
+{
+	int i;
+
+	for (i = 0; i < specs->nr && !callchain; i++)
+		callchain = specs->specs[i].stack;
+	return callchain;
+}
+
+static void report_end(struct trace *t, struct psc_session *s)
+{
+	int err = psc_out__error(t->out);
+
+	psc_session__print_stats(s, stderr, false);
+	if (err == -EPIPE)
+		fprintf(stderr,
+			"perfscope trace: standard output was closed after %llu events; stopped\n",
+			(unsigned long long)t->printed);
+	else if (err)
+		fprintf(stderr,
+			"perfscope trace: writing events to standard output failed after %llu events: "
+			"%s; stopped\n",
+			(unsigned long long)t->printed, strerror(-err));
+	switch (psc_session__end(s)) {
+	case PSC_SESSION_PROCESS:
+		fprintf(stderr, "perfscope trace: the traced process exited; stopped\n");
+		break;
+	default:
+		break;
+	}
+}
+
+static int trace_run(int argc, char **argv)
+{
+	struct trace t = { 0 };
+	struct psc_parse_error perr = { .pos = -1 };
+	struct psc_event_list *specs = NULL;
+	struct psc_evlist *evlist = NULL;
+	struct psc_session *sess = NULL;
+	struct psc_target tg = { .cgroup_fd = -1 };
+	char title[256], msg[512];
+	int ret, i, err;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
+
+	ret = psc_cli_opts_parse(&t.o, argc, argv,
+				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_TARGET | PSC_OPT_INTERVAL |
+					 PSC_OPT_DURATION | PSC_OPT_MMAP | PSC_OPT_FORMAT,
+				 NULL, trace_help);
+	if (ret)
+		return ret == 1 ? 0 : ret;
+	psc_cli_setup_log(t.o.verbose);
+	if (!t.o.events) {
+		fprintf(stderr, "perfscope trace: which events? give -e EVENTS, e.g. -e "
+				"sched:sched_switch; see 'perfscope help trace'\n");
+		return 2;
+	}
+	ret = psc_parse_events(t.o.events, NULL, &specs, &perr);
+	if (ret) {
+		psc_cli_report_parse_error("trace", t.o.events, &perr);
+		return ret == -ENOMEM ? 1 : 2;
+	}
+	t.json_fmt = t.o.format == PSC_FORMAT_JSON;
+	t.out = psc_out__new(STDOUT_FILENO, 256 * 1024);
+	evlist = psc_evlist__new();
+	t.pbuf_len = 4096;
+	t.pbuf = malloc(t.pbuf_len);
+	if (!t.out || !evlist || !t.pbuf || comm_grow(&t)) {
+		ret = 1;
+		goto nomem;
+	}
+	for (i = 0; i < specs->nr; i++) {
+		ret = add_event(&t, evlist, &specs->specs[i], t.o.events);
+		if (ret < 0)
+			goto nomem;
+		if (ret)
+			goto out;
+	}
+	if (wants_stacks(specs, t.o.callchain)) {
+		t.stack = trace_stack__new();
+		if (!t.stack)
+			goto nomem;
+	}
+	err = psc_session_config_evlist(evlist, t.o.mmap_pages,
+					PSC_SIDEBAND_COMM | (t.stack ? PSC_SIDEBAND_MMAP : 0));
+	if (err) {
+		fprintf(stderr, "perfscope trace: cannot prepare the events: %s\n", strerror(-err));
+		ret = 1;
+		goto out;
+	}
+
+	ret = psc_target_setup(&tg, &t.o, "trace", title, sizeof(title));
+	if (ret)
+		goto out;
+	if (per_cpu_maps(&tg)) {
+		ret = 1;
+		goto nomem;
+	}
+	ret = psc_target_open(&tg, evlist, "trace");
+	if (ret)
+		goto out;
+	{
+		PSC_OPTS(psc_mmap_opts, mo, .pages = t.o.mmap_pages);
+
+		err = psc_evlist__mmap(evlist, &mo);
+	}
+	if (err) {
+		if (err == -EPERM || err == -ENOMEM)
+			fprintf(stderr,
+				"perfscope trace: cannot map the ring buffers (%s): -m %u pages per CPU "
+				"exceeds what this user may lock; use a smaller -m or raise "
+				"/proc/sys/kernel/perf_event_mlock_kb\n",
+				strerror(-err), t.o.mmap_pages ? t.o.mmap_pages : 128);
+		else
+			fprintf(stderr, "perfscope trace: cannot map the ring buffers: %s\n",
+				strerror(-err));
+		ret = 1;
+		goto out;
+	}
+
+	{
+		PSC_OPTS(psc_session_opts, so, .order = t.o.order, .interval_ms = t.o.interval_ms,
+			 .duration_s = t.o.duration_s, .prof = "trace", .target = &tg,
+			 .watch_pid = t.o.pid ? t.o.pid : t.o.tid, .watch_is_thread = t.o.tid != 0);
+		const struct psc_session_hooks hooks = {
+			.ctx = &t,
+			.sample = on_sample,
+			.record = on_record,
+			.round_end = on_round_end,
+		};
+
+		sess = psc_session__new(evlist, &so, &hooks);
+	}
+	if (!sess) {
+		fprintf(stderr, "perfscope trace: cannot start the session: %s\n", strerror(errno));
+		ret = 1;
+		goto out;
+	}
+	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	err = psc_session__run(sess);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	psc_out__flush(t.out);
+	if (err > 0) {
+		ret = err; /* the command could not be run; already said */
+		goto out;
+	}
+	report_end(&t, sess);
+	if (err < 0) {
+		fprintf(stderr, "perfscope trace: %s\n", strerror(-err));
+		ret = 1;
+	} else if (psc_out__error(t.out) && psc_out__error(t.out) != -EPIPE) {
+		ret = 1;
+	} else if (psc_session__end(sess) == PSC_SESSION_COMMAND) {
+		/* Its own status when it ended by itself; when we stopped it, ours (a clean stop). */
+		ret = psc_session__command_exit(sess);
+	} else {
+		ret = 0;
+	}
+	goto out;
+nomem:
+	fprintf(stderr, "perfscope trace: %s\n", strerror(ENOMEM));
+	ret = 1;
+out:
+	(void)msg;
+	psc_session__delete(sess);
+	psc_target_release(&tg);
+	free_events(evlist);
+	psc_evlist__delete(evlist);
+	psc_event_list__delete(specs);
+	trace_stack__delete(t.stack);
+	psc_out__delete(t.out);
+	free(t.comms);
+	free(t.pbuf);
+	return ret;
+}
+
+const struct psc_profiler psc_profiler_trace = {
+	.name = "trace",
+	.summary = "print events as they happen: tracepoints with filters, software events, stacks",
+	.help = trace_help,
+	.run = trace_run,
+};

@@ -1,0 +1,121 @@
+#!/bin/bash
+# CLI tests of `perfscope trace`: exact event counts, exact lost accounting, JSON, filters, stop conditions, bad input.
+# shellcheck source=tests/cli/tap.sh
+source "$(dirname "$0")/tap.sh"
+P=${PERFSCOPE:?}
+GEN=${BUILD_ROOT:?}/bench/gen_events
+TP=syscalls:sys_enter_getppid
+
+plan 24
+if ! need_root; then
+	for i in $(seq 24); do skip "needs root (tracepoints)"; done
+	done_testing
+fi
+if [ ! -x "$GEN" ]; then
+	for i in $(seq 24); do skip "bench/gen_events not built"; done
+	done_testing
+fi
+if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
+	for i in $(seq 24); do skip "no $TP tracepoint on this kernel"; done
+	done_testing
+fi
+
+# stats: "perfscope trace: EVENT: N events, M lost" -> "N M"
+stat_of() { sed -n "s/^perfscope trace: $1: \([0-9]*\) events, \([0-9]*\) lost$/\1 \2/p" "$2" | tail -1; }
+
+# 1-3: exactly N events from a command making exactly N calls
+run_capture "$P" trace -e $TP -- "$GEN" -q getppid 5000
+lines=$(wc -l <"$OUT")
+if [ "$RC" -eq 0 ] && [ "$lines" -eq 5000 ]; then ok "5000 calls -> 5000 lines"; else fail "5000 calls -> $lines lines (exit $RC)"; fi
+set -- $(stat_of $TP "$ERR")
+if [ "$1" = 5000 ] && [ "$2" = 0 ]; then ok "stderr says 5000 events, 0 lost"; else fail "stderr stats: $*"; sed 's/^/#   /' "$ERR" | head; fi
+if grep -q "sys_enter_getppid" "$ERR"; then ok "stdout has events only, stats on stderr"; else fail "no stats on stderr"; fi
+
+# 4-5: the kernel filter applies
+run_capture "$P" trace -e "$TP/common_pid>0/" -- "$GEN" -q getppid 3000
+if [ "$(wc -l <"$OUT")" -eq 3000 ]; then ok "filter common_pid>0 keeps all 3000"; else fail "filter kept $(wc -l <"$OUT")"; fi
+run_capture "$P" trace -e "$TP/common_pid==1/" -- "$GEN" -q getppid 3000
+if [ "$RC" -eq 0 ] && [ ! -s "$OUT" ]; then ok "filter common_pid==1 keeps none"; else fail "filter common_pid==1: exit $RC, $(wc -l <"$OUT") lines"; fi
+
+# 6-7: when the ring overflows (1 page, stdout a slow pipe), printed + lost == N exactly
+N=300000
+OUTF=$(mktemp); _tap_tmpfiles+=("$OUTF")
+run_capture bash -c "'$P' trace -m 1 --format json -e $TP -- '$GEN' -q getppid $N | (sleep 1; cat > '$OUTF')"
+set -- $(stat_of $TP "$ERR")
+printed=$(wc -l <"$OUTF")
+diag "printed $printed, stats $*"
+if [ -n "$1" ] && [ "$1" -eq "$printed" ] && [ $(($1 + $2)) -eq $N ]; then ok "printed ($printed) + lost ($2) = $N"; else fail "printed $printed, stats '$*', want sum $N"; fi
+if [ "${2:-0}" -gt 0 ] && grep -q "lost [0-9]* events on cpu [0-9]" "$ERR"; then ok "losses reported per CPU"; else fail "no 'lost N events on cpu C' line"; sed 's/^/#   /' "$ERR" | head; fi
+
+# 8-9: JSON: one valid object per line, typed fields
+run_capture "$P" trace --format json -e sched:sched_switch -- "$GEN" -q pingpong 200
+if python3 -c '
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    assert isinstance(o["time"], int) and isinstance(o["cpu"], int) and isinstance(o["pid"], int)
+    assert o["event"] == "sched:sched_switch"
+    f = o["fields"]
+    assert isinstance(f["prev_pid"], int) and isinstance(f["prev_comm"], str)
+    n += 1
+assert n > 0
+' "$OUT"; then ok "JSON lines parse, fields typed"; else fail "bad JSON"; head -2 "$OUT" | sed 's/^/#   /'; fi
+run_capture "$P" trace --format json -e "$TP//alias=gp/" -- "$GEN" -q getppid 10
+if [ "$(grep -c '"event":"gp"' "$OUT")" -eq 10 ]; then ok "alias names the event"; else fail "alias: $(head -1 "$OUT")"; fi
+
+# 10: text line layout: comm pid/tid [cpu] time: event: fields
+run_capture "$P" trace -e sched:sched_switch -- "$GEN" -q pingpong 50
+if grep -qE '^ *[^ ].* +[0-9]+/[0-9]+ \[[0-9]{3}\] [0-9]+\.[0-9]{6}: sched:sched_switch: prev_comm=.* ==> next_comm=' "$OUT"; then
+	ok "text lines carry comm, pid/tid, cpu, time, name, print fmt"; else fail "text layout: $(head -1 "$OUT")"; fi
+
+# 11: --order: time never goes back across CPUs
+run_capture "$P" trace --order -e sched:sched_switch,$TP -- "$GEN" -q -j 2 getppid 20000
+if awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1) + 0; if (t < last) bad++; last = t } } END { exit bad > 0 }' "$OUT" &&
+	printed=$(grep -c sys_enter_getppid "$OUT") && set -- $(stat_of $TP "$ERR") &&
+	[ "$printed" = "$1" ] && [ $(($1 + $2)) -eq 40000 ]; then ok "--order: 40000 events (printed + lost), time order"
+else fail "--order: out of order, or printed $printed + stats '$*' != 40000"; fi
+
+# 12: the command's exit status is passed through
+expect_rc "command status passed through" 5 "$P" trace -e $TP -- sh -c 'exit 5'
+
+# 13-19: bad input
+expect_rc "unknown filter field" 2 "$P" trace -e "sched:sched_switch/nope==1/" --duration 0.1
+if grep -q "prev_comm" "$ERR"; then ok "unknown field: the event's fields are listed"; else fail "fields not listed"; fi
+expect_rc "filter on a software event" 2 "$P" trace -e "page-faults/x==1/" --duration 0.1
+expect_rc "-m not a power of two" 2 "$P" trace -m 3 -e $TP --duration 0.1
+expect_rc "command not found" 127 "$P" trace -e $TP -- /nonexistent/perfscope-cmd
+if grep -q "cannot run '/nonexistent/perfscope-cmd'" "$ERR"; then ok "says which command cannot run"; else fail "no clear message"; fi
+expect_rc "no -e" 2 "$P" trace --duration 0.1
+
+# 20: a pid that does not exist
+nopid=$(($(cat /proc/sys/kernel/pid_max) - 1))
+while [ -e /proc/$nopid ]; do nopid=$((nopid - 1)); done
+expect_rc "nonexistent pid" 1 "$P" trace -e $TP -p $nopid
+
+# 21: a traced pid that exits mid-run stops the trace cleanly
+sleep 0.5 &
+spid=$!
+run_capture timeout 10 "$P" trace -e sched:sched_switch -p $spid
+wait $spid 2>/dev/null
+if [ "$RC" -eq 0 ] && grep -q "traced process exited" "$ERR"; then ok "-p target exits: clean stop"; else fail "-p exit: rc $RC"; sed 's/^/#   /' "$ERR" | head -3; fi
+
+# 22: closed pipe on stdout: stop cleanly and say so
+run_capture timeout 20 bash -c "'$P' trace -e $TP -- '$GEN' -q getppid 2000000 | head -1 >/dev/null; echo \${PIPESTATUS[0]} >&2"
+if grep -q "standard output was closed" "$ERR" && [ "$(tail -1 "$ERR")" = 0 ]; then ok "closed pipe: clean stop, reported"; else fail "closed pipe: $(tail -3 "$ERR" | tr '\n' ' ')"; fi
+
+# 23: full disk on stdout
+run_capture bash -c "'$P' trace -e $TP -- '$GEN' -q getppid 100000 > /dev/full"
+if [ "$RC" -eq 1 ] && grep -q "No space left" "$ERR"; then ok "full disk: exit 1, reported"; else fail "full disk: rc $RC"; fi
+
+# 24: SIGINT stops cleanly with the statistics
+ERRF=$(mktemp); _tap_tmpfiles+=("$ERRF")
+"$P" trace -e sched:sched_switch -i 100 >/dev/null 2>"$ERRF" &
+tpid=$!
+sleep 1
+kill -INT $tpid
+wait $tpid
+rc=$?
+if [ $rc -eq 0 ] && grep -q "sched:sched_switch: [0-9]* events, [0-9]* lost" "$ERRF"; then ok "SIGINT: clean stop with statistics"; else fail "SIGINT: rc $rc"; fi
+
+done_testing

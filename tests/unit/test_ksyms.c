@@ -1,0 +1,163 @@
+/* Unit tests of common/ksyms: a synthetic /proc/kallsyms with modules, aliases, data and hidden addresses. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ksyms.h"
+
+static const char kallsyms[] = "ffffffff81000000 T _stext\n"
+			       "ffffffff81000000 t __pfx_startup_64\n"
+			       "ffffffff81000000 T startup_64\n"
+			       "ffffffff81000100 T do_syscall_64\n"
+			       "ffffffff81000100 t _do_syscall_64_alias\n"
+			       "ffffffff81000180 D some_data\n"
+			       "ffffffff81000200 t local_helper\n"
+			       "ffffffff81000300 W weak_fn\n"
+			       "ffffffff81000400 T _etext\n"
+			       "ffffffff82000000 B bss_thing\n"
+			       "ffffffffc0200000 t ext4_fill_super\t[ext4]\n"
+			       "ffffffffc0200100 T ext4_mount\t[ext4]\n"
+			       "ffffffffc0300000 t xfs_init\t[xfs]\n"
+			       "garbage line\n";
+
+static const char hidden[] = "0000000000000000 T _stext\n"
+			     "0000000000000000 T startup_64\n"
+			     "0000000000000000 t ext4_mount\t[ext4]\n";
+
+static char tmpdir[] = "/tmp/perfscope-ksyms-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static int setup(void **state)
+{
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/kallsyms", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/hidden", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+	return 0;
+}
+
+static void test_find(void **state)
+{
+	struct psc_ksyms *ks = psc_ksyms__load(write_file("kallsyms", kallsyms));
+	const struct psc_ksym *s;
+	uint64_t off = 0;
+
+	assert_non_null(ks);
+	assert_null(psc_ksyms__problem(ks));
+	/* aliases collapse to one per address; data symbols are not text */
+	assert_int_equal(psc_ksyms__nr(ks), 8);
+
+	s = psc_ksyms__find(ks, 0xffffffff81000010, &off);
+	assert_non_null(s);
+	assert_string_equal(s->name, "startup_64"); /* global, no leading '_' wins */
+	assert_int_equal(off, 0x10);
+	assert_string_equal(s->module, "[kernel.kallsyms]");
+
+	s = psc_ksyms__find(ks, 0xffffffff81000100, &off);
+	assert_string_equal(s->name, "do_syscall_64");
+	assert_int_equal(off, 0);
+	/* the data symbol at 0x180 does not end do_syscall_64 */
+	s = psc_ksyms__find(ks, 0xffffffff810001f0, &off);
+	assert_string_equal(s->name, "do_syscall_64");
+	assert_int_equal(off, 0xf0);
+	assert_string_equal(psc_ksyms__find(ks, 0xffffffff81000250, NULL)->name, "local_helper");
+	assert_string_equal(psc_ksyms__find(ks, 0xffffffff81000300, NULL)->name, "weak_fn");
+
+	s = psc_ksyms__find(ks, 0xffffffffc0200104, &off);
+	assert_non_null(s);
+	assert_string_equal(s->name, "ext4_mount");
+	assert_string_equal(s->module, "ext4");
+	assert_int_equal(off, 4);
+	s = psc_ksyms__find(ks, 0xffffffffc0300010, &off);
+	assert_string_equal(s->module, "xfs");
+
+	/* before the first symbol, and far past the last one of a module */
+	assert_null(psc_ksyms__find(ks, 0xffffffff80000000, &off));
+	assert_null(psc_ksyms__find(ks, 0xffffffffc0280000, &off));
+	assert_null(psc_ksyms__find(ks, 0xffffffffc0400000, &off));
+
+	assert_non_null(psc_ksyms__lookup(ks, "ext4_fill_super"));
+	assert_int_equal(psc_ksyms__lookup(ks, "do_syscall_64")->addr, 0xffffffff81000100);
+	assert_null(psc_ksyms__lookup(ks, "no_such_symbol"));
+	psc_ksyms__delete(ks);
+}
+
+static void test_hidden_addresses(void **state)
+{
+	struct psc_ksyms *ks = psc_ksyms__load(write_file("hidden", hidden));
+	const char *why;
+
+	assert_non_null(ks);
+	assert_int_equal(psc_ksyms__nr(ks), 0);
+	why = psc_ksyms__problem(ks);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "read as 0"));
+	assert_non_null(strstr(why, "kptr_restrict"));
+	assert_non_null(strstr(why, "sysctl -w kernel.kptr_restrict=0"));
+	assert_null(psc_ksyms__find(ks, 0xffffffff81000000, NULL));
+	psc_ksyms__delete(ks);
+}
+
+static void test_missing_file(void **state)
+{
+	errno = 0;
+	assert_null(psc_ksyms__load("/nonexistent/kallsyms"));
+	assert_int_equal(errno, ENOENT);
+	psc_ksyms__delete(NULL);
+}
+
+static void test_live_kallsyms(void **state)
+{
+	struct psc_ksyms *ks = psc_ksyms__load(NULL);
+	const struct psc_ksym *s;
+
+	if (!ks || psc_ksyms__problem(ks)) {
+		print_message("# /proc/kallsyms unusable here: %s\n",
+			      ks ? psc_ksyms__problem(ks) : strerror(errno));
+		psc_ksyms__delete(ks);
+		skip();
+	}
+	s = psc_ksyms__lookup(ks, "schedule");
+	assert_non_null(s);
+	assert_ptr_equal(psc_ksyms__find(ks, s->addr + 1, NULL), s);
+	psc_ksyms__delete(ks);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_hidden_addresses),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_live_kallsyms),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

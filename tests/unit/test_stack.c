@@ -1,0 +1,264 @@
+/* Unit tests of common/stack, symcache, usyms and demangle: callchain markers, folding, maps, own-process symbols. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <cmocka.h>
+
+#include "demangle.h"
+#include "stack.h"
+#include "symcache.h"
+#include "usyms.h"
+
+/* A pid no process has (above the kernel's PID_MAX_LIMIT): /proc knows nothing of it. */
+#define FAKE_PID 0x7ffffff0
+
+static const char kallsyms[] = "ffffffff81000000 T entry_SYSCALL_64\n"
+			       "ffffffff81000100 T do_syscall_64\n"
+			       "ffffffff81000200 T x64_sys_call\n"
+			       "ffffffff81000300 T __x64_sys_getppid\n"
+			       "ffffffffc0200000 t ext4_file_read_iter\t[ext4]\n";
+
+static char tmpdir[] = "/tmp/perfscope-stack-XXXXXX";
+static char kallsyms_path[256];
+
+static int setup(void **state)
+{
+	FILE *f;
+
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(kallsyms_path, sizeof(kallsyms_path), "%s/kallsyms", tmpdir);
+	f = fopen(kallsyms_path, "w");
+	if (!f)
+		return -1;
+	fputs(kallsyms, f);
+	fclose(f);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(kallsyms_path);
+	rmdir(tmpdir);
+	return 0;
+}
+
+static struct psc_symcache *new_cache(void)
+{
+	struct psc_symcache_opts o = { .sz = sizeof(o) };
+	struct psc_symcache *sc;
+
+	o.kallsyms = kallsyms_path;
+	sc = psc_symcache__new(&o);
+	assert_non_null(sc);
+	return sc;
+}
+
+/* Functions of this test binary, kept out of line so their addresses are theirs. */
+__attribute__((noinline)) int perfscope_unit_leaf(int x);
+__attribute__((noinline)) int perfscope_unit_leaf(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_demangle(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "_ZN3foo3barEv", "foo::bar()" },
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi",
+		  "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+		/* Rust legacy: the hash is dropped */
+		{ "_ZN4core3fmt5write17h1f7a5d9e7e4b8c3aE", "core::fmt::write" },
+		/* Rust v0 */
+		{ "_RNvNtCs1234_7mycrate3foo3bar", "mycrate::foo::bar" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = psc_demangle(cases[i].in);
+
+		assert_non_null(d);
+		assert_string_equal(d, cases[i].out);
+		free(d);
+	}
+	assert_false(psc_is_mangled("main"));
+	assert_true(psc_is_mangled("_ZN3foo3barEv"));
+	errno = 0;
+	assert_null(psc_demangle("main"));
+	assert_int_equal(errno, EINVAL);
+	assert_null(psc_demangle("_ZN9__gnu_cxx")); /* malformed */
+}
+
+static void test_kernel_chain(void **state)
+{
+	struct psc_symcache *sc = new_cache();
+	const uint64_t ips[] = {
+		(uint64_t)PERF_CONTEXT_KERNEL,
+		0xffffffff81000308, /* sample ip */
+		0xffffffff81000201, /* return address right after a call at the end of ... */
+		0xffffffff81000150,
+		0xffffffffc0200010,
+		0xffffffff70000000, /* no symbol */
+	};
+	struct psc_frame fr[8];
+	char line[128];
+	int n = psc_stack__resolve(sc, FAKE_PID, ips, 6, 0, fr, 8);
+
+	assert_int_equal(n, 5);
+	assert_string_equal(fr[0].sym, "__x64_sys_getppid");
+	assert_int_equal(fr[0].off, 8);
+	assert_true(fr[0].kernel);
+	/* looked up at ip - 1: the caller is x64_sys_call, not do_syscall_64 */
+	assert_string_equal(fr[1].sym, "x64_sys_call");
+	assert_int_equal(fr[1].off, 1);
+	assert_string_equal(fr[2].sym, "do_syscall_64");
+	assert_string_equal(fr[3].dso, "ext4");
+	assert_null(fr[4].sym);
+
+	psc_frame__snprint(&fr[0], line, sizeof(line));
+	assert_string_equal(line, "__x64_sys_getppid+0x8 ([kernel.kallsyms])");
+	psc_frame__snprint(&fr[3], line, sizeof(line));
+	assert_string_equal(line, "ext4_file_read_iter+0x10 (ext4)");
+	psc_frame__snprint(&fr[4], line, sizeof(line));
+	assert_string_equal(line, "[unknown] ([kernel.kallsyms])");
+
+	/* max-stack and dropping kernel frames */
+	assert_int_equal(psc_stack__resolve(sc, FAKE_PID, ips, 6, 0, fr, 2), 2);
+	assert_int_equal(psc_stack__resolve(sc, FAKE_PID, ips, 6, PSC_STACK_NO_KERNEL, fr, 8), 0);
+	psc_symcache__delete(sc);
+}
+
+static void test_fold(void **state)
+{
+	const struct psc_frame fr[] = {
+		{ .sym = "leaf", .kernel = true },
+		{ .sym = "mid;dle", .kernel = false },
+		{ .sym = NULL, .dso = "libc.so.6" },
+		{ .sym = "std::vector<int>::push_back(int const&)" },
+		{ .sym = "main" },
+	};
+	char buf[256], small[8];
+	int n;
+
+	n = psc_stack__fold(fr, 5, NULL, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf");
+	assert_int_equal(n, (int)strlen(buf));
+	psc_stack__fold(fr, 5, "bash", PSC_FOLD_KERNEL_SUFFIX | PSC_FOLD_WITH_DSO, buf,
+			sizeof(buf));
+	assert_string_equal(buf,
+			    "bash;main;std::vector<int>::push_back(int const&);[libc.so.6];mid_dle;leaf_[k]");
+	/* truncation: snprintf-style length, always terminated */
+	n = psc_stack__fold(fr, 5, NULL, 0, small, sizeof(small));
+	assert_int_equal(n, (int)strlen("main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf"));
+	assert_string_equal(small, "main;st");
+	psc_stack__fold(fr, 0, NULL, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+}
+
+static void test_maps_overlap(void **state)
+{
+	struct psc_symcache *sc = new_cache();
+	struct psc_usyms *u = psc_symcache__usyms(sc);
+	struct psc_umap_file a = { .path = "/nonexistent/liba.so", .prot = PROT_EXEC | PROT_READ };
+	struct psc_umap_file b = { .path = "/nonexistent/libb.so", .prot = PROT_EXEC };
+	struct psc_umap_file data = { .path = "/nonexistent/data", .prot = PROT_READ };
+	struct psc_uaddr hit;
+	uint64_t gen1, gen2;
+
+	assert_int_equal(psc_usyms__mmap(u, FAKE_PID, 0x10000, 0x40000, 0, &a), 0);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x10800, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/liba.so");
+	/* the file cannot be read: a binary without symbols, and why */
+	assert_non_null(hit.dso);
+	assert_int_equal(hit.dso->nr_syms, 0);
+	assert_int_equal(hit.dso->load_err, ENOENT);
+	assert_int_equal(hit.vaddr, 0x800);
+	gen1 = hit.gen;
+
+	/* b lands in the middle of a: a is split around it */
+	assert_int_equal(psc_usyms__mmap(u, FAKE_PID, 0x20000, 0x10000, 0x5000, &b), 0);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x20010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/libb.so");
+	assert_int_equal(hit.vaddr, 0x5010);
+	gen2 = hit.gen;
+	assert_true(gen2 != gen1);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x30010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/liba.so");
+	assert_int_equal(hit.vaddr, 0x20010); /* the right part keeps its file offset */
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x1ffff, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/liba.so");
+
+	/* a data mapping over the end of a removes that code */
+	assert_int_equal(psc_usyms__mmap(u, FAKE_PID, 0x48000, 0x10000, 0, &data), 0);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x48010, &hit), -ENOENT);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x47ff0, &hit), 0);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x9000, &hit), -ENOENT);
+
+	/* fork copies, exec forgets, exit removes */
+	assert_int_equal(psc_usyms__fork(u, FAKE_PID, FAKE_PID + 1), 0);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID + 1, 0x20010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/libb.so");
+	psc_usyms__exec(u, FAKE_PID + 1);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID + 1, 0x20010, &hit), -ENOENT);
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x20010, &hit), 0);
+	psc_usyms__exit(u, FAKE_PID);
+	psc_usyms__exit(u, FAKE_PID + 1);
+	/* unknown now, and /proc has nothing of it */
+	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x20010, &hit), -ESRCH);
+	psc_symcache__delete(sc);
+}
+
+static void test_own_process_symbols(void **state)
+{
+	struct psc_symcache *sc = new_cache();
+	struct psc_symcache_stats st;
+	uint64_t ip = (uint64_t)(uintptr_t)&perfscope_unit_leaf + 2;
+	struct psc_sym sym;
+	struct psc_frame fr[4];
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip, (uint64_t)(uintptr_t)&getpid + 1 };
+
+	assert_int_equal(perfscope_unit_leaf(1), 4);
+	assert_int_equal(psc_symcache__resolve(sc, getpid(), ip, false, &sym), 0);
+	assert_string_equal(sym.name, "perfscope_unit_leaf");
+	assert_int_equal(ip - sym.start, 2);
+	assert_string_equal(sym.dso, "unit_stack");
+
+	/* the second lookup is a cache hit with the same answer */
+	assert_int_equal(psc_symcache__resolve(sc, getpid(), ip, false, &sym), 0);
+	assert_string_equal(sym.name, "perfscope_unit_leaf");
+	psc_symcache__stats(sc, &st);
+	assert_int_equal(st.lookups, 2);
+	assert_int_equal(st.hits, 1);
+	assert_int_equal(st.dsos, 1);
+
+	/* libc's getpid through .dynsym (or its debug file) */
+	assert_int_equal(psc_stack__resolve(sc, getpid(), chain, 3, 0, fr, 4), 2);
+	assert_string_equal(fr[0].sym, "perfscope_unit_leaf");
+	assert_non_null(fr[1].sym);
+	assert_non_null(strstr(fr[1].sym, "getpid"));
+	assert_non_null(strstr(fr[1].dso, "libc"));
+	assert_false(fr[1].kernel);
+	psc_symcache__delete(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_kernel_chain),
+		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_maps_overlap),
+		cmocka_unit_test(test_own_process_symbols),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
