@@ -166,14 +166,23 @@ int psc_evlist__nr_open(const struct psc_evlist *evlist)
 	return n;
 }
 
-static int evlist_ioctl(struct psc_evlist *evlist, int (*fn)(struct psc_evsel *))
+/*
+ * Groups are driven through their leaders only: members were opened enabled and follow the
+ * leader on and off the PMU. Disabling a member as well would leave it OFF, and re-enabling it
+ * on its own after the leader makes the kernel restart software clocks (task-clock) from a stale
+ * context time, so a grouped task-clock read 0 from the second start on. One ioctl per group
+ * and fd is also the cheapest way.
+ */
+static int evlist_ioctl(struct psc_evlist *evlist, unsigned long req, unsigned long group_arg)
 {
 	for (int i = 0; i < evlist->nr; i++) {
+		struct psc_evsel *evsel = evlist->entries[i];
 		int err;
 
-		if (!evlist->entries[i]->fds)
+		if (!evsel->fds || evsel->leader != evsel)
 			continue;
-		if ((err = fn(evlist->entries[i])))
+		err = psc_evsel__ioctl_all(evsel, req, evsel->nr_members > 1 ? group_arg : 0);
+		if (err)
 			return err;
 	}
 	return 0;
@@ -181,17 +190,18 @@ static int evlist_ioctl(struct psc_evlist *evlist, int (*fn)(struct psc_evsel *)
 
 int psc_evlist__enable(struct psc_evlist *evlist)
 {
-	return evlist_ioctl(evlist, psc_evsel__enable);
+	return evlist_ioctl(evlist, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 int psc_evlist__disable(struct psc_evlist *evlist)
 {
-	return evlist_ioctl(evlist, psc_evsel__disable);
+	return evlist_ioctl(evlist, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 int psc_evlist__reset(struct psc_evlist *evlist)
 {
-	return evlist_ioctl(evlist, psc_evsel__reset);
+	/* RESET does not change a member's state, so the whole group is reset in one call. */
+	return evlist_ioctl(evlist, PERF_EVENT_IOC_RESET, PERF_IOC_FLAG_GROUP);
 }
 
 int psc_evlist__read(struct psc_evlist *evlist)

@@ -273,7 +273,7 @@ int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc
 	return 0;
 }
 
-static int ioctl_all(struct psc_evsel *evsel, unsigned long req)
+int psc_evsel__ioctl_all(struct psc_evsel *evsel, unsigned long req, unsigned long arg)
 {
 	int n;
 
@@ -281,24 +281,24 @@ static int ioctl_all(struct psc_evsel *evsel, unsigned long req)
 		return -EBADF;
 	n = psc_cpumap__nr(evsel->cpus) * psc_threadmap__nr(evsel->threads);
 	for (int i = 0; i < n; i++)
-		if (evsel->fds[i] >= 0 && ioctl(evsel->fds[i], req, 0) < 0)
+		if (evsel->fds[i] >= 0 && ioctl(evsel->fds[i], req, arg) < 0)
 			return -errno;
 	return 0;
 }
 
 int psc_evsel__enable(struct psc_evsel *evsel)
 {
-	return ioctl_all(evsel, PERF_EVENT_IOC_ENABLE);
+	return psc_evsel__ioctl_all(evsel, PERF_EVENT_IOC_ENABLE, 0);
 }
 
 int psc_evsel__disable(struct psc_evsel *evsel)
 {
-	return ioctl_all(evsel, PERF_EVENT_IOC_DISABLE);
+	return psc_evsel__ioctl_all(evsel, PERF_EVENT_IOC_DISABLE, 0);
 }
 
 int psc_evsel__reset(struct psc_evsel *evsel)
 {
-	return ioctl_all(evsel, PERF_EVENT_IOC_RESET);
+	return psc_evsel__ioctl_all(evsel, PERF_EVENT_IOC_RESET, 0);
 }
 
 static bool slot_ok(const struct psc_evsel *evsel, int cpu_idx, int thread_idx)

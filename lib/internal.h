@@ -71,6 +71,8 @@ struct psc_evsel {
 
 #define EVSEL_SLOT(evsel, cpu_idx, thread_idx)                                                     \
 	((cpu_idx) * psc_threadmap__nr((evsel)->threads) + (thread_idx))
+/* ioctl(req, arg) on every open fd of evsel; -errno of the first failure. */
+int psc_evsel__ioctl_all(struct psc_evsel *evsel, unsigned long req, unsigned long arg);
 
 struct psc_evlist {
 	struct psc_evsel **entries;

@@ -288,6 +288,23 @@ static void test_measure_function(void **state)
 	assert_in_range(v[0].raw, 50, 70);
 	psc_meter__delete(m);
 
+	/*
+	 * A grouped software clock keeps counting after the first start: members follow their
+	 * leader and are never toggled on their own (the kernel would restart the clock from a
+	 * stale time and report 0).
+	 */
+	m = psc_meter__new("page-faults,task-clock", NULL, &err);
+	assert_non_null(m);
+	for (int i = 0; i < 4; i++) {
+		psc_meter__start(m);
+		touch_pages(64);
+		psc_meter__stop(m);
+		assert_int_equal(psc_meter__read(m, v, 2), 2);
+		assert_in_range(v[0].raw, 64, 84);
+		assert_true(v[1].supported && v[1].raw > 0);
+	}
+	psc_meter__delete(m);
+
 	/* bad event list: NULL, errno, and the parser's message */
 	assert_null(psc_meter__new("page-fault", NULL, &err));
 	assert_true(err.msg[0] != '\0');
