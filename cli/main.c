@@ -8,7 +8,7 @@
 
 static void print_usage(FILE *out)
 {
-	fprintf(out, "usage: perfscope [--version] [help [PROFILER]] PROFILER [OPTIONS] [-- COMMAND ARGS...]\n\n"
+	fprintf(out, "usage: perfscope [-v | --version] [help [PROFILER]] PROFILER [OPTIONS] [-- COMMAND ARGS...]\n\n"
 		     "Events are filtered in the kernel and processed in memory as they arrive.\n\n"
 		     "Profilers:\n");
 	for (int i = 0; psc_profilers[i]; i++)
@@ -35,7 +35,8 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	/* perf's spellings: -v, --version and version all print the version. */
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") || !strcmp(argv[1], "version")) {
 		printf("perfscope %s (libperfscope %s)\n", PERFSCOPE_VERSION, psc_version());
 		return 0;
 	}

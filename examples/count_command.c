@@ -1,4 +1,7 @@
 /* Example: count software events of a command started here, like `perfscope stat -- CMD`. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2 */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -22,13 +22,17 @@ static const char list_help[] =
 	"marked with the reason.\n"
 	"\n"
 	"  GLOB                  only names matching this shell pattern, e.g. 'sched:*', '*fault*'\n"
+	"                        (an event also matches through its alias, e.g. 'cs')\n"
 	"      --format F        text (default) or json: one object per event and line\n"
 	"\n"
 	"Examples:\n"
 	"  perfscope list                   # everything\n"
 	"  perfscope list 'sched:*'         # the scheduler's tracepoints\n"
 	"  perfscope list '*cache*'         # cache events, and whether this CPU has them\n"
-	"  perfscope list --format json | jq -r 'select(.supported) | .name'\n";
+	"  perfscope list --format json | jq -r 'select(.supported) | .name'\n"
+	"\n"
+	"Exit status: 0; 1 when no event matches GLOB or the list cannot be written; 2 on a usage\n"
+	"error (a bad GLOB, more than one GLOB, an unknown option).\n";
 
 static const char *const kind_names[] = {
 	[PSC_EVENT_HARDWARE] = "hardware",   [PSC_EVENT_SOFTWARE] = "software",
@@ -53,9 +57,15 @@ static void show(struct list_ctx *l, const char *name, const char *alias, enum p
 	l->nr_shown++;
 	if (probe_err) {
 		l->nr_unsupported++;
+		char *see;
+
 		psc_strerror_open(probe_err, NULL, why, sizeof(why));
 		/* drop the leading "event: " that names no event here */
 		memmove(why, why + 7, strlen(why + 7) + 1);
+		/* and the pointer back to this very list */
+		see = strstr(why, "; see 'perfscope list'");
+		if (see)
+			*see = '\0';
 	}
 	if (l->format == PSC_FORMAT_JSON) {
 		struct psc_json j;
@@ -171,6 +181,34 @@ static void list_tracepoints(struct list_ctx *l)
 	psc_event_list__delete(specs);
 }
 
+/*
+ * fnmatch() takes any string, so a mistyped pattern would silently match nothing: refuse what
+ * cannot be what the user meant (an empty pattern, an unclosed [ set, a trailing backslash).
+ */
+static const char *glob_problem(const char *glob)
+{
+	if (!*glob)
+		return "GLOB is empty; leave it out to list everything";
+	for (const char *p = glob; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				return "GLOB ends with a lone backslash";
+		} else if (*p == '[') {
+			const char *q = p + 1;
+
+			if (*q == '!' || *q == '^')
+				q++;
+			if (*q == ']')
+				q++; /* a ']' first in the set is literal */
+			q = strchr(q, ']');
+			if (!q)
+				return "GLOB has a '[' set that is never closed with ']'";
+			p = q;
+		}
+	}
+	return NULL;
+}
+
 static int list_run(int argc, char **argv)
 {
 	struct psc_cli_opts o;
@@ -186,6 +224,11 @@ static int list_run(int argc, char **argv)
 	}
 	psc_cli_setup_log(o.verbose);
 	l.glob = o.positional ? o.positional[0] : NULL;
+	if (l.glob && glob_problem(l.glob)) {
+		fprintf(stderr, "perfscope list: %s: '%s'\nSee 'perfscope help list'.\n",
+			glob_problem(l.glob), l.glob);
+		return 2;
+	}
 	l.format = o.format;
 	l.out = psc_out__new(STDOUT_FILENO, 0);
 	if (!l.out)

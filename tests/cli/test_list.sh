@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# perfscope list: every software event, unsupported hardware marked with a reason, GLOB, JSON,
+# tracepoints and PMU events from this machine, usage errors.
+# shellcheck source=tests/cli/tap.sh
+source "$(dirname "$0")/tap.sh"
+P=${PERFSCOPE:?}
+
+plan 17
+
+# 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
+run_capture "$P" list
+check "list exits 0 (exit $RC)" test "$RC" -eq 0
+missing=
+for ev in cpu-clock task-clock page-faults context-switches cpu-migrations minor-faults \
+	major-faults alignment-faults emulation-faults dummy bpf-output cgroup-switches; do
+	grep -Eq "^  $ev( OR [a-z-]+)? +\[software\]\$" "$OUT" || missing="$missing $ev"
+done
+if [ -z "$missing" ]; then ok "all 12 software events listed, none marked unopenable"; else
+	fail "software events missing or marked:$missing"; fi
+
+# 3-4: hardware and cache events are listed by their perf names; on a machine without a PMU they
+# are marked with why they cannot be opened
+if grep -Eq '^  cpu-cycles OR cycles +\[hardware\]' "$OUT" &&
+	grep -Eq '^  L1-dcache-load-misses +\[hardware-cache\]' "$OUT" &&
+	grep -Eq '^  node-prefetch-misses +\[hardware-cache\]' "$OUT"; then
+	ok "hardware and cache events listed (cycles, L1-dcache-load-misses, node-prefetch-misses)"
+else
+	fail "hardware or cache names missing"
+fi
+cyc=$(grep -E '^  cpu-cycles OR cycles' "$OUT")
+if echo "$cyc" | grep -q '<cannot open here: not supported on this machine (No such file or directory): .*>$'; then
+	ok "cycles marked not supported here, with the reason"
+elif echo "$cyc" | grep -q 'cannot open'; then
+	fail "cycles marked, but not as unsupported: $cyc"
+else
+	skip "this machine has a hardware PMU: cycles can be opened"
+fi
+
+# 5-7: GLOB filters names and aliases; no match is exit 1
+run_capture "$P" list '*fault*'
+bad=$(grep -v -- 'fault' "$OUT" | head -3)
+if [ "$RC" -eq 0 ] && [ -z "$bad" ] && grep -q 'page-faults' "$OUT" && grep -q 'major-faults' "$OUT"; then
+	ok "GLOB '*fault*' shows only fault events ($(wc -l <"$OUT") lines)"
+else
+	fail "GLOB '*fault*': exit $RC, stray lines: $bad"
+fi
+run_capture "$P" list cs
+if [ "$RC" -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q '^  context-switches OR cs ' "$OUT"; then
+	ok "GLOB matches an alias: 'cs' finds context-switches"
+else
+	fail "GLOB 'cs': exit $RC: $(head -3 "$OUT")"
+fi
+expect_rc "GLOB matching nothing" 1 "$P" list 'no-such-event-*'
+
+# 8-10: JSON, one object per line, parsed by python3
+run_capture "$P" list --format json
+if [ "$RC" -eq 0 ] && python3 - "$OUT" <<'EOF'; then
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+by = {r["name"]: r for r in rows}
+assert all(set(r) >= {"name", "kind", "supported"} for r in rows), "keys"
+assert by["page-faults"]["supported"] is True and by["page-faults"]["alias"] == "faults"
+assert by["page-faults"]["kind"] == "software" and "reason" not in by["page-faults"]
+c = by["cpu-cycles"]
+assert c["kind"] == "hardware" and c["supported"] in (True, False)
+assert c["supported"] or "not supported" in c["reason"], c
+assert by["LLC-store-misses"]["kind"] == "hardware-cache"
+EOF
+	ok "--format json: every line parses, kinds/supported/reason/alias right"
+else
+	fail "--format json did not parse or has wrong fields (exit $RC)"
+fi
+run_capture "$P" list --format json 'dTLB-*'
+check "JSON with a GLOB: 6 dTLB events" test "$(python3 -c 'import json,sys; print(len([json.loads(l) for l in open(sys.argv[1])]))' "$OUT")" -eq 6
+# a PMU from sysfs: msr/tsc/ where the msr PMU exists
+if [ -e /sys/bus/event_source/devices/msr/events/tsc ]; then
+	run_capture "$P" list 'msr/*'
+	check "PMU events from sysfs: msr/tsc/ listed as pmu" grep -Eq '^  msr/tsc/ +\[pmu\]' "$OUT"
+else
+	skip "no msr PMU on this kernel"
+fi
+
+# 11-13: tracepoints, when tracefs is there (perfscope mounts it when root)
+run_capture "$P" list 'sched:*'
+if [ "$RC" -eq 0 ] && grep -Eq '^  sched:sched_switch +\[tracepoint\]' "$OUT"; then
+	ok "tracepoints listed: sched:sched_switch"
+	bad=$(grep -v '^  sched:' "$OUT" | head -3)
+	check "GLOB 'sched:*' lists only sched tracepoints" test -z "$bad"
+	run_capture "$P" list --format json 'sched:sched_switch'
+	check "tracepoint in JSON: kind tracepoint, supported null (not probed)" python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) == 1 and r[0]["kind"] == "tracepoint" and r[0]["supported"] is None, r' "$OUT"
+elif grep -q tracefs /proc/filesystems && need_root; then
+	fail "no sched tracepoints although tracefs is available (exit $RC)"
+	skip "no tracepoints"; skip "no tracepoints"
+else
+	skip "tracefs is not available"; skip "tracefs is not available"; skip "tracefs is not available"
+fi
+
+# 14-17: usage errors exit 2 with a message on stderr
+expect_rc "empty GLOB" 2 "$P" list ''
+expect_rc "GLOB with an unclosed '['" 2 "$P" list '[abc'
+expect_rc "two GLOBs" 2 "$P" list 'sched:*' 'irq:*'
+expect_rc "unknown --format" 2 "$P" list --format xml
+done_testing
