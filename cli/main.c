@@ -8,13 +8,15 @@
 
 static void print_usage(FILE *out)
 {
-	fprintf(out, "usage: perfscope [-v | --version] [help [PROFILER]] PROFILER [OPTIONS] [-- COMMAND ARGS...]\n\n"
-		     "Events are filtered in the kernel and processed in memory as they arrive.\n\n"
-		     "Profilers:\n");
+	fprintf(out,
+		"usage: perfscope [-v | --version] [help [PROFILER]] PROFILER [OPTIONS] [-- COMMAND ARGS...]\n\n"
+		"Events are filtered in the kernel and processed in memory as they arrive.\n\n"
+		"Profilers:\n");
 	for (int i = 0; psc_profilers[i]; i++)
 		fprintf(out, "  %-12s %s\n", psc_profilers[i]->name, psc_profilers[i]->summary);
-	fprintf(out, "\nSee 'perfscope help PROFILER' or 'perfscope PROFILER --help' for one profiler,\n"
-		     "and man perfscope(1).\n");
+	fprintf(out,
+		"\nSee 'perfscope help PROFILER' or 'perfscope PROFILER --help' for one profiler,\n"
+		"and man perfscope(1).\n");
 }
 
 static int suggest_and_fail(const char *name)
@@ -36,7 +38,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* perf's spellings: -v, --version and version all print the version. */
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") || !strcmp(argv[1], "version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
+	    !strcmp(argv[1], "version")) {
 		printf("perfscope %s (libperfscope %s)\n", PERFSCOPE_VERSION, psc_version());
 		return 0;
 	}

@@ -35,9 +35,12 @@ static const char list_help[] =
 	"error (a bad GLOB, more than one GLOB, an unknown option).\n";
 
 static const char *const kind_names[] = {
-	[PSC_EVENT_HARDWARE] = "hardware",   [PSC_EVENT_SOFTWARE] = "software",
-	[PSC_EVENT_CACHE] = "hardware-cache", [PSC_EVENT_RAW] = "raw",
-	[PSC_EVENT_PMU] = "pmu",	     [PSC_EVENT_TRACEPOINT] = "tracepoint",
+	[PSC_EVENT_HARDWARE] = "hardware",
+	[PSC_EVENT_SOFTWARE] = "software",
+	[PSC_EVENT_CACHE] = "hardware-cache",
+	[PSC_EVENT_RAW] = "raw",
+	[PSC_EVENT_PMU] = "pmu",
+	[PSC_EVENT_TRACEPOINT] = "tracepoint",
 };
 
 struct list_ctx {
@@ -145,7 +148,8 @@ static void list_pmus(struct list_ctx *l)
 			char name[600];
 
 			if (ev->d_name[0] == '.' || strchr(ev->d_name, '.'))
-				continue; /* .scale, .unit ... describe an event, they are not one */
+				continue; /* .scale, .unit ... describe an event, they are not one
+					   */
 			snprintf(name, sizeof(name), "%s/%s/", pmu->d_name, ev->d_name);
 			if (l->glob && fnmatch(l->glob, name, 0))
 				continue;
@@ -153,7 +157,8 @@ static void list_pmus(struct list_ctx *l)
 				show(l, name, NULL, PSC_EVENT_PMU, -EINVAL, true);
 				continue;
 			}
-			show(l, name, NULL, PSC_EVENT_PMU, psc_attr__probe(&specs->specs[0].attr), true);
+			show(l, name, NULL, PSC_EVENT_PMU, psc_attr__probe(&specs->specs[0].attr),
+			     true);
 			psc_event_list__delete(specs);
 		}
 		closedir(evs);
@@ -215,7 +220,8 @@ static int list_run(int argc, char **argv)
 	struct list_ctx l = { 0 };
 	int ret;
 
-	ret = psc_cli_opts_parse(&o, argc, argv, PSC_OPT_FORMAT | PSC_OPT_POSITIONAL, NULL, list_help);
+	ret = psc_cli_opts_parse(&o, argc, argv, PSC_OPT_FORMAT | PSC_OPT_POSITIONAL, NULL,
+				 list_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	if (o.positional && o.positional[1]) {
