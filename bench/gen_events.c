@@ -54,11 +54,32 @@ static void pace(struct timespec *t0, long done)
 		;
 }
 
+/*
+ * One kernel entry per call (no libc caching). On x86-64 and arm64 the system call instruction is
+ * right here, so a frame-pointer unwind from the kernel starts in this function and walks
+ * gen_loop and main: through libc's syscall(), a leaf without a frame, the first caller would be
+ * skipped.
+ */
 __attribute__((noinline)) long gen_call_getppid(void);
 __attribute__((noinline)) long gen_call_getppid(void)
 {
-	/* syscall() rather than getppid(): no libc caching, always one kernel entry. */
+#if defined(__x86_64__)
+	long ret;
+
+	/* Using the frame address keeps this leaf's frame (gcc omits leaf frames otherwise). */
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
+	__asm__ volatile("syscall" : "=a"(ret) : "0"((long)SYS_getppid) : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_getppid;
+	register long x0 __asm__("x0");
+
+	__asm__ volatile("" : : "r"(__builtin_frame_address(0)));
+	__asm__ volatile("svc 0" : "=r"(x0) : "r"(x8) : "memory");
+	return x0;
+#else
 	return syscall(SYS_getppid);
+#endif
 }
 
 __attribute__((noinline)) void *gen_loop(void *arg);

@@ -63,7 +63,7 @@ static const char trace_help[] =
 	"\n"
 	"Examples:\n"
 	"  perfscope trace -e sched:sched_switch -C 0 --duration 1\n"
-	"  perfscope trace -e 'syscalls:sys_enter_openat/stack/' -- cat /etc/hostname\n"
+	"  perfscope trace -e 'syscalls:sys_enter_openat//stack/' -- cat /etc/hostname\n"
 	"  perfscope trace -e 'sched:sched_wakeup/pid==1/alias=wakeup1/' -p 1\n"
 	"  perfscope trace -e 'syscalls:sys_enter_read/fd==0/' --format json | jq .fields.count\n"
 	"  perfscope trace -e 'sched:sched_*' --order -i 1000 > /tmp/sched.txt\n"
@@ -358,8 +358,15 @@ static int on_record(void *ctx, struct psc_evsel *evsel, int cpu, const struct p
 {
 	struct trace *t = ctx;
 
-	if (rec->type == PERF_RECORD_COMM)
+	if (rec->type == PERF_RECORD_COMM) {
 		comm_set(t, rec->comm.tid, rec->comm.comm, strlen(rec->comm.comm));
+	} else if (rec->type == PERF_RECORD_FORK && rec->fork.tid && rec->fork.ptid) {
+		/* A child is named as its parent until it execs; it may be gone before we look. */
+		struct comm_slot *parent = comm_slot(t, rec->fork.ptid);
+
+		if (parent->tid)
+			comm_set(t, rec->fork.tid, parent->comm, strlen(parent->comm));
+	}
 	if (t->stack)
 		trace_stack__record(t->stack, rec);
 	return 0;
@@ -500,6 +507,20 @@ static int per_cpu_maps(struct psc_target *tg)
 	return 0;
 }
 
+/* Our events that opened (unsupported ones were skipped with a message). */
+static int nr_traced_open(struct psc_evlist *evlist)
+{
+	struct psc_evsel *evsel;
+	int i, n = 0;
+
+	psc_evlist__for_each(evlist, i, evsel)
+	{
+		if (psc_evsel__priv(evsel) && psc_evsel__is_open(evsel))
+			n++;
+	}
+	return n;
+}
+
 static bool wants_stacks(const struct psc_event_list *specs, bool callchain)
 {
 	int i;
@@ -600,6 +621,13 @@ static int trace_run(int argc, char **argv)
 	ret = psc_target_open(&tg, evlist, "trace");
 	if (ret)
 		goto out;
+	if (!nr_traced_open(evlist)) {
+		/* the side-band event alone opened: nothing would ever be printed */
+		fprintf(stderr, "perfscope trace: none of the events can be traced on this machine "
+				"(see above); 'perfscope list' shows what it provides\n");
+		ret = 1;
+		goto out;
+	}
 	{
 		PSC_OPTS(psc_mmap_opts, mo, .pages = t.o.mmap_pages);
 
@@ -654,7 +682,8 @@ static int trace_run(int argc, char **argv)
 	} else if (psc_out__error(t.out) && psc_out__error(t.out) != -EPIPE) {
 		ret = 1;
 	} else if (psc_session__end(sess) == PSC_SESSION_COMMAND) {
-		/* Its own status when it ended by itself; when we stopped it, ours (a clean stop). */
+		/* Its own status when it ended by itself; when we stopped it, ours (a clean stop).
+		 */
 		ret = psc_session__command_exit(sess);
 	} else {
 		ret = 0;
