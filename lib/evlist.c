@@ -213,8 +213,8 @@ int psc_evlist__read(struct psc_evlist *evlist)
 		/* A group is read once, through its leader. */
 		if (!evsel->fds || evsel->leader != evsel)
 			continue;
-		nr_cpus = psc_cpumap__nr(evsel->cpus);
-		nr_threads = psc_threadmap__nr(evsel->threads);
+		nr_cpus = evsel->cpus->nr; /* not the exported accessors: no PLT on the read path */
+		nr_threads = evsel->threads->nr;
 		for (int c = 0; c < nr_cpus; c++) {
 			for (int t = 0; t < nr_threads; t++) {
 				int err = psc_evsel__read_group(evsel, c, t);
@@ -257,14 +257,16 @@ int psc_evlist__index_ids(struct psc_evlist *evlist)
 			continue;
 		slots = psc_cpumap__nr(evsel->cpus) * psc_threadmap__nr(evsel->threads);
 		for (int s = 0; s < slots; s++) {
+			int nt = psc_threadmap__nr(evsel->threads);
+			uint64_t id = psc_evsel__id(evsel, s / nt, s % nt);
 			unsigned int h;
 
-			if (!evsel->ids[s])
+			if (!id)
 				continue;
-			h = id_hash(evsel->ids[s], evlist->id_mask);
+			h = id_hash(id, evlist->id_mask);
 			while (evlist->id_table[h].evsel)
 				h = (h + 1) & evlist->id_mask;
-			evlist->id_table[h].id = evsel->ids[s];
+			evlist->id_table[h].id = id;
 			evlist->id_table[h].evsel = evsel;
 		}
 	}

@@ -13,7 +13,22 @@ int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int gr
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
-#define READ_FORMAT_COUNTING                                                                       \
+/*
+ * The maps are read directly here rather than through psc_cpumap__nr()/psc_threadmap__nr():
+ * those are exported, so calls to them from inside the shared library go through the PLT, and
+ * reads and ioctls are the hot path of every counting tool.
+ */
+static inline int nr_slots(const struct psc_evsel *evsel)
+{
+	return evsel->cpus->nr * evsel->threads->nr;
+}
+
+static inline int slot_of(const struct psc_evsel *evsel, int cpu_idx, int thread_idx)
+{
+	return cpu_idx * evsel->threads->nr + thread_idx;
+}
+
+#define READ_FORMAT_COUNTING \
 	(PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID)
 
 int psc_attr__probe(const struct perf_event_attr *attr)
@@ -60,7 +75,8 @@ struct psc_evsel *psc_evsel__new(const struct perf_event_attr *attr, const char 
 	evsel->attr = *attr;
 	evsel->attr.size = sizeof(evsel->attr);
 	evsel->attr.read_format |= READ_FORMAT_COUNTING;
-	/* Opened stopped, started with psc_evsel__enable: counts cover exactly what the caller wants. */
+	/* Opened stopped, started with psc_evsel__enable: counts cover exactly what the caller
+	 * wants. */
 	evsel->attr.disabled = 1;
 	evsel->leader = evsel;
 	evsel->nr_members = 1;
@@ -75,7 +91,8 @@ struct psc_evsel *psc_evsel__new(const struct perf_event_attr *attr, const char 
 
 struct psc_evsel *psc_evsel__new_spec(const struct psc_event_spec *spec)
 {
-	struct psc_evsel *evsel = psc_evsel__new(&spec->attr, spec->alias ? spec->alias : spec->name);
+	struct psc_evsel *evsel =
+		psc_evsel__new(&spec->attr, spec->alias ? spec->alias : spec->name);
 
 	if (!evsel)
 		return NULL;
@@ -108,7 +125,7 @@ void psc_evsel__close(struct psc_evsel *evsel)
 
 	if (!evsel || !evsel->fds)
 		return;
-	n = psc_cpumap__nr(evsel->cpus) * psc_threadmap__nr(evsel->threads);
+	n = nr_slots(evsel);
 	for (int i = 0; i < n; i++)
 		if (evsel->fds[i] >= 0)
 			close(evsel->fds[i]);
@@ -166,7 +183,7 @@ bool psc_evsel__is_leader(const struct psc_evsel *evsel)
 
 static int apply_filter_fds(struct psc_evsel *evsel, const char *filter)
 {
-	int n = psc_cpumap__nr(evsel->cpus) * psc_threadmap__nr(evsel->threads);
+	int n = nr_slots(evsel);
 
 	for (int i = 0; i < n; i++) {
 		if (evsel->fds[i] < 0)
@@ -230,7 +247,8 @@ int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc
 	attr.inherit = OPTS_GET(opts, inherit, false);
 	if (evsel->leader->nr_members > 1) {
 		attr.read_format |= PERF_FORMAT_GROUP;
-		/* Inherited counters cannot be read as a group before 6.x kernels; keep per-fd reads. */
+		/* Inherited counters cannot be read as a group before 6.x kernels; keep per-fd
+		 * reads. */
 		if (attr.inherit)
 			attr.read_format &= ~PERF_FORMAT_GROUP;
 	}
@@ -245,7 +263,8 @@ int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc
 
 			if (evsel->leader != evsel)
 				group_fd = evsel->leader->fds[slot];
-			fd = sys_perf_event_open(&attr, pid, psc_cpumap__cpu(cpus, c), group_fd, flags);
+			fd = sys_perf_event_open(&attr, pid, psc_cpumap__cpu(cpus, c), group_fd,
+						 flags);
 			if (fd < 0) {
 				err = -errno;
 				pr_debug("perf_event_open %s cpu %d tid %d: %s\n",
@@ -253,9 +272,9 @@ int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc
 					 (int)pid, strerror(errno));
 				break;
 			}
+			/* ids are fetched when first needed (slot_id): an ioctl each costs as much
+			 * as a read */
 			evsel->fds[slot] = fd;
-			if (ioctl(fd, PERF_EVENT_IOC_ID, &evsel->ids[slot]) < 0)
-				evsel->ids[slot] = 0;
 		}
 	}
 	if (!err && evsel->filter) {
@@ -279,7 +298,7 @@ int psc_evsel__ioctl_all(struct psc_evsel *evsel, unsigned long req, unsigned lo
 
 	if (!evsel->fds)
 		return -EBADF;
-	n = psc_cpumap__nr(evsel->cpus) * psc_threadmap__nr(evsel->threads);
+	n = nr_slots(evsel);
 	for (int i = 0; i < n; i++)
 		if (evsel->fds[i] >= 0 && ioctl(evsel->fds[i], req, arg) < 0)
 			return -errno;
@@ -301,10 +320,19 @@ int psc_evsel__reset(struct psc_evsel *evsel)
 	return psc_evsel__ioctl_all(evsel, PERF_EVENT_IOC_RESET, 0);
 }
 
+/* The kernel id of a slot's fd, asked once (PERF_EVENT_IOC_ID) and cached; 0 when closed. */
+static uint64_t slot_id(const struct psc_evsel *evsel, int slot)
+{
+	if (!evsel->ids[slot] && evsel->fds[slot] >= 0 &&
+	    ioctl(evsel->fds[slot], PERF_EVENT_IOC_ID, &evsel->ids[slot]) < 0)
+		evsel->ids[slot] = 0;
+	return evsel->ids[slot];
+}
+
 static bool slot_ok(const struct psc_evsel *evsel, int cpu_idx, int thread_idx)
 {
-	return evsel->fds && cpu_idx >= 0 && cpu_idx < psc_cpumap__nr(evsel->cpus) && thread_idx >= 0 &&
-	       thread_idx < psc_threadmap__nr(evsel->threads);
+	return evsel->fds && cpu_idx >= 0 && cpu_idx < evsel->cpus->nr && thread_idx >= 0 &&
+	       thread_idx < evsel->threads->nr;
 }
 
 int psc_evsel__read(struct psc_evsel *evsel, int cpu_idx, int thread_idx, struct psc_counts *out)
@@ -317,13 +345,14 @@ int psc_evsel__read(struct psc_evsel *evsel, int cpu_idx, int thread_idx, struct
 		return -EINVAL;
 	if (evsel->attr.read_format & PERF_FORMAT_GROUP)
 		return -EINVAL; /* use psc_evsel__read_group on the leader */
-	slot = EVSEL_SLOT(evsel, cpu_idx, thread_idx);
+	slot = slot_of(evsel, cpu_idx, thread_idx);
 	n = read(evsel->fds[slot], buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
 	if (n != sizeof(buf))
 		return -EIO;
 	evsel->counts[slot] = (struct psc_counts){ buf[0], buf[1], buf[2], buf[3] };
+	evsel->ids[slot] = buf[3];
 	if (out)
 		*out = evsel->counts[slot];
 	return 0;
@@ -344,7 +373,7 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 	want = sizeof(uint64_t) * (3 + 2 * (size_t)leader->nr_members);
 	if (want > sizeof(stackbuf) && !(buf = malloc(want)))
 		return -ENOMEM;
-	slot = EVSEL_SLOT(leader, cpu_idx, thread_idx);
+	slot = slot_of(leader, cpu_idx, thread_idx);
 	n = read(leader->fds[slot], buf, want);
 	if (n < 0) {
 		err = -errno;
@@ -355,18 +384,30 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 		err = -EIO;
 		goto out;
 	}
-	/* Match values to members by id: members that could not be opened are simply absent. */
-	for (uint64_t i = 0; i < buf[0]; i++) {
+	/*
+	 * The kernel lists the leader, then its members in the order they were opened (members
+	 * that could not be opened are simply absent): walk both in step. An id seen for the first
+	 * time is learnt from the read; a known one that does not match means the order is not
+	 * what we think, and the member is looked up by id instead.
+	 */
+	for (uint64_t i = 0, m = 0; i < buf[0]; i++) {
 		uint64_t val = buf[3 + 2 * i], id = buf[4 + 2 * i];
+		struct psc_evsel *member = NULL;
 
-		for (int m = 0; m < leader->nr_members; m++) {
-			struct psc_evsel *member = leader->members[m];
-
-			if (member->fds && member->ids[slot] == id) {
-				member->counts[slot] = (struct psc_counts){ val, buf[1], buf[2], id };
-				break;
-			}
+		while (m < (uint64_t)leader->nr_members && !leader->members[m]->fds)
+			m++;
+		if (m < (uint64_t)leader->nr_members) {
+			member = leader->members[m++];
+			if (!member->ids[slot])
+				member->ids[slot] = id;
+			else if (member->ids[slot] != id)
+				member = NULL;
 		}
+		for (int k = 0; !member && k < leader->nr_members; k++)
+			if (leader->members[k]->fds && slot_id(leader->members[k], slot) == id)
+				member = leader->members[k];
+		if (member)
+			member->counts[slot] = (struct psc_counts){ val, buf[1], buf[2], id };
 	}
 out:
 	if (buf != stackbuf)
@@ -382,7 +423,7 @@ int psc_evsel__counts(const struct psc_evsel *evsel, int cpu_idx, int thread_idx
 
 		if (!evsel->counts)
 			return -EBADF;
-		n = psc_cpumap__nr(evsel->cpus) * psc_threadmap__nr(evsel->threads);
+		n = nr_slots(evsel);
 		*out = (struct psc_counts){ 0 };
 		for (int i = 0; i < n; i++) {
 			out->val += evsel->counts[i].val;
@@ -393,7 +434,7 @@ int psc_evsel__counts(const struct psc_evsel *evsel, int cpu_idx, int thread_idx
 	}
 	if (!slot_ok(evsel, cpu_idx, thread_idx))
 		return -EINVAL;
-	*out = evsel->counts[EVSEL_SLOT(evsel, cpu_idx, thread_idx)];
+	*out = evsel->counts[slot_of(evsel, cpu_idx, thread_idx)];
 	return 0;
 }
 
@@ -416,14 +457,14 @@ int psc_evsel__fd(const struct psc_evsel *evsel, int cpu_idx, int thread_idx)
 {
 	if (!slot_ok(evsel, cpu_idx, thread_idx))
 		return -1;
-	return evsel->fds[EVSEL_SLOT(evsel, cpu_idx, thread_idx)];
+	return evsel->fds[slot_of(evsel, cpu_idx, thread_idx)];
 }
 
 uint64_t psc_evsel__id(const struct psc_evsel *evsel, int cpu_idx, int thread_idx)
 {
 	if (!slot_ok(evsel, cpu_idx, thread_idx))
 		return 0;
-	return evsel->ids[EVSEL_SLOT(evsel, cpu_idx, thread_idx)];
+	return slot_id(evsel, slot_of(evsel, cpu_idx, thread_idx));
 }
 
 struct psc_cpumap *psc_evsel__cpus(const struct psc_evsel *evsel)

@@ -271,6 +271,19 @@ static void test_measure_function(void **state)
 		assert_true(psc_errno_is_unsupported(v[1].open_errno));
 	assert_true(v[2].supported && v[2].raw > 0);
 
+	/* every event countable: the one-shot path, as a group and alone */
+	ret = psc_measure(fault_100, &n, "page-faults,task-clock,context-switches", v, 3, &err);
+	assert_int_equal(ret, 3);
+	assert_string_equal(v[0].name, "page-faults");
+	assert_string_equal(v[1].name, "task-clock");
+	assert_true(v[0].supported && v[1].supported && v[2].supported);
+	assert_in_range(v[0].raw, 100, 120);
+	assert_true(v[1].raw > 0 && v[1].ena > 0 && v[1].scaled == (double)v[1].raw);
+	ret = psc_measure(fault_100, &n, "minor-faults", v, 1, &err);
+	assert_int_equal(ret, 1);
+	assert_string_equal(v[0].name, "minor-faults");
+	assert_in_range(v[0].raw, 100, 120);
+
 	/* a meter reused: start/stop/read twice, the second reading covers only its own work */
 	struct psc_meter *m = psc_meter__new("page-faults,context-switches", NULL, &err);
 
