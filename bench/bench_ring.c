@@ -1,4 +1,4 @@
-/* Benchmark consumer: one tracepoint system wide through a bare mmap loop, the library ring path or the session loop. */
+/* Benchmark consumer: one tracepoint system wide through a bare mmap loop, the library ring
  * path or the session loop, no formatting. */
 #include <errno.h>
 #include <fcntl.h>
