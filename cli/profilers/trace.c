@@ -1,6 +1,7 @@
 /* perfscope trace: print every event as it happens (tracepoints, software, sampled hardware). */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 #include "trace_stack.h"
 
 static const char trace_help[] =
-	"usage: perfscope trace -e EVENTS [-C CPUS] [-p PID | -t TID | -G CGROUP] [-g] [--order]\n"
+	"usage: perfscope trace -e EVENTS [-C CPUS] [-p PID | -t TID | -G CGROUP] [-g] [--no-order]\n"
 	"                       [-m PAGES] [--duration S] [-i MS] [--format text|json] [-- COMMAND ARGS...]\n"
 	"\n"
 	"Prints every event as it happens: time, CPU, comm/pid/tid, event name (or its alias), its\n"
@@ -41,8 +42,10 @@ static const char trace_help[] =
 	"  -t, --tid TID         trace one thread; stops when it exits\n"
 	"  -G, --cgroup CGROUP   trace tasks of a cgroup\n"
 	"  -g, --call-graph      kernel and user stack of every event\n"
-	"      --order           print in time order across CPUs (k-way merge; without it each\n"
-	"                        CPU's events are in order, CPUs are read in turn)\n"
+	"      --no-order        read each CPU's ring in turn: each CPU's events stay in order, CPUs\n"
+	"                        interleave. By default events are merged in time order across CPUs\n"
+	"                        (--order: a k-way merge, cheap), which also makes thread names and\n"
+	"                        user symbols of new processes known before their events\n"
 	"  -m, --mmap-pages N    ring buffer pages per CPU, a power of two (default 128 = 512 KiB)\n"
 	"      --duration S      stop after S seconds\n"
 	"  -i, --interval MS     print events seen and lost per event every MS milliseconds\n"
@@ -66,7 +69,7 @@ static const char trace_help[] =
 	"  perfscope trace -e 'syscalls:sys_enter_openat//stack/' -- cat /etc/hostname\n"
 	"  perfscope trace -e 'sched:sched_wakeup/pid==1/alias=wakeup1/' -p 1\n"
 	"  perfscope trace -e 'syscalls:sys_enter_read/fd==0/' --format json | jq .fields.count\n"
-	"  perfscope trace -e 'sched:sched_*' --order -i 1000 > /tmp/sched.txt\n"
+	"  perfscope trace -e 'sched:sched_*' -i 1000 > /tmp/sched.txt\n"
 	"  perfscope trace -e page-faults -g -- ./a.out\n";
 
 /* What trace keeps per event (evsel priv). */
@@ -553,6 +556,25 @@ static void report_end(struct trace *t, struct psc_session *s)
 	}
 }
 
+/* Well above the shared options' long-only values (256 and up in common/options.c). */
+enum { OPT_NO_ORDER = 1024 };
+
+static const struct option trace_longopts[] = {
+	{ "no-order", no_argument, NULL, OPT_NO_ORDER },
+	{ 0 },
+};
+
+static int on_extra(void *ctx, int opt, const char *arg)
+{
+	bool *no_order = ctx;
+
+	(void)arg;
+	if (opt != OPT_NO_ORDER)
+		return 2;
+	*no_order = true;
+	return 0;
+}
+
 static int trace_run(int argc, char **argv)
 {
 	struct trace t = { 0 };
@@ -565,12 +587,26 @@ static int trace_run(int argc, char **argv)
 	int ret, i, err;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 
+	bool no_order = false;
+	const struct psc_extra_opts extra = {
+		.longopts = trace_longopts,
+		.on_extra = on_extra,
+		.ctx = &no_order,
+	};
+
 	ret = psc_cli_opts_parse(&t.o, argc, argv,
 				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_TARGET | PSC_OPT_INTERVAL |
 					 PSC_OPT_DURATION | PSC_OPT_MMAP | PSC_OPT_FORMAT,
-				 NULL, trace_help);
+				 &extra, trace_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
+	if (no_order && t.o.order) {
+		fprintf(stderr, "perfscope trace: --order and --no-order contradict each other; "
+				"see 'perfscope help trace'\n");
+		return 2;
+	}
+	/* Time order is the default: the merge costs little and keeps side-band records first. */
+	t.o.order = !no_order;
 	psc_cli_setup_log(t.o.verbose);
 	if (!t.o.events) {
 		fprintf(stderr, "perfscope trace: which events? give -e EVENTS, e.g. -e "
