@@ -31,33 +31,39 @@ const char *psc_strerror_open(int err, const char *event, char *buf, size_t len)
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		snprintf(buf, len,
-			 "%s: permission denied (perf_event_paranoid is %d). Run as root, grant CAP_PERFMON "
-			 "(or CAP_SYS_ADMIN), or lower it: sysctl -w kernel.perf_event_paranoid=1 "
-			 "(-1 allows everything; 2 allows user-space measurement of your own processes only)",
-			 ev, read_paranoid());
+		snprintf(
+			buf, len,
+			"%s: permission denied (perf_event_paranoid is %d). Run as root or grant "
+			"CAP_PERFMON (or CAP_SYS_ADMIN); count user space only with the :u modifier; or "
+			"lower it with sysctl -w kernel.perf_event_paranoid=N: 2 allows user-space "
+			"counting of your own processes, 1 the kernel too, 0 whole CPUs (-a, -C, -G), "
+			"-1 everything",
+			ev, read_paranoid());
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
 	case ENOSYS:
-		snprintf(buf, len,
-			 "%s: not supported on this machine (%s): the CPU, hypervisor or kernel does not "
-			 "provide this event; see 'perfscope list' for what it does provide",
-			 ev, strerror(err));
+		snprintf(
+			buf, len,
+			"%s: not supported on this machine (%s): the CPU, hypervisor or kernel does not "
+			"provide this event; see 'perfscope list' for what it does provide",
+			ev, strerror(err));
 		break;
 	case EMFILE:
 	case ENFILE:
-		snprintf(buf, len,
-			 "%s: too many open files: one fd is needed per event, CPU and thread; raise the "
-			 "limit (ulimit -n, now %ld) or count fewer events/CPUs/threads",
-			 ev, sysconf(_SC_OPEN_MAX));
+		snprintf(
+			buf, len,
+			"%s: too many open files: one fd is needed per event, CPU and thread; raise the "
+			"limit (ulimit -n, now %ld) or count fewer events/CPUs/threads",
+			ev, sysconf(_SC_OPEN_MAX));
 		break;
 	case EINVAL:
-		snprintf(buf, len,
-			 "%s: invalid event settings for this kernel (EINVAL): a modifier, sample type, "
-			 "period or frequency above kernel.perf_event_max_sample_rate is not accepted here",
-			 ev);
+		snprintf(
+			buf, len,
+			"%s: invalid event settings for this kernel (EINVAL): a modifier, sample type, "
+			"period or frequency above kernel.perf_event_max_sample_rate is not accepted here",
+			ev);
 		break;
 	case ESRCH:
 		snprintf(buf, len, "%s: no such process or thread (it may have exited)", ev);
@@ -66,7 +72,8 @@ const char *psc_strerror_open(int err, const char *event, char *buf, size_t len)
 		snprintf(buf, len, "%s: the PMU is in exclusive use by another program", ev);
 		break;
 	case E2BIG:
-		snprintf(buf, len, "%s: perf_event_attr is larger than this kernel knows (E2BIG)", ev);
+		snprintf(buf, len, "%s: perf_event_attr is larger than this kernel knows (E2BIG)",
+			 ev);
 		break;
 	case EBADF:
 		snprintf(buf, len, "%s: bad group or cgroup file descriptor", ev);

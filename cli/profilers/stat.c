@@ -1,4 +1,5 @@
-/* perfscope stat: count events like `perf stat`, scaled for multiplexing, per interval or per CPU. */
+/* perfscope stat: count events like `perf stat`, scaled for multiplexing, per interval or per CPU.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <perfscope/perfscope.h>
+#include <perfscope/tp.h>
 
 #include "launch.h"
 #include "options.h"
@@ -20,8 +22,8 @@
 #include "target.h"
 
 /* perf stat's default set: what every machine should show, hardware ones where present. */
-#define DEFAULT_EVENTS                                                                             \
-	"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"     \
+#define DEFAULT_EVENTS                                                                         \
+	"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches," \
 	"branch-misses"
 
 static const char stat_help[] =
@@ -153,7 +155,8 @@ static void print_line(struct stat_ctx *s, const struct psc_evsel *evsel, int cp
 	if (cpu >= 0)
 		psc_out__printf(out, "CPU%-4d", cpu);
 	if (!supported)
-		psc_out__printf(out, "%18s %-5s %s\n", "<not supported>", "", psc_evsel__name(evsel));
+		psc_out__printf(out, "%18s %-5s %s\n", "<not supported>", "",
+				psc_evsel__name(evsel));
 	else if (!counted)
 		psc_out__printf(out, "%18s %-5s %s\n", "<not counted>", "", psc_evsel__name(evsel));
 	else if (*unit || value != floor(value))
@@ -179,11 +182,13 @@ static void print_counts(struct stat_ctx *s, struct psc_evlist *evlist, double i
 	struct psc_evsel *evsel;
 	int i;
 
-	psc_evlist__for_each(evlist, i, evsel) {
+	psc_evlist__for_each(evlist, i, evsel)
+	{
 		int nr_threads = psc_threadmap__nr(psc_evlist__threads(evlist));
 
 		if (!psc_evsel__is_open(evsel) || !s->o.per_cpu) {
-			struct psc_counts c = { 0 }, *prev = &s->prev[i * (s->nr_cpus + 1) + s->nr_cpus];
+			struct psc_counts c = { 0 },
+					  *prev = &s->prev[i * (s->nr_cpus + 1) + s->nr_cpus];
 
 			if (psc_evsel__is_open(evsel))
 				psc_evsel__counts(evsel, -1, -1, &c);
@@ -194,7 +199,8 @@ static void print_counts(struct stat_ctx *s, struct psc_evlist *evlist, double i
 			continue;
 		}
 		for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-			struct psc_counts c = { 0 }, t, *prev = &s->prev[i * (s->nr_cpus + 1) + cpu];
+			struct psc_counts c = { 0 }, t,
+					  *prev = &s->prev[i * (s->nr_cpus + 1) + cpu];
 
 			for (int th = 0; th < nr_threads; th++) {
 				psc_evsel__counts(evsel, cpu, th, &t);
@@ -281,6 +287,36 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 	}
 }
 
+/*
+ * Tracepoint filters are checked against the event's fields before anything is opened, so a
+ * typo in a field name is a usage error that lists the fields, not the kernel's bare EINVAL.
+ * When the format cannot be read here the kernel is left to judge the filter at open.
+ */
+static int check_filters(const struct psc_event_list *specs)
+{
+	for (int i = 0; i < specs->nr; i++) {
+		const struct psc_event_spec *spec = &specs->specs[i];
+		struct psc_parse_error perr = { .pos = -1 };
+		struct psc_tp_format *fmt;
+		int bad;
+
+		if (!spec->filter || spec->kind != PSC_EVENT_TRACEPOINT)
+			continue;
+		fmt = psc_tp_format__load(spec->sys, spec->event);
+		if (!fmt)
+			continue;
+		bad = psc_tp__check_filter(fmt, spec->filter, &perr);
+		psc_tp_format__delete(fmt);
+		if (!bad)
+			continue;
+		fprintf(stderr, "perfscope stat: bad filter on %s: %s\n", spec->name, perr.msg);
+		if (perr.pos >= 0 && perr.pos <= (int)strlen(spec->filter))
+			fprintf(stderr, "  %s\n  %*s^\n", spec->filter, perr.pos, "");
+		return 2;
+	}
+	return 0;
+}
+
 static int stat_run(int argc, char **argv)
 {
 	struct stat_ctx s = { 0 };
@@ -305,6 +341,11 @@ static int stat_run(int argc, char **argv)
 		psc_cli_report_parse_error("stat", events, &perr);
 		return 2;
 	}
+	ret = check_filters(specs);
+	if (ret) {
+		psc_event_list__delete(specs);
+		return ret;
+	}
 
 	s.out = psc_out__new(STDOUT_FILENO, 0);
 	evlist = psc_evlist__new();
@@ -325,8 +366,9 @@ static int stat_run(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (s.o.per_cpu && !s.target.per_cpu) {
-		fprintf(stderr, "perfscope stat: --per-cpu needs system-wide counting (-a, -C or -G);\n"
-				"a process or command is followed across CPUs instead.\n");
+		fprintf(stderr,
+			"perfscope stat: --per-cpu needs system-wide counting (-a, -C or -G);\n"
+			"a process or command is followed across CPUs instead.\n");
 		ret = 2;
 		goto out;
 	}

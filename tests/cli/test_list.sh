@@ -4,8 +4,9 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
+mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 17
+plan 25
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -103,4 +104,59 @@ expect_rc "empty GLOB" 2 "$P" list ''
 expect_rc "GLOB with an unclosed '['" 2 "$P" list '[abc'
 expect_rc "two GLOBs" 2 "$P" list 'sched:*' 'irq:*'
 expect_rc "unknown --format" 2 "$P" list --format xml
+
+# 18-21: tracefs is found through /proc/mounts and mounted when missing. Done in a private mount
+# namespace, so the machine's own mounts are never touched: there tracefs and debugfs are
+# unmounted, then perfscope must mount tracefs itself (root), find it where it is mounted
+# elsewhere, and, when not root, say that mounting needs root.
+if need_root && unshare --mount --propagation private true 2>/dev/null; then
+	ns() { # runs the script $1 in a fresh mount namespace with no tracefs/debugfs; $P is $0 there
+		unshare --mount --propagation private bash -c '
+for m in $(awk "\$3 == \"tracefs\" || \$3 == \"debugfs\" {print \$2}" /proc/mounts | sort -r); do
+	umount -l "$m" || exit 99
+done
+if grep -qE " (tracefs|debugfs) " /proc/mounts; then exit 98; fi
+'"$1" "$P"
+	}
+	run_capture ns '"$0" list "sched:sched_switch" && awk "\$3 == \"tracefs\" {print \"mount:\", \$2}" /proc/mounts'
+	if [ "$RC" -eq 0 ] && grep -q 'sched:sched_switch' "$OUT" && grep -qx 'mount: /sys/kernel/tracing' "$OUT"; then
+		ok "tracefs absent: perfscope (root) mounted it at /sys/kernel/tracing and listed tracepoints"
+	else
+		fail "tracefs absent: exit $RC: $(tr '\n' ' ' <"$OUT" | head -c 300)"
+	fi
+	run_capture ns 'd=$(mktemp -d); mount -t tracefs nodev "$d" || exit 97
+"$0" list "sched:sched_switch"; rc=$?
+awk "\$3 == \"tracefs\" {print \"mount:\", \$2}" /proc/mounts; umount "$d"; rmdir "$d"; exit $rc'
+	n=$(grep -c '^mount:' "$OUT")
+	if [ "$RC" -eq 0 ] && grep -q 'sched:sched_switch' "$OUT" && [ "$n" -eq 1 ] &&
+		! grep -q 'mount: /sys/kernel/tracing' "$OUT"; then
+		ok "tracefs mounted elsewhere: found through /proc/mounts, nothing mounted again"
+	else
+		fail "tracefs elsewhere: exit $RC, $n tracefs mounts: $(tr '\n' ' ' <"$OUT" | head -c 300)"
+	fi
+	if id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null &&
+		setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$P"; then
+		run_capture ns 'setpriv --reuid=nobody --regid=nogroup --clear-groups "$0" list "sched:*"'
+		if [ "$RC" -eq 1 ] && grep -q 'mounting it needs root' "$ERR"; then
+			ok "tracefs absent, not root: exit 1, says mounting needs root"
+		else
+			fail "not root without tracefs: exit $RC: $(head -2 "$ERR")"
+		fi
+		run_capture ns 'setpriv --reuid=nobody --regid=nogroup --clear-groups "$0" list "page-*"'
+		check "not root without tracefs: the other events are still listed" grep -q '^  page-faults' "$OUT"
+	else
+		skip "no user nobody, no setpriv, or $P not executable by nobody"
+		skip "no user nobody, no setpriv, or $P not executable by nobody"
+	fi
+	check "the machine's own tracefs mounts are untouched" test "$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)" -eq "$mounts_before"
+else
+	for i in 1 2 3 4 5; do skip "needs root and unshare(1) for a private mount namespace"; done
+fi
+
+# 23-25: perfscope itself: -v / --version, help for a profiler, an unknown profiler
+run_capture "$P" -v
+check "perfscope -v prints the version" grep -Eq '^perfscope [0-9]+\.[0-9]+\.[0-9]+ \(libperfscope ' "$OUT"
+run_capture "$P" help list
+check "perfscope help list prints list's help" grep -q '^usage: perfscope list' "$OUT"
+expect_rc "unknown profiler" 2 "$P" lsit
 done_testing

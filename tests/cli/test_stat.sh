@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 27
+plan 33
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -81,6 +81,13 @@ expect_rc "empty event list" 2 "$P" stat -e '' -- true
 expect_rc "unknown event" 2 "$P" stat -e page-fault -- true
 check "unknown event suggests the close name" grep -q "page-faults" "$ERR"
 expect_rc "filter on a non-tracepoint" 2 "$P" stat -e 'page-faults/pid==1/' -- true
+check "the filter error says filters are for tracepoints" grep -q 'filters apply to tracepoints only' "$ERR"
+if "$P" list 'sched:sched_switch' >/dev/null 2>&1; then
+	expect_rc "filter naming an unknown field" 2 "$P" stat -e 'sched:sched_switch/badfield==1/' --duration 0.1
+	check "the error lists the event's fields" grep -q "unknown field 'badfield'.*prev_pid.*next_pid" "$ERR"
+else
+	skip "no sched:sched_switch tracepoint"; skip "no sched:sched_switch tracepoint"
+fi
 expect_rc "CPU range going down" 2 "$P" stat -C 1-0 --duration 0.1
 expect_rc "CPU that does not exist" 2 "$P" stat -C 99 --duration 0.1
 expect_rc "CPU list that is not a number" 2 "$P" stat -C a --duration 0.1
@@ -91,4 +98,32 @@ expect_rc "negative interval" 2 "$P" stat -i -5 -a --duration 0.1
 # An fd limit below what one event per CPU needs, with a hard limit that forbids raising it.
 run_capture bash -c "ulimit -n 6; exec '$P' stat -a -e context-switches,cpu-migrations,page-faults,task-clock,cpu-clock --duration 0.1"
 check "RLIMIT_NOFILE too low: exit 1 with advice (exit $RC)" sh -c "[ $RC -eq 1 ] && grep -qi 'ulimit\|open files\|file descriptors' '$ERR'"
+
+# perf_event_paranoid too strict for a user without privileges: run as nobody. At level 2 (the
+# usual default) whole CPUs and kernel counting are refused and user-space counting of its own
+# command is allowed. A lower level is raised to 2 for these three commands and put back.
+if need_root && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$P"; then
+	para=/proc/sys/kernel/perf_event_paranoid
+	old_para=$(cat $para)
+	if [ "$old_para" -lt 2 ]; then
+		trap 'echo "$old_para" >'"$para" EXIT
+		echo 2 >$para
+	fi
+	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	run_capture as_nobody "$P" stat -a -e context-switches --duration 0.1
+	check "paranoid, not root, -a: exit 1 naming perf_event_paranoid and CAP_PERFMON (exit $RC)" \
+		sh -c "[ $RC -eq 1 ] && grep -q 'perf_event_paranoid is [0-9]' '$ERR' && grep -q CAP_PERFMON '$ERR'"
+	run_capture as_nobody "$P" stat -e page-faults -- true
+	check "paranoid, not root, kernel+user count of own command: exit 1 (exit $RC)" \
+		sh -c "[ $RC -eq 1 ] && grep -q 'permission denied' '$ERR'"
+	run_capture as_nobody "$P" stat -e page-faults:u -- "$W" faults 100
+	check "paranoid, not root, :u on own command counts (exit $RC)" grep -Eq '^ +[0-9]+ +page-faults:u' "$OUT"
+	if [ "$old_para" -lt 2 ]; then
+		echo "$old_para" >$para
+		trap - EXIT
+	fi
+else
+	for i in 1 2 3; do skip "needs root, user nobody and setpriv, and $P executable by nobody"; done
+fi
 done_testing
