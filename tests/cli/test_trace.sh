@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 24
+plan 32
 if ! need_root; then
-	for i in $(seq 24); do skip "needs root (tracepoints)"; done
+	for i in $(seq 32); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 24); do skip "bench/gen_events not built"; done
+	for i in $(seq 32); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 24); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 32); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -32,8 +32,8 @@ if [ "$1" = 5000 ] && [ "$2" = 0 ]; then ok "stderr says 5000 events, 0 lost"; e
 if grep -q "sys_enter_getppid" "$ERR"; then ok "stdout has events only, stats on stderr"; else fail "no stats on stderr"; fi
 
 # 4-5: the kernel filter applies
-run_capture "$P" trace -e "$TP/common_pid>0/" -- "$GEN" -q getppid 3000
-if [ "$(wc -l <"$OUT")" -eq 3000 ]; then ok "filter common_pid>0 keeps all 3000"; else fail "filter kept $(wc -l <"$OUT")"; fi
+run_capture "$P" trace --no-order -e "$TP/common_pid>0/" -- "$GEN" -q getppid 3000
+if [ "$(wc -l <"$OUT")" -eq 3000 ]; then ok "filter common_pid>0 keeps all 3000 (--no-order)"; else fail "filter kept $(wc -l <"$OUT")"; fi
 run_capture "$P" trace -e "$TP/common_pid==1/" -- "$GEN" -q getppid 3000
 if [ "$RC" -eq 0 ] && [ ! -s "$OUT" ]; then ok "filter common_pid==1 keeps none"; else fail "filter common_pid==1: exit $RC, $(wc -l <"$OUT") lines"; fi
 
@@ -69,11 +69,11 @@ run_capture "$P" trace -e sched:sched_switch -- "$GEN" -q pingpong 50
 if grep -qE '^ *[^ ].* +[0-9]+/[0-9]+ \[[0-9]{3}\] [0-9]+\.[0-9]{6}: sched:sched_switch: prev_comm=.* ==> next_comm=' "$OUT"; then
 	ok "text lines carry comm, pid/tid, cpu, time, name, print fmt"; else fail "text layout: $(head -1 "$OUT")"; fi
 
-# 11: --order: time never goes back across CPUs
-run_capture "$P" trace --order -e sched:sched_switch,$TP -- "$GEN" -q -j 2 getppid 20000
+# 11: time order (the default): time never goes back across CPUs
+run_capture "$P" trace -e sched:sched_switch,$TP -- "$GEN" -q -j 2 getppid 20000
 if awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = substr($i, 1, length($i) - 1) + 0; if (t < last) bad++; last = t } } END { exit bad > 0 }' "$OUT" &&
 	printed=$(grep -c sys_enter_getppid "$OUT") && set -- $(stat_of $TP "$ERR") &&
-	[ "$printed" = "$1" ] && [ $(($1 + $2)) -eq 40000 ]; then ok "--order: 40000 events (printed + lost), time order"
+	[ "$printed" = "$1" ] && [ $(($1 + $2)) -eq 40000 ]; then ok "time order: 40000 events (printed + lost), time never goes back"
 else fail "--order: out of order, or printed $printed + stats '$*' != 40000"; fi
 
 # 12: the command's exit status is passed through
@@ -117,5 +117,62 @@ kill -INT $tpid
 wait $tpid
 rc=$?
 if [ $rc -eq 0 ] && grep -q "sched:sched_switch: [0-9]* events, [0-9]* lost" "$ERRF"; then ok "SIGINT: clean stop with statistics"; else fail "SIGINT: rc $rc"; fi
+
+
+# 25: SIGUSR1 prints the counts so far and the trace goes on
+ERRF=$(mktemp); _tap_tmpfiles+=("$ERRF")
+"$P" trace -e sched:sched_switch >/dev/null 2>"$ERRF" &
+tpid=$!
+sleep 0.5
+kill -USR1 $tpid
+sleep 0.3
+kill -USR1 $tpid
+sleep 0.3
+kill -INT $tpid
+wait $tpid
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c "sched:sched_switch: [0-9]* events, [0-9]* lost" "$ERRF")" -eq 3 ]; then
+	ok "SIGUSR1: current counts, twice, then the final ones"
+else fail "SIGUSR1: rc $rc"; sed 's/^/#   /' "$ERRF" | head -5; fi
+
+# 26: -i: counts per event every interval, then the totals
+run_capture "$P" trace -i 100 -e $TP -- "$GEN" -q -r 10000 getppid 5000
+if [ "$(grep -c "^perfscope trace: $TP: [0-9]* events, [0-9]* lost$" "$ERR")" -ge 2 ] && [ "$(stat_of $TP "$ERR")" = "5000 0" ]; then
+	ok "-i 100: interval lines, then 5000 events, 0 lost"; else fail "-i: $(tr '\n' ' ' <"$ERR")"; fi
+
+# 27-28: sampled software events: period= and freq=
+run_capture "$P" trace --format json -e "cpu-clock//period=100000/" -- "$GEN" -q getppid 300000
+if [ -s "$OUT" ] && python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    assert o["event"] == "cpu-clock" and o["period"] == 100000 and o["ip"].startswith("0x")
+' "$OUT"; then ok "cpu-clock//period=100000/: samples with ip and period"; else fail "cpu-clock period: rc $RC, $(head -1 "$OUT")"; fi
+run_capture "$P" trace --format json -e "task-clock//freq=2000/" -- "$GEN" -q getppid 300000
+if [ "$RC" -eq 0 ] && [ -s "$OUT" ] && grep -q '"event":"task-clock"' "$OUT"; then ok "task-clock//freq=2000/: sampled by frequency"
+else fail "task-clock freq: rc $RC"; fi
+
+# 29: software events counted one by one carry the faulting address
+run_capture "$P" trace --format json -e page-faults -- "$GEN" -q getppid 10
+if [ -s "$OUT" ] && python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    assert o["event"] == "page-faults" and o["period"] == 1 and o["addr"].startswith("0x")
+' "$OUT"; then ok "page-faults: every fault, with its address"; else fail "page-faults: rc $RC"; fi
+
+# 30-31: hardware events where present; here (no PMU) a clear refusal, and the rest keeps working
+run_capture "$P" trace -e cycles -- "$GEN" -q getppid 100000
+if [ "$RC" -eq 1 ] && grep -q "not supported on this machine" "$ERR" && grep -q "none of the events can be traced" "$ERR"; then
+	ok "cycles without a PMU: 'not supported on this machine', exit 1"
+elif [ "$RC" -eq 0 ] && grep -q ": cycles: " "$OUT"; then
+	ok "cycles sampled (this machine has a hardware PMU)"
+else fail "cycles: rc $RC: $(head -2 "$ERR" | tr '\n' ' ')"; fi
+run_capture "$P" trace -e cycles,$TP -- "$GEN" -q getppid 1000
+if [ "$RC" -eq 0 ] && [ "$(grep -c "$TP" "$OUT")" -eq 1000 ]; then ok "cycles,$TP: the tracepoint still traced (1000 events)"
+else fail "mixed: rc $RC, $(grep -c "$TP" "$OUT") events"; fi
+
+# 32: --order and --no-order together are a usage error
+expect_rc "--order with --no-order" 2 "$P" trace --order --no-order -e $TP --duration 0.1
 
 done_testing
