@@ -220,6 +220,61 @@ static void test_tracepoint_raw(void **state)
 	assert_int_equal(psc_record__parse_sample(rb_finish(&b), &a, &s), -EINVAL);
 }
 
+/* A sample struct reused from an earlier record (here: garbage) has every absent field 0/NULL. */
+static void test_absent_fields_zeroed(void **state)
+{
+	struct perf_event_attr a = attr_of(PERF_SAMPLE_IP);
+	struct rec_builder b;
+	struct psc_sample s;
+
+	memset(&s, 0xa5, sizeof(s));
+	rb_start(&b, PERF_RECORD_SAMPLE, 0);
+	rb_u64(&b, 0x1234);
+	assert_int_equal(psc_record__parse_sample(rb_finish(&b), &a, &s), 0);
+	assert_int_equal(s.ip, 0x1234);
+	assert_int_equal(s.id, 0);
+	assert_int_equal(s.pid, 0);
+	assert_int_equal(s.tid, 0);
+	assert_int_equal(s.time, 0);
+	assert_int_equal(s.addr, 0);
+	assert_int_equal(s.stream_id, 0);
+	assert_int_equal(s.cpu, 0);
+	assert_int_equal(s.period, 0);
+	assert_int_equal(s.read.nr, 0);
+	assert_int_equal(s.read.time_enabled, 0);
+	assert_int_equal(s.read.one.value, 0);
+	assert_null(s.read.group);
+	assert_int_equal(s.read.stride, 0);
+	assert_int_equal(s.callchain.nr, 0);
+	assert_null(s.callchain.ips);
+	assert_int_equal(s.raw.size, 0);
+	assert_null(s.raw.data);
+	assert_int_equal(s.branch_stack.nr, 0);
+	assert_int_equal(s.branch_stack.hw_idx, 0);
+	assert_null(s.branch_stack.entries);
+	assert_null(s.branch_stack.counters);
+	assert_int_equal(s.regs_user.abi, 0);
+	assert_int_equal(s.regs_user.nr, 0);
+	assert_null(s.regs_user.regs);
+	assert_int_equal(s.stack_user.size, 0);
+	assert_null(s.stack_user.data);
+	assert_int_equal(s.stack_user.dyn_size, 0);
+	assert_int_equal(s.weight, 0);
+	assert_int_equal(s.weight_var1, 0);
+	assert_int_equal(s.weight_var2, 0);
+	assert_int_equal(s.weight_var3, 0);
+	assert_int_equal(s.data_src, 0);
+	assert_int_equal(s.transaction, 0);
+	assert_int_equal(s.regs_intr.abi, 0);
+	assert_null(s.regs_intr.regs);
+	assert_int_equal(s.phys_addr, 0);
+	assert_int_equal(s.cgroup, 0);
+	assert_int_equal(s.data_page_size, 0);
+	assert_int_equal(s.code_page_size, 0);
+	assert_int_equal(s.aux.size, 0);
+	assert_null(s.aux.data);
+}
+
 static void test_read_single(void **state)
 {
 	struct perf_event_attr a = attr_of(PERF_SAMPLE_READ);
@@ -823,6 +878,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_fields_each),
 		cmocka_unit_test(test_fixed_fields_order),
 		cmocka_unit_test(test_tracepoint_raw),
+		cmocka_unit_test(test_absent_fields_zeroed),
 		cmocka_unit_test(test_read_single),
 		cmocka_unit_test(test_read_group),
 		cmocka_unit_test(test_callchain),
