@@ -423,7 +423,10 @@ struct http_server *http_start(int listen_fd, const struct http_opts *opts, char
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 					  (intptr_t)opts->max_request_bytes, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL };
-	/* Refuse HTTP that bends the rules (bare LF, spaces in header names) outright. */
+	/*
+	 * Refuse HTTP/1.1 without Host and URLs with spaces outright (libmicrohttpd 0.9.75; bare LF
+	 * line ends stay accepted, as RFC 9112 allows a recipient to).
+	 */
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL };
 	if (wc && wc->tls) {
 		flags |= MHD_USE_TLS;

@@ -890,11 +890,16 @@ bool webconfig_check_user(struct webconfig *wc, const char *user, const char *pa
 		if (ok)
 			return true;
 	}
-	/* struct crypt_data is ~32 KiB: too big for a server thread's stack. */
+	/*
+	 * struct crypt_data is ~32 KiB: too big for a server thread's stack. crypt_rn (libxcrypt)
+	 * rather than crypt_r: it returns NULL on failure, and sanitizer runtimes intercept
+	 * crypt_r, whose definition then satisfies the link so that --as-needed drops libcrypt and
+	 * the interceptor calls a NULL "real" crypt_r.
+	 */
 	cd = calloc(1, sizeof(*cd));
 	if (!cd)
 		return false;
-	res = crypt_r(password, u ? u->hash : dummy_hash, cd);
+	res = crypt_rn(password, u ? u->hash : dummy_hash, cd, (int)sizeof(*cd));
 	ok = u && res && res[0] != '*' && strlen(res) == strlen(u->hash) &&
 	     ct_equal(res, u->hash, strlen(u->hash));
 	explicit_bzero(cd, sizeof(*cd));

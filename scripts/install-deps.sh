@@ -11,7 +11,7 @@ BUILD_PKGS=(
 TEST_PKGS=(
 	libcmocka-dev libclang-rt-14-dev
 	linux-perf prometheus prometheus-node-exporter
-	curl jq procps python3 bpftrace
+	curl jq procps python3 bpftrace openssl
 )
 
 if [ "$(id -u)" -ne 0 ]; then

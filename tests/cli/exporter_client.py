@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""HTTP clients for the exporter CLI tests: raw and slow connections, floods, node_exporter and
+Prometheus checks. Standard library only; each subcommand prints one result line, exits 0/1."""
+
+import gzip
+import json
+import socket
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+HANG_GUARD = 10  # seconds: a request taking longer means the server is stuck, not slow
+
+
+def free_port():
+    """A port nothing listens on now (the kernel's choice on 127.0.0.1)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    print(port)
+    return 0
+
+
+def get(url, headers=None, timeout=HANG_GUARD):
+    """(status, headers, body) of a GET; HTTP errors are results, not exceptions."""
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def first_line(host, port, data, timeout=HANG_GUARD):
+    """Sends raw bytes, returns the status line of the answer ('' when the server just closed)."""
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        s.sendall(data)
+        buf = b""
+        while b"\r\n" not in buf:
+            try:
+                chunk = s.recv(4096)
+            except ConnectionResetError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+        return buf.split(b"\r\n", 1)[0].decode("latin-1")
+
+
+def raw(host, port, kind):
+    """Malformed or hostile requests; prints the status line the server answered with."""
+    port = int(port)
+    requests = {
+        "garbage": b"\x00\x01\x02 this is not http\r\n\r\n",
+        "no-version": b"GET /metrics\r\n\r\n",
+        "bad-version": b"GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n",
+        "bare-lf": b"GET /metrics HTTP/1.1\nHost: x\n\n",
+        "no-host": b"GET /metrics HTTP/1.1\r\n\r\n",
+        "huge-header": b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n",
+        "many-headers": b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
+        + b"".join(b"X-H%d: v\r\n" % i for i in range(5000))
+        + b"\r\n",
+        "huge-url": b"GET /" + b"m" * 100000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        "body-post": b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"
+        + b"z" * 65536,
+        "bad-chunked": b"POST /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        "traversal": b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+    }
+    try:
+        line = first_line(host, port, requests[kind])
+    except OSError as e:
+        line = "closed (%s)" % e.__class__.__name__
+    print(line or "closed")
+    return 0
+
+
+def flood(url, n):
+    """n connections at once, each a GET; prints how many got 200 and how many were refused."""
+    n = int(n)
+    results = []
+    lock = threading.Lock()
+    start = threading.Barrier(n)
+
+    def one():
+        try:
+            start.wait(timeout=HANG_GUARD)
+        except threading.BrokenBarrierError:
+            pass
+        try:
+            status = get(url)[0]
+        except (OSError, urllib.error.URLError):
+            status = "refused"
+        with lock:
+            results.append(status)
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(HANG_GUARD * 3)
+    stuck = sum(t.is_alive() for t in threads)
+    ok = results.count(200)
+    print("ok=%d refused=%d other=%d stuck=%d" % (ok, results.count("refused"), len(results) - ok - results.count("refused"), stuck))
+    return 0 if stuck == 0 and ok > 0 else 1
+
+
+def slow(host, port, url, nslow, nscrapes):
+    """nslow clients trickle a request header a byte at a time while nscrapes scrapes run; all
+    scrapes must answer 200 (within the hang guard)."""
+    port, nslow, nscrapes = int(port), int(nslow), int(nscrapes)
+    stop = threading.Event()
+    socks = []
+    for _ in range(nslow):
+        s = socket.create_connection((host, port), timeout=HANG_GUARD)
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: slow\r\nX-Slow: ")
+        socks.append(s)
+
+    def trickle():
+        while not stop.is_set():
+            for s in socks:
+                try:
+                    s.send(b"a")
+                except OSError:
+                    pass
+            stop.wait(0.2)
+
+    t = threading.Thread(target=trickle)
+    t.start()
+    good = 0
+    try:
+        for _ in range(nscrapes):
+            status, _, body = get(url)
+            if status == 200 and b"node_perf_" in body:
+                good += 1
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        t.join()
+        for s in socks:
+            s.close()
+    print("scrapes ok=%d/%d with %d slow clients" % (good, nscrapes, nslow))
+    return 0 if good == nscrapes else 1
+
+
+def idle_closed(host, port, wait):
+    """A connection that sends nothing must be closed by the server (connection timeout)."""
+    with socket.create_connection((host, int(port)), timeout=float(wait)) as s:
+        try:
+            data = s.recv(1)
+        except socket.timeout:
+            print("still open after %ss" % wait)
+            return 1
+        except ConnectionResetError:
+            data = b""
+    print("closed by the server" if not data else "server sent data unasked")
+    return 0 if not data else 1
+
+
+def parse(text):
+    """{(family, cpu): value} of node_perf_* samples with a cpu label, from text format 0.0.4."""
+    out = {}
+    for line in text.splitlines():
+        if not line.startswith("node_perf_") or "{" not in line:
+            continue
+        name, rest = line.split("{", 1)
+        labels, value = rest.rsplit("}", 1)
+        lab = dict(kv.split("=", 1) for kv in labels.split(","))
+        if set(lab) != {"cpu"}:
+            continue
+        out[(name, lab["cpu"].strip('"'))] = float(value)
+    return out
+
+
+def scrape(url):
+    status, headers, body = get(url, {"Accept-Encoding": "gzip"})
+    if headers.get("Content-Encoding") == "gzip":
+        body = gzip.decompress(body)
+    if status != 200:
+        raise RuntimeError("%s answered %d" % (url, status))
+    return parse(body.decode())
+
+
+SOFTWARE = [
+    "node_perf_page_faults_total",
+    "node_perf_minor_faults_total",
+    "node_perf_major_faults_total",
+    "node_perf_context_switches_total",
+    "node_perf_cpu_migrations_total",
+]
+
+
+def compare(ours, theirs, *workload):
+    """Software-event increases over the same workload, perfscope vs node_exporter, per CPU.
+
+    Both count every process on every CPU since they started, so totals differ by what happened
+    between their starts; increases over a common interval do not. Each side is scraped twice,
+    back to back with the other, around a workload that faults pages and switches context on every
+    CPU. What differs is only what ran in the few milliseconds between reading one exporter and
+    reading the other, at each end: the other exporter's own request handling (Go's runtime
+    wakes threads and faults pages), this client, kernel threads. That is bounded by a small
+    absolute slack (ABS events) plus a relative share (REL) of the increase, where the workload
+    makes the increase large (tens of thousands of faults, thousands of switches)."""
+    ABS, REL = 200, 0.02
+    import subprocess
+
+    a0, b0 = scrape(ours), scrape(theirs)
+    subprocess.run(list(workload), check=True)
+    a1, b1 = scrape(ours), scrape(theirs)
+    bad, rows = [], []
+    for key in sorted(b1):
+        if key[0] not in SOFTWARE:
+            continue
+        if key not in a1 or key not in a0 or key not in b0:
+            bad.append("%s{cpu=%s} missing from perfscope" % key)
+            continue
+        da, db = a1[key] - a0[key], b1[key] - b0[key]
+        tol = ABS + REL * max(da, db)
+        rows.append("%s{cpu=%s} +%d vs +%d" % (key[0], key[1], da, db))
+        if abs(da - db) > tol:
+            bad.append("%s{cpu=%s}: perfscope +%d, node_exporter +%d, tolerance %d" % (key[0], key[1], da, db, tol))
+    for r in rows:
+        print("# " + r)
+    if not rows:
+        bad.append("node_exporter served no software events")
+    print("; ".join(bad) if bad else "agree on %d series" % len(rows))
+    return 1 if bad else 0
+
+
+def prom_rising(prom, metric, ncpus, deadline_s):
+    """Asks Prometheus' HTTP API for metric[30s] until every CPU has >= 3 samples, each series
+    rising (last > first); prints what it saw."""
+    ncpus = int(ncpus)
+    end = time.time() + float(deadline_s)
+    seen = "nothing"
+    while time.time() < end:
+        q = urllib.parse.urlencode({"query": "%s[30s]" % metric})
+        try:
+            status, _, body = get("%s/api/v1/query?%s" % (prom, q), timeout=5)
+        except (OSError, urllib.error.URLError) as e:
+            seen = "no answer (%s)" % e
+            time.sleep(0.5)
+            continue
+        res = json.loads(body)
+        if status == 200 and res.get("status") == "success":
+            series = res["data"]["result"]
+            rising = {}
+            for s in series:
+                vals = [float(v) for _, v in s["values"]]
+                rising[s["metric"].get("cpu")] = (len(vals), vals[0], vals[-1])
+            seen = " ".join("cpu%s:%d samples %g->%g" % (c, *rising[c]) for c in sorted(rising))
+            if len(rising) == ncpus and all(n >= 3 and last > first for n, first, last in rising.values()):
+                print("rising on every CPU: " + seen)
+                return 0
+        time.sleep(0.5)
+    print("not rising on %d CPUs within %ss: %s" % (ncpus, deadline_s, seen))
+    return 1
+
+
+def prom_query(prom, query):
+    """Prints the values of an instant query, one per line (empty when no result)."""
+    q = urllib.parse.urlencode({"query": query})
+    status, _, body = get("%s/api/v1/query?%s" % (prom, q), timeout=5)
+    res = json.loads(body)
+    for s in res.get("data", {}).get("result", []):
+        print(s["value"][1])
+    return 0 if status == 200 else 1
+
+
+COMMANDS = {
+    "free-port": free_port,
+    "raw": raw,
+    "flood": flood,
+    "slow": slow,
+    "idle-closed": idle_closed,
+    "compare": compare,
+    "prom-rising": prom_rising,
+    "prom-query": prom_query,
+}
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+        sys.exit("usage: exporter_client.py %s ARGS" % "|".join(COMMANDS))
+    sys.exit(COMMANDS[sys.argv[1]](*sys.argv[2:]))

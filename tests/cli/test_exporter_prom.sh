@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# `perfscope exporter` with the real Prometheus stack: a Prometheus server scrapes it every second
+# and its query API shows rising counters per CPU; software-event counts agree with Debian's
+# node_exporter (perf collector only) on the same workload; promtool is happy with both formats.
+# shellcheck source=tests/cli/tap.sh
+source "$(dirname "$0")/tap.sh"
+P=${PERFSCOPE:?}
+: "${WORKLOAD:?}"
+CLIENT=(python3 -W ignore "$(dirname "$0")/exporter_client.py")
+NTESTS=9
+
+plan $NTESTS
+if ! need_root; then
+	for _ in $(seq $NTESTS); do skip "needs root (system-wide perf events)"; done
+	done_testing
+fi
+if ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
+	for _ in $(seq $NTESTS); do skip "needs curl and python3 (scripts/install-deps.sh)"; done
+	done_testing
+fi
+
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+ncpu=$(getconf _NPROCESSORS_ONLN)
+
+# wait_http URL: until it answers (10 s at most)
+wait_http() {
+	for _ in $(seq 100); do
+		curl -s -o /dev/null --max-time 2 "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+PORT=$("${CLIENT[@]}" free-port)
+"$P" exporter --web.listen-address=127.0.0.1:"$PORT" --collector.perf.tracepoint=sched:sched_switch 2>"$TMP/exporter.log" &
+EXP_PID=$!
+PIDS+=("$EXP_PID")
+URL=http://127.0.0.1:$PORT/metrics
+if wait_http "$URL"; then ok "exporter serves on 127.0.0.1:$PORT"; else
+	fail "exporter did not start"; sed 's/^/#   /' "$TMP/exporter.log" | tail -5; fi
+
+# ---- promtool, on text format and on what Prometheus itself asks for
+if command -v promtool >/dev/null; then
+	curl -s --max-time 10 "$URL" >"$TMP/text.prom"
+	if promtool check metrics <"$TMP/text.prom" >"$TMP/pt.out" 2>&1; then
+		ok "promtool check metrics: clean ($(grep -vc '^#' "$TMP/text.prom") samples, tracepoint counter included)"
+	else fail "promtool check metrics"; sed 's/^/#   /' "$TMP/pt.out" | head -5; fi
+else
+	skip "promtool not installed (Debian package prometheus)"
+fi
+
+# ---- a real Prometheus scrapes it every second; counters rise per CPU in its query API
+if command -v prometheus >/dev/null; then
+	PROM_PORT=$("${CLIENT[@]}" free-port)
+	mkdir -p "$TMP/prom-data"
+	cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: perfscope
+    static_configs:
+      - targets: ['127.0.0.1:$PORT']
+EOF
+	prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom-data" \
+		--web.listen-address=127.0.0.1:"$PROM_PORT" --log.level=warn 2>"$TMP/prometheus.log" &
+	PROM_PID=$!
+	PIDS+=("$PROM_PID")
+	# context switches on every CPU while Prometheus collects samples
+	for ((c = 0; c < ncpu; c++)); do
+		taskset -c "$c" "$WORKLOAD" sleeps 40000 &
+		PIDS+=("$!")
+	done
+	PROM=http://127.0.0.1:$PROM_PORT
+	if wait_http "$PROM/-/ready"; then ok "prometheus ready on 127.0.0.1:$PROM_PORT"; else
+		fail "prometheus did not start"; sed 's/^/#   /' "$TMP/prometheus.log" | tail -5; fi
+	run_capture "${CLIENT[@]}" prom-rising "$PROM" node_perf_context_switches_total "$ncpu" 25
+	if [ "$RC" -eq 0 ]; then ok "query API: $(cat "$OUT")"; else fail "$(cat "$OUT") $(tail -2 "$ERR")"; fi
+	up=$("${CLIENT[@]}" prom-query "$PROM" 'up{job="perfscope"}')
+	tp=$("${CLIENT[@]}" prom-query "$PROM" 'count(node_perf_sched_sched_switch_total)')
+	if [ "$up" = 1 ] && [ "$tp" = "$ncpu" ]; then ok "up == 1 (Prometheus negotiated and parsed every scrape), tracepoint series on $tp CPUs"; else
+		fail "up '$up', tracepoint series '$tp'"; fi
+	kill "$PROM_PID"
+else
+	for _ in 1 2 3; do skip "prometheus not installed (Debian package prometheus)"; done
+fi
+
+# ---- node_exporter's perf collector on another port: software events agree over one workload
+NE=$(command -v prometheus-node-exporter || command -v node_exporter)
+if [ -n "$NE" ]; then
+	NE_PORT=$("${CLIENT[@]}" free-port)
+	"$NE" --collector.disable-defaults --collector.perf --web.listen-address=127.0.0.1:"$NE_PORT" 2>"$TMP/ne.log" &
+	NE_PID=$!
+	PIDS+=("$NE_PID")
+	NE_URL=http://127.0.0.1:$NE_PORT/metrics
+	if wait_http "$NE_URL" && curl -s "$NE_URL" | grep -q '^node_perf_context_switches_total'; then
+		ok "node_exporter $("$NE" --version 2>&1 | head -1 | awk '{ print $3 }') serves its perf collector on $NE_PORT"
+	else fail "node_exporter's perf collector did not start"; sed 's/^/#   /' "$TMP/ne.log" | tail -3; fi
+	# 20000 page touches and 2000 sleeps on every CPU, pinned, between two scrapes of each
+	wl=$TMP/workload.sh
+	cat >"$wl" <<EOF
+#!/bin/bash
+for ((c = 0; c < $ncpu; c++)); do taskset -c \$c "$WORKLOAD" faults 20000 & taskset -c \$c "$WORKLOAD" sleeps 2000 & done
+wait
+EOF
+	run_capture "${CLIENT[@]}" compare "$URL" "$NE_URL" bash "$wl"
+	sed -n 's/^# /#   /p' "$OUT"
+	if [ "$RC" -eq 0 ]; then ok "software events: $(grep -v '^#' "$OUT") (increases within 200 + 2%)"; else
+		fail "software events differ: $(grep -v '^#' "$OUT") $(tail -2 "$ERR")"; fi
+	# what node_exporter silently drops, perfscope says
+	if curl -s "$NE_URL" | grep -q '^node_perf_cpucycles_total'; then
+		skip "this machine has a hardware PMU: node_exporter exports cycles too"
+	elif curl -s "$URL" | grep -q '^node_perf_event_supported{cpu="0",event="cycles"} 0$' && grep -q 'event cycles .*cannot be counted' "$TMP/exporter.log"; then
+		ok "no hardware PMU: node_exporter drops cycles silently, perfscope reports it (gauge 0, log line)"
+	else fail "cycles: neither exported nor reported as unsupported"; fi
+	kill "$NE_PID"
+else
+	for _ in 1 2 3; do skip "node_exporter not installed (Debian package prometheus-node-exporter)"; done
+fi
+
+kill -TERM "$EXP_PID"
+for _ in $(seq 100); do kill -0 "$EXP_PID" 2>/dev/null || break; sleep 0.1; done
+wait "$EXP_PID"
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "exporter stops cleanly on SIGTERM after all that"; else fail "exporter exit $rc"; fi
+done_testing
