@@ -1,7 +1,7 @@
 #!/bin/bash
 # Tracing benchmark: consumer CPU per million events and lost events for perfscope's ring path, perfscope trace, perf record (+ perf script) and bpftrace, all in one run.
 #
-# usage: bench/bench_trace.sh [-n N] [-p ROUNDTRIPS] [-S] BUILD_DIR     (as root)
+# usage: bench/bench_trace.sh [-n N] [-p ROUNDTRIPS] [-r REPS] [-S] BUILD_DIR     (as root)
 #
 # Workload 1: bench/gen_events makes exactly N getppid() calls as fast as it can (one thread);
 # every consumer traces syscalls:sys_enter_getppid system wide with default buffers (512 KiB per
@@ -16,19 +16,22 @@
 set -uo pipefail
 
 N=2000000
-PP=200000
+PP=100000
+REPS=3
 SWEEP=1
-while getopts n:p:S opt; do
+USAGE="usage: bench/bench_trace.sh [-n N] [-p ROUNDTRIPS] [-r REPS] [-S] BUILD_DIR"
+while getopts n:p:r:S opt; do
 	case $opt in
 	n) N=$OPTARG ;;
 	p) PP=$OPTARG ;;
+	r) REPS=$OPTARG ;;
 	S) SWEEP=0 ;;
-	*) echo "usage: bench/bench_trace.sh [-n N] [-p ROUNDTRIPS] [-S] BUILD_DIR" >&2; exit 2 ;;
+	*) echo "$USAGE" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 if [ $# -ne 1 ]; then
-	echo "usage: bench/bench_trace.sh [-n N] [-p ROUNDTRIPS] [-S] BUILD_DIR" >&2
+	echo "$USAGE" >&2
 	exit 2
 fi
 B=$1
@@ -80,7 +83,7 @@ measure() {
 			sleep 0.1
 		done
 	fi
-	sleep 1
+	sleep 0.7
 	"${WORK[@]}" 2>"$TMP/$name.gen" >/dev/null
 	sleep 0.5 # let the consumer catch up before it is told to stop
 	kill -INT "$(cat "$TMP/$name.pid")" 2>/dev/null
@@ -128,53 +131,63 @@ table() {
 
 nsper() { awk -v c="$1" -v e="$2" 'BEGIN { if (e > 0) printf "%.0f", c * 1e9 / e; else print 0 }'; }
 
-# run_set NAME TRACEPOINT: every consumer on the workload in WORK
-run_set() {
-	local s=$1 tp=$2 ev lost bare_ns pr_ns ps_cpu j_ns
-	measure "$s-bare" "$RING" bare "$tp"
-	read -r ev lost <<<"$(ev_ring "$s-bare")"
-	bare_ns=$(nsper "$(cat "$TMP/$s-bare.cpu")" "$ev")
-	row "bare mmap loop (floor), bench_ring bare" "$ev" "$lost" "$(cat "$TMP/$s-bare.cpu")" "$(gen_rate "$s-bare")"
-	measure "$s-ring" "$RING" ring "$tp"
-	read -r ev lost <<<"$(ev_ring "$s-ring")"
-	row "perfscope ring path + decoding, no formatting (bench_ring ring)" "$ev" "$lost" "$(cat "$TMP/$s-ring.cpu")" "$(gen_rate "$s-ring")"
-	RING_NS=$(nsper "$(cat "$TMP/$s-ring.cpu")" "$ev")
-	measure "$s-sess" "$RING" session "$tp"
-	read -r ev lost <<<"$(ev_ring "$s-sess")"
-	row "perfscope session loop, no formatting (bench_ring session)" "$ev" "$lost" "$(cat "$TMP/$s-sess.cpu")" "$(gen_rate "$s-sess")"
-	measure "$s-sesso" "$RING" -o session "$tp"
-	read -r ev lost <<<"$(ev_ring "$s-sesso")"
-	row "perfscope session loop + --order merge (bench_ring -o session)" "$ev" "$lost" "$(cat "$TMP/$s-sesso.cpu")" "$(gen_rate "$s-sesso")"
-	measure "$s-json" sh -c "exec '$P' trace --format json -e $tp > /dev/null"
-	read -r ev lost <<<"$(ev_trace "$s-json" "$tp")"
-	row "perfscope trace --format json > /dev/null" "$ev" "$lost" "$(cat "$TMP/$s-json.cpu")" "$(gen_rate "$s-json")"
-	j_ns=$(nsper "$(cat "$TMP/$s-json.cpu")" "$ev")
-	measure "$s-text" sh -c "exec '$P' trace -e $tp > /dev/null"
-	read -r ev lost <<<"$(ev_trace "$s-text" "$tp")"
-	row "perfscope trace (text) > /dev/null" "$ev" "$lost" "$(cat "$TMP/$s-text.cpu")" "$(gen_rate "$s-text")"
-	if [ $HAVE_PERF = 1 ]; then
-		measure "$s-prnull" perf record -e "$tp" -a -o /dev/null
-		row "perf record -o /dev/null (events: the workload's count²)" "$WORK_N" "n/a" "$(cat "$TMP/$s-prnull.cpu")" "$(gen_rate "$s-prnull")"
-		measure "$s-prfile" perf record -e "$tp" -a -o "$SHM/perf.data"
-		read -r ev lost <<<"$(ev_perf_file "$s-prfile" "$SHM/perf.data" "$tp")"
-		pr_cpu=$(cat "$TMP/$s-prfile.cpu")
-		row "perf record -o tmpfs" "$ev" "$lost" "$pr_cpu" "$(gen_rate "$s-prfile")"
-		say "$s: perf script"
-		(perf script -i "$SHM/perf.data" >/dev/null 2>&1; times >"$TMP/$s-ps.times")
-		ps_cpu=$(times_cpu "$TMP/$s-ps.times")
-		row "perf script of that file" "$ev" "" "$ps_cpu" ""
-		row "perf record -o tmpfs + perf script" "$ev" "$lost" "$(awk -v a="$pr_cpu" -v b="$ps_cpu" 'BEGIN { printf "%.3f", a + b }')" ""
-		PRPS_NS=$(nsper "$(awk -v a="$pr_cpu" -v b="$ps_cpu" 'BEGIN { print a + b }')" "$ev")
+# bench LABEL KEY PARSER CONSUMER...: REPS runs; the row of the median CPU per event; sets NS.
+# PARSER KEY TP prints "EVENTS LOST" for one run.
+bench() {
+	local label=$1 key=$2 parser=$3 r ev lost cpu
+	shift 3
+	for ((r = 1; r <= REPS; r++)); do
+		measure "$key.$r" "$@"
+		read -r ev lost <<<"$($parser "$key.$r" "$CUR_TP")"
+		cpu=$(cat "$TMP/$key.$r.cpu")
+		echo "$(nsper "$cpu" "${ev:-0}") $cpu ${ev:-0} ${lost:-0} $(gen_rate "$key.$r")"
+	done | sort -n >"$TMP/$key.runs"
+	read -r NS cpu ev lost rate <<<"$(sed -n "$(((REPS + 1) / 2))p" "$TMP/$key.runs")"
+	row "$label" "$ev" "$lost" "$cpu" "$rate"
+}
+
+ev_workload() { echo "$WORK_N n/a"; }
+
+# perf record to tmpfs, then perf script of its file, REPS times; rows for each and the sum.
+bench_perf_file() {
+	local key=$1 r ev lost pr ps
+	for ((r = 1; r <= REPS; r++)); do
+		measure "$key.$r" perf record -e "$CUR_TP" -a -o "$SHM/perf.data"
+		read -r ev lost <<<"$(ev_perf_file "$key.$r" "$SHM/perf.data" "$CUR_TP")"
+		say "$key.$r: perf script"
+		(perf script -i "$SHM/perf.data" >/dev/null 2>&1; times >"$TMP/$key.$r.ps.times")
 		rm -f "$SHM/perf.data"
+		pr=$(cat "$TMP/$key.$r.cpu")
+		ps=$(times_cpu "$TMP/$key.$r.ps.times")
+		echo "$(nsper "$(awk -v a="$pr" -v b="$ps" 'BEGIN { print a + b }')" "${ev:-0}") $pr $ps ${ev:-0} ${lost:-0} $(gen_rate "$key.$r")"
+	done | sort -n >"$TMP/$key.runs"
+	read -r NS pr ps ev lost rate <<<"$(sed -n "$(((REPS + 1) / 2))p" "$TMP/$key.runs")"
+	row "perf record -o tmpfs" "$ev" "$lost" "$pr" "$rate"
+	row "perf script of that file" "$ev" "" "$ps" ""
+	row "perf record -o tmpfs + perf script" "$ev" "$lost" "$(awk -v a="$pr" -v b="$ps" 'BEGIN { printf "%.3f", a + b }')" ""
+}
+
+# run_set NAME TRACEPOINT: every consumer on the workload in WORK; sets BARE_NS RING_NS JSON_NS PRPS_NS
+run_set() {
+	local s=$1
+	CUR_TP=$2
+	bench "bare mmap loop (floor), bench_ring bare" "$s-bare" ev_ring "$RING" bare "$CUR_TP"
+	BARE_NS=$NS
+	bench "perfscope ring path + decoding, no formatting (bench_ring ring)" "$s-ring" ev_ring "$RING" ring "$CUR_TP"
+	RING_NS=$NS
+	bench "perfscope session loop, no formatting (bench_ring session)" "$s-sess" ev_ring "$RING" session "$CUR_TP"
+	bench "perfscope session loop + time order (bench_ring -o session)" "$s-sesso" ev_ring "$RING" -o session "$CUR_TP"
+	bench "perfscope trace --format json > /dev/null" "$s-json" ev_trace sh -c "exec '$P' trace --format json -e $CUR_TP > /dev/null"
+	JSON_NS=$NS
+	bench "perfscope trace (text) > /dev/null" "$s-text" ev_trace sh -c "exec '$P' trace -e $CUR_TP > /dev/null"
+	if [ $HAVE_PERF = 1 ]; then
+		bench "perf record -o /dev/null (events: the workload's count²)" "$s-prnull" ev_workload perf record -e "$CUR_TP" -a -o /dev/null
+		bench_perf_file "$s-prfile"
+		PRPS_NS=$NS
 	fi
 	if [ $HAVE_BPFTRACE = 1 ]; then
-		local probe="tracepoint:$tp"
-		measure "$s-bpf" bpftrace -e "$probe { @n = count(); }"
-		read -r ev lost <<<"$(ev_bpftrace "$s-bpf")"
-		row "bpftrace count (in-kernel map)³" "$ev" "0" "$(cat "$TMP/$s-bpf.cpu")" "$(gen_rate "$s-bpf")"
+		bench "bpftrace count (in-kernel map)³" "$s-bpf" ev_bpftrace bpftrace -e "tracepoint:$CUR_TP { @n = count(); }"
 	fi
-	BARE_NS=$bare_ns
-	JSON_NS=$j_ns
 }
 
 echo "## Tracing: $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%d)"
@@ -202,22 +215,29 @@ echo "Ratios: perfscope ring path / bare floor = $(awk -v a="$RING_NS" -v b="$BA
 echo
 
 if [ $SWEEP = 1 ] && [ $HAVE_PERF = 1 ]; then
-	echo "### Lost events with default buffers as the getppid rate rises (2 s per step)"
+	echo "### Lost events with default buffers (512 KiB per CPU) as the getppid rate rises"
 	echo
-	echo "| workload | calls | perf record -o tmpfs: lost | perfscope trace --format json: lost |"
+	echo "Each step runs $REPS times per tool (2 s at a set rate, $N calls flat out); lost events summed over the runs, and in how many runs any were lost."
+	echo
+	echo "| workload | calls per run | perf record -o tmpfs: lost (runs) | perfscope trace --format json: lost (runs) |"
 	echo "|---|---:|---:|---:|"
 	first=""
 	for step in "100000 1" "200000 1" "400000 1" "0 1" "0 2"; do
 		read -r rate thr <<<"$step"
 		if [ "$rate" = 0 ]; then n=$((N / thr)); label="flat out, $thr thread(s)"; else n=$((rate * 2)); label="$rate/s"; fi
 		WORK=("$GEN" -r "$rate" -j "$thr" getppid "$n")
-		measure "sw-perf-$rate-$thr" perf record -e $TP -a -o "$SHM/perf.data"
-		read -r _ plost <<<"$(ev_perf_file "sw-perf-$rate-$thr" "$SHM/perf.data" $TP)"
-		rm -f "$SHM/perf.data"
-		measure "sw-ps-$rate-$thr" sh -c "exec '$P' trace --format json -e $TP > /dev/null"
-		read -r _ slost <<<"$(ev_trace "sw-ps-$rate-$thr" $TP)"
-		echo "| $label | $((n * thr)) | $plost | $slost |"
-		if [ -z "$first" ] && [ "${plost:-0}" -gt 0 ]; then first="$label: perf record lost $plost, perfscope trace --format json lost $slost"; fi
+		pl=0 pr=0 sl=0 sr=0
+		for ((r = 1; r <= REPS; r++)); do
+			measure "sw-perf-$rate-$thr.$r" perf record -e $TP -a -o "$SHM/perf.data"
+			read -r _ lost <<<"$(ev_perf_file "sw-perf-$rate-$thr.$r" "$SHM/perf.data" $TP)"
+			rm -f "$SHM/perf.data"
+			pl=$((pl + ${lost:-0})); [ "${lost:-0}" -gt 0 ] && pr=$((pr + 1))
+			measure "sw-ps-$rate-$thr.$r" sh -c "exec '$P' trace --format json -e $TP > /dev/null"
+			read -r _ lost <<<"$(ev_trace "sw-ps-$rate-$thr.$r" $TP)"
+			sl=$((sl + ${lost:-0})); [ "${lost:-0}" -gt 0 ] && sr=$((sr + 1))
+		done
+		echo "| $label | $((n * thr)) | $pl ($pr of $REPS) | $sl ($sr of $REPS) |"
+		if [ -z "$first" ] && [ "$pl" -gt 0 ]; then first="$label: perf record lost $pl events in $pr of $REPS runs, perfscope trace --format json $sl in $sr"; fi
 	done
 	echo
 	echo "First step where perf record loses: ${first:-none (perf record lost nothing at any step)}."
