@@ -1,5 +1,6 @@
 /* Turning -a/-C/-p/-t/-G/-- COMMAND into cpu and thread maps, opening events on them, starting. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,9 @@ int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const c
 	t->cgroup_fd = -1;
 	if (o->pid || o->tid || o->command) {
 		if (o->cpus || o->all_cpus) {
-			fprintf(stderr, "perfscope %s: -a/-C count CPUs system-wide; with -p, -t or a "
-					"command the threads are followed on every CPU. Give one.\n",
+			fprintf(stderr,
+				"perfscope %s: -a/-C count CPUs system-wide; with -p, -t or a "
+				"command the threads are followed on every CPU. Give one.\n",
 				prof);
 			return 2;
 		}
@@ -63,10 +65,12 @@ int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const c
 	if (o->pid) {
 		t->threads = psc_threadmap__new_pid(o->pid);
 		if (!t->threads) {
-			fprintf(stderr, "perfscope %s: no process with pid %d\n", prof, (int)o->pid);
+			fprintf(stderr, "perfscope %s: no process with pid %d\n", prof,
+				(int)o->pid);
 			return 1;
 		}
 		snprintf(title, title_len, "process id '%d'", (int)o->pid);
+		t->follows_tasks = true;
 	} else if (o->tid) {
 		t->threads = psc_threadmap__new_tid(o->tid);
 		if (!t->threads) {
@@ -74,11 +78,12 @@ int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const c
 			return 1;
 		}
 		snprintf(title, title_len, "thread id '%d'", (int)o->tid);
+		t->follows_tasks = true;
 	} else if (o->command) {
 		err = psc_launch_prepare(&t->launch, o->command);
 		if (err) {
-			fprintf(stderr, "perfscope %s: cannot start '%s': %s\n", prof, o->command[0],
-				strerror(-err));
+			fprintf(stderr, "perfscope %s: cannot start '%s': %s\n", prof,
+				o->command[0], strerror(-err));
 			return 1;
 		}
 		t->has_command = true;
@@ -92,8 +97,9 @@ int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const c
 			if (t->cgroup_fd < 0) {
 				fprintf(stderr, "perfscope %s: cannot use cgroup '%s': %s\n", prof,
 					o->cgroup,
-					t->cgroup_fd == -ENODEV ? "no cgroup hierarchy perf can use is mounted"
-								: strerror(-t->cgroup_fd));
+					t->cgroup_fd == -ENODEV
+						? "no cgroup hierarchy perf can use is mounted"
+						: strerror(-t->cgroup_fd));
 				return t->cgroup_fd == -ENOENT ? 2 : 1;
 			}
 			snprintf(title, title_len, "cgroup '%s'", o->cgroup);
@@ -113,7 +119,8 @@ nomem:
 /* One fd per event, CPU and thread: raise the soft limit toward the hard one when short. */
 static int ensure_fd_limit(struct psc_target *t, int nr_events, const char *prof)
 {
-	rlim_t need = (rlim_t)nr_events * psc_cpumap__nr(t->cpus) * psc_threadmap__nr(t->threads) + 32;
+	rlim_t need =
+		(rlim_t)nr_events * psc_cpumap__nr(t->cpus) * psc_threadmap__nr(t->threads) + 32;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl))
@@ -130,8 +137,8 @@ static int ensure_fd_limit(struct psc_target *t, int nr_events, const char *prof
 	}
 	rl.rlim_cur = need;
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {
-		fprintf(stderr, "perfscope %s: cannot raise the open-files limit to %llu: %s\n", prof,
-			(unsigned long long)need, strerror(errno));
+		fprintf(stderr, "perfscope %s: cannot raise the open-files limit to %llu: %s\n",
+			prof, (unsigned long long)need, strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -154,15 +161,18 @@ int psc_target_open(struct psc_target *t, struct psc_evlist *evlist, const char 
 		const char *name = "events";
 		int i;
 
-		psc_evlist__for_each(evlist, i, evsel) {
+		psc_evlist__for_each(evlist, i, evsel)
+		{
 			if (psc_evsel__open_errno(evsel) == -err)
 				name = psc_evsel__name(evsel);
 		}
-		fprintf(stderr, "perfscope %s: %s\n", prof, psc_strerror_open(err, name, msg, sizeof(msg)));
+		fprintf(stderr, "perfscope %s: %s\n", prof,
+			psc_strerror_open(err, name, msg, sizeof(msg)));
 		return 1;
 	}
 	if (psc_evlist__nr_open(evlist) == 0) {
-		fprintf(stderr, "perfscope %s: none of the events can be counted on this machine\n", prof);
+		fprintf(stderr, "perfscope %s: none of the events can be counted on this machine\n",
+			prof);
 		return 1;
 	}
 	return 0;
@@ -177,7 +187,8 @@ int psc_target_start(struct psc_target *t, struct psc_evlist *evlist, const char
 		return psc_evlist__enable(evlist) ? 1 : 0;
 	err = psc_launch_go(&t->launch);
 	if (err) {
-		fprintf(stderr, "perfscope %s: %s\n", prof, psc_launch_strerror(&t->launch, msg, sizeof(msg)));
+		fprintf(stderr, "perfscope %s: %s\n", prof,
+			psc_launch_strerror(&t->launch, msg, sizeof(msg)));
 		return psc_launch_exec_exit_code(&t->launch);
 	}
 	t->launched = true;
@@ -202,6 +213,39 @@ void psc_target_forward_signal(struct psc_target *t, int sig)
 {
 	if (t->launched)
 		psc_launch_kill(&t->launch, sig);
+}
+
+/* A thread is alive while /proc/TID/stat exists and its state is not zombie or dead. */
+static bool thread_alive(pid_t tid)
+{
+	char path[64], buf[512];
+	const char *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT && errno != ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'
+	 */
+	paren = strrchr(buf, ')');
+	return !paren || (paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X');
+}
+
+bool psc_target_alive(const struct psc_target *t)
+{
+	if (!t->follows_tasks)
+		return true;
+	for (int i = 0; i < psc_threadmap__nr(t->threads); i++)
+		if (thread_alive(psc_threadmap__tid(t->threads, i)))
+			return true;
+	return false;
 }
 
 void psc_target_release(struct psc_target *t)

@@ -17,6 +17,7 @@ struct psc_target {
 	struct psc_threadmap *threads;
 	int cgroup_fd;	  /* -G, else -1 */
 	bool per_cpu;	  /* system-wide or cgroup: counts per CPU */
+	bool follows_tasks; /* -p or -t: ends when its threads do */
 	bool has_command; /* -- COMMAND */
 	struct psc_launch launch;
 	bool launched;	  /* psc_target_start released the command */
@@ -48,6 +49,11 @@ int psc_target_reap(struct psc_target *t, int *status);
 /* Blocking wait for the command; 1 + *status, or 0 when there is none. */
 int psc_target_wait(struct psc_target *t, int *status);
 void psc_target_forward_signal(struct psc_target *t, int sig);
+/*
+ * -p/-t targets: false once every thread followed has exited (gone, or a zombie), so a profiler
+ * can stop like perf stat does. Always true for the other targets.
+ */
+bool psc_target_alive(const struct psc_target *t);
 void psc_target_release(struct psc_target *t);
 
 /* Prints the event text with a caret under err->pos and the message; for every profiler. */

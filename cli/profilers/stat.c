@@ -39,8 +39,8 @@ static const char stat_help[] =
 	"                        'syscalls:sys_enter_read/fd==0/', msr/tsc/, L1-dcache-load-misses\n"
 	"  -a, --all-cpus        count on every online CPU (the default without a target)\n"
 	"  -C, --cpu CPUS        count on these CPUs only: 0-3,6\n"
-	"  -p, --pid PID         count the threads of an existing process\n"
-	"  -t, --tid TID         count one thread\n"
+	"  -p, --pid PID         count the threads of an existing process, until it exits\n"
+	"  -t, --tid TID         count one thread, until it exits\n"
 	"  -G, --cgroup CGROUP   count tasks of a cgroup (path under the cgroup2 mount, or absolute)\n"
 	"  -i, --interval MS     print the counts of every MS milliseconds\n"
 	"      --per-cpu         one line per CPU and event (system-wide modes)\n"
@@ -229,7 +229,12 @@ static void print_footer(struct stat_ctx *s, double secs)
 		psc_out__printf(s->out, "\n %14.9f seconds time elapsed\n\n", secs);
 }
 
-/* Waits for a stop signal, the command's end, the next interval or the end of --duration. */
+#define TASK_POLL_S 0.1
+
+/*
+ * Waits for a stop signal, the command's end, the end of the -p/-t threads, the next interval or
+ * the end of --duration.
+ */
 static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_t *sigs,
 		    int *exit_code)
 {
@@ -242,7 +247,7 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 		siginfo_t si;
 		int sig;
 
-		if (now >= deadline)
+		if (now >= deadline || !psc_target_alive(&s->target))
 			return 0;
 		if (now >= next_interval) {
 			if (psc_evlist__read(evlist) == 0)
@@ -252,6 +257,9 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 			next_interval += s->o.interval_ms / 1000.0;
 			continue;
 		}
+		/* -p/-t: look every 100 ms whether the threads followed are still there */
+		if (s->target.follows_tasks)
+			wake = fmin(wake, now + TASK_POLL_S);
 		if (isfinite(wake)) {
 			double left = wake - now;
 

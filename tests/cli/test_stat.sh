@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 33
+plan 37
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -65,6 +65,45 @@ check "--per-cpu prints a line per CPU and event ($n)" test "$n" -eq $((ncpu * 2
 run_capture "$P" stat -C 0 --duration 0.2 -e cpu-clock --format json
 check "-C 0 counts cpu-clock on one CPU" python3 -c 'import json,sys
 o=json.loads(open(sys.argv[1]).readline()); assert o["value"]>0' "$OUT"
+
+# --- -p, -t and -G targets ------------------------------------------------------------------
+# -p: a process that sleeps 50 times; stat follows it and ends when it exits, like perf stat
+(sleep 0.3; exec "$W" sleeps 50) &
+wp=$!
+run_capture timeout 20 "$P" stat -p $wp -e context-switches --format json
+wait $wp
+cs=$(ps_value "$OUT" context-switches)
+check "-p PID: counts the process and ends with it (exit $RC, $cs switches)" \
+	sh -c "[ $RC -eq 0 ] && [ ${cs:-0} -ge 50 ]"
+# -t: one thread, ended the same way
+sleep 0.3 &
+sp=$!
+run_capture timeout 20 "$P" stat -t $sp -e task-clock
+wait $sp
+check "-t TID: ends when the thread does (exit $RC)" sh -c "[ $RC -eq 0 ] && grep -q task-clock '$OUT'"
+# -G: a cgroup2 group of our own with a workload in it; the counters are known to be open once
+# the first interval line is out, then the workload runs and stat is stopped
+cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+name=psc-test.$$
+if need_root && [ -n "$cg2" ] && mkdir "$cg2/$name" 2>/dev/null; then
+	out=$(mktemp)
+	"$P" stat -G "$name" -i 100 --duration 20 -e page-faults --format json >"$out" 2>&1 &
+	sp=$!
+	for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.05; done
+	sh -c "echo \$\$ >'$cg2/$name/cgroup.procs' && exec '$W' faults 2000"
+	kill -INT $sp
+	wait $sp
+	rc=$?
+	pf=$(python3 -c 'import json,sys
+print(sum(json.loads(l)["value"] or 0 for l in open(sys.argv[1]) if l.startswith("{")))' "$out")
+	check "-G CGROUP: counts the tasks of the cgroup (exit $rc, $pf page-faults for 2000 pages)" \
+		sh -c "[ $rc -eq 0 ] && [ ${pf:-0} -ge 2000 ]"
+	rm -f "$out"
+	rmdir "$cg2/$name"
+	expect_rc "-G of a cgroup that does not exist" 2 "$P" stat -G "$name" --duration 0.1
+else
+	skip "no cgroup2 mount where a test group can be made"; skip "no cgroup2 mount"
+fi
 
 # --- SIGINT stops cleanly and prints --------------------------------------------------------
 "$P" stat -a -e context-switches >/tmp/psc_int.$$ 2>&1 &
