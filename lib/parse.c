@@ -1,6 +1,7 @@
 /* The event-list parser: EVENT[,EVENT...] and {groups}, names, modifiers, perf-prof filters and
  * ATTRs. */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,46 @@ static int unknown_event(struct parser *ps, const char *name, size_t len, int po
 		&ps->p, -ENOENT, pos,
 		"unknown event '%.*s'%s; 'perfscope list' shows the events of this machine",
 		(int)len, name, hint);
+}
+
+/*
+ * "NAME/a=b,.../" where NAME is no PMU here: the terms say a PMU was meant (a perf-prof filter
+ * compares with ==, !=, <=, >=, so a lone '=' before the next '/' is a PMU term). Such an event
+ * gets the list of this machine's PMUs rather than event-name suggestions: "cpu/event=0x3c/" on
+ * a VM without a hardware PMU should say that there is no "cpu" PMU here.
+ */
+static bool looks_like_pmu_terms(const char *t)
+{
+	for (; *t && *t != '/'; t++)
+		if (*t == '=' && !strchr("=!<>", t[-1]) && t[1] != '=')
+			return true;
+	return false;
+}
+
+static int unknown_pmu(struct parser *ps, const char *name, size_t len, int pos)
+{
+	char pmus[300] = "", hint[400];
+	struct psc_suggest sg;
+	size_t off = 0;
+	struct dirent *de;
+	DIR *d;
+
+	psc_suggest__init(&sg, name, len);
+	d = opendir(ps->p.pmu_dir);
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		psc_suggest__add(&sg, de->d_name, NULL);
+		if (off < sizeof(pmus))
+			off += (size_t)snprintf(pmus + off, sizeof(pmus) - off, "%s%s", off ? ", " : "",
+						de->d_name);
+	}
+	if (d)
+		closedir(d);
+	psc_suggest__format(&sg, hint, sizeof(hint));
+	return psc_evparse_fail(&ps->p, -ENOENT, pos,
+				"no PMU '%.*s' on this machine%s; its PMUs (in %s) are: %s", (int)len,
+				name, hint, ps->p.pmu_dir, pmus[0] ? pmus : "none");
 }
 
 /* Modifiers, applied the way perf's get_event_modifier does, on top of what attr already has. */
@@ -830,6 +871,8 @@ static int parse_event(struct parser *ps, int *pos)
 		return parse_tracepoint(ps, pos, start, head_end);
 	if (s[head_end] == '/' && psc_evparse_pmu_exists(&ps->p, s + start, len))
 		return parse_pmu(ps, pos, start, head_end);
+	if (s[head_end] == '/' && looks_like_pmu_terms(s + head_end + 1))
+		return unknown_pmu(ps, s + start, len, start);
 	return unknown_event(ps, s + start, len, start);
 }
 

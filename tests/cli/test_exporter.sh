@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 : "${WORKLOAD:?}"
 CLIENT=(python3 -W ignore "$(dirname "$0")/exporter_client.py")
-NTESTS=61
+NTESTS=63
 
 plan $NTESTS
 if ! need_root; then
@@ -129,6 +129,29 @@ if command -v promtool >/dev/null; then
 	if promtool check metrics <"$B" >"$TMP/promtool.out" 2>&1; then ok "promtool check metrics: clean"; else
 		fail "promtool check metrics complains"; sed 's/^/#   /' "$TMP/promtool.out" | head -5; fi
 else skip "promtool not installed (Debian package prometheus)"; fi
+
+# perfscope-exporter.8: renders cleanly, lists every metric served, every fixed family, every flag
+MAN=${SOURCE_ROOT:-$(dirname "$0")/../..}/docs/man/perfscope-exporter.8
+if command -v groff >/dev/null && [ -f "$MAN" ]; then
+	groff -man -Tutf8 -ww -z "$MAN" >"$TMP/groff.err" 2>&1
+	if [ ! -s "$TMP/groff.err" ]; then ok "perfscope-exporter.8 renders with groff -ww, no warnings"; else
+		fail "groff warnings: $(head -2 "$TMP/groff.err")"; fi
+	undoc=
+	for m in $(grep -o '^[a-z_]*' "$B" | sort -u); do
+		[ "$m" = node_perf_sched_sched_switch_total ] && continue
+		grep -qF -- "$m" "$MAN" || undoc="$undoc $m"
+	done
+	# roff escapes '-' as '\-'
+	for o in $("$P" exporter --help | grep -oE -- '--[a-z][a-z.-]+' | sort -u); do
+		grep -qF -- "${o//-/\\-}" "$MAN" || undoc="$undoc $o"
+	done
+	nfixed=$(grep -A1 -E '^\.B node_perf_[a-z0-9_]+_total$' "$MAN" | grep -c '^\\(lq')
+	if [ -z "$undoc" ] && [ "$nfixed" -eq 30 ]; then ok "the man page documents every metric served, the $nfixed fixed families with HELP and every flag of --help"; else
+		fail "the man page lacks:$undoc ($nfixed families)"; fi
+else
+	skip "groff or $MAN missing"
+	skip "groff or $MAN missing"
+fi
 
 curl -s --max-time 10 -D "$H" -o "$B" -H 'Accept: application/openmetrics-text; version=1.0.0,text/plain;version=0.0.4;q=0.5' "$MAIN_URL/metrics"
 if grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$H" && [ "$(tail -1 "$B")" = "# EOF" ] &&

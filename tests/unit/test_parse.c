@@ -418,7 +418,11 @@ static void test_pmu(void **state)
 	expect_error("msr/tsc,cycles", -EINVAL, 3, "missing closing '/'");
 	expect_error("msr/tsc/u", -EINVAL, 8, "written ':MODS'");
 	expect_error("msr:tsc", -EINVAL, 3, "'msr' is a PMU, not a tracepoint system");
-	expect_error("nopmu/event=1/", -ENOENT, 0, "unknown event 'nopmu'");
+	expect_error("nopmu/event=1/", -ENOENT, 0, "no PMU 'nopmu' on this machine");
+	expect_error("nopmu/event=1/", -ENOENT, 0, "are: ");
+	expect_error("pwer/energy=1/", -ENOENT, 0, "did you mean 'power'");
+	/* a filter-like segment is an unknown perf-prof event, not a PMU */
+	expect_error("nopmu/pid==1/", -ENOENT, 0, "unknown event 'nopmu'");
 	expect_error("tsc", -ENOENT, 0, "did you mean 'msr/tsc/'");
 }
 
