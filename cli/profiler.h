@@ -1,11 +1,12 @@
-/* The shape of a perfscope subcommand: one `const struct psc_profiler` per cli/profilers/<name>.c. */
+/* The shape of a perfscope subcommand: one `const struct psc_profiler` per cli/profilers/<name>.c.
+ */
 #ifndef PERFSCOPE_CLI_PROFILER_H
 #define PERFSCOPE_CLI_PROFILER_H
 
 struct psc_profiler {
 	const char *name;
-	const char *summary;	/* one line for `perfscope help` */
-	const char *help;	/* usage, options and examples for `perfscope help NAME` and --help */
+	const char *summary; /* one line for `perfscope help` */
+	const char *help; /* usage, options and examples for `perfscope help NAME` and --help */
 	/*
 	 * argv[0] is the profiler's name. Returns the process exit status: 0 ok, 1 runtime failure,
 	 * 2 usage error, or a launched command's own status.

@@ -9,11 +9,7 @@ extern const struct psc_profiler psc_profiler_trace;
 extern const struct psc_profiler psc_profiler_exporter;
 
 const struct psc_profiler *const psc_profilers[] = {
-	&psc_profiler_list,
-	&psc_profiler_stat,
-	&psc_profiler_trace,
-	&psc_profiler_exporter,
-	NULL,
+	&psc_profiler_list, &psc_profiler_stat, &psc_profiler_trace, &psc_profiler_exporter, NULL,
 };
 
 const struct psc_profiler *psc_profiler_find(const char *name)

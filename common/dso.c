@@ -1,4 +1,5 @@
-/* One ELF binary's function symbols: .symtab, separate debug files, MiniDebugInfo, .dynsym (libelf, liblzma). */
+/* One ELF binary's function symbols: .symtab, separate debug files, MiniDebugInfo, .dynsym (libelf,
+ * liblzma). */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -267,7 +268,8 @@ static int try_debug_file(struct psc_dso *dso, struct sym_build *b, const char *
 	return n;
 }
 
-/* /usr/lib/debug/.build-id/ab/cdef....debug, then .gnu_debuglink next to the binary or under debug_dir. */
+/* /usr/lib/debug/.build-id/ab/cdef....debug, then .gnu_debuglink next to the binary or under
+ * debug_dir. */
 static int read_separate_debug(struct psc_dso *dso, struct sym_build *b, Elf *elf,
 			       const char *real_path, const char *debug_dir)
 {
@@ -300,7 +302,8 @@ static int read_separate_debug(struct psc_dso *dso, struct sym_build *b, Elf *el
 	slash = strrchr(real_path, '/');
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - real_path) : 0, real_path);
 	for (int i = 0; i < 3; i++) {
-		/* next to the binary, in its .debug/, and under debug_dir mirroring its directory */
+		/* next to the binary, in its .debug/, and under debug_dir mirroring its directory
+		 */
 		int len;
 
 		if (i == 0)
@@ -413,9 +416,9 @@ static int read_segments(struct psc_dso *dso, Elf *elf)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		dso->segs[dso->nr_segs++] = (struct psc_dso_seg){
-			.offset = ph.p_offset, .vaddr = ph.p_vaddr, .filesz = ph.p_filesz
-		};
+		dso->segs[dso->nr_segs++] = (struct psc_dso_seg){ .offset = ph.p_offset,
+								  .vaddr = ph.p_vaddr,
+								  .filesz = ph.p_filesz };
 	}
 	return 0;
 }

@@ -1,4 +1,5 @@
-/* Registry of loaded binaries keyed by device/inode and build-id: each binary's symbols are read once. */
+/* Registry of loaded binaries keyed by device/inode and build-id: each binary's symbols are read
+ * once. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -126,8 +127,8 @@ static bool pick_open_path(const struct psc_dso_key *key, const char *path, pid_
 
 		if (stat(cand[i], &st))
 			continue;
-		if (key->ino && (st.st_ino != key->ino ||
-				 (key->dev && (uint64_t)st.st_dev != key->dev)))
+		if (key->ino &&
+		    (st.st_ino != key->ino || (key->dev && (uint64_t)st.st_dev != key->dev)))
 			continue;
 		if (strlen(cand[i]) >= len)
 			continue;

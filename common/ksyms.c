@@ -1,4 +1,5 @@
-/* Kernel symbols from /proc/kallsyms: text symbols of vmlinux and modules, sorted for binary search. */
+/* Kernel symbols from /proc/kallsyms: text symbols of vmlinux and modules, sorted for binary
+ * search. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* Shared option parsing for every profiler: one place that knows -e -C -p -t -G -i -m --format ... */
+/* Shared option parsing for every profiler: one place that knows -e -C -p -t -G -i -m --format ...
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -39,7 +40,8 @@ static const struct shared_opt shared_opts[] = {
 	{ { "format", required_argument, NULL, OPT_FORMAT }, PSC_OPT_FORMAT, NULL },
 };
 
-static int usage_error(const char *prof, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage_error(const char *prof, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static int usage_error(const char *prof, const char *fmt, ...)
 {
 	va_list ap;
@@ -61,8 +63,8 @@ static int parse_long(const char *prof, const char *what, const char *arg, long 
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v < min || v > max)
-		return usage_error(prof, "%s must be a whole number from %ld to %ld, not '%s'", what, min,
-				   max, arg);
+		return usage_error(prof, "%s must be a whole number from %ld to %ld, not '%s'",
+				   what, min, max, arg);
 	*out = v;
 	return 0;
 }
@@ -85,7 +87,9 @@ static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const 
 	switch (c) {
 	case 'e':
 		if (!*arg)
-			return usage_error(prof, "-e needs an event list, e.g. -e page-faults,sched:sched_switch");
+			return usage_error(
+				prof,
+				"-e needs an event list, e.g. -e page-faults,sched:sched_switch");
 		o->events = arg;
 		return 0;
 	case 'C':
@@ -116,8 +120,9 @@ static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const 
 		errno = 0;
 		d = strtod(arg, &end);
 		if (errno || end == arg || *end || !(d > 0) || d > 31536000)
-			return usage_error(prof, "--duration must be a positive number of seconds, not '%s'",
-					   arg);
+			return usage_error(
+				prof, "--duration must be a positive number of seconds, not '%s'",
+				arg);
 		o->duration_s = d;
 		return 0;
 	}
@@ -126,8 +131,10 @@ static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const 
 		if (err)
 			return err;
 		if (v & (v - 1))
-			return usage_error(prof, "-m %ld is not a power of two (the kernel needs 1, 2, 4, 8 ... pages)",
-					   v);
+			return usage_error(
+				prof,
+				"-m %ld is not a power of two (the kernel needs 1, 2, 4, 8 ... pages)",
+				v);
 		o->mmap_pages = (unsigned int)v;
 		return 0;
 	case OPT_ORDER:
@@ -142,7 +149,8 @@ static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const 
 		else if (!strcmp(arg, "json"))
 			o->format = PSC_FORMAT_JSON;
 		else
-			return usage_error(prof, "--format must be 'text' or 'json', not '%s'", arg);
+			return usage_error(prof, "--format must be 'text' or 'json', not '%s'",
+					   arg);
 		return 0;
 	}
 	return usage_error(prof, "internal: unhandled option %d", c);
@@ -185,7 +193,8 @@ int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned i
 		}
 		if (c == '?' || c == ':') {
 			if (optopt && optopt < 256)
-				return usage_error(prof, "unknown option '-%c' or missing value", optopt);
+				return usage_error(prof, "unknown option '-%c' or missing value",
+						   optopt);
 			return usage_error(prof, "unknown option '%s' or missing value",
 					   argv[optind - 1]);
 		}
@@ -212,9 +221,11 @@ int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned i
 			return usage_error(prof, "unexpected argument '%s'", argv[optind]);
 	}
 	if (!!o->pid + !!o->tid + !!o->cgroup + !!o->command > 1)
-		return usage_error(prof, "choose one target: -p PID, -t TID, -G CGROUP or -- COMMAND");
+		return usage_error(prof,
+				   "choose one target: -p PID, -t TID, -G CGROUP or -- COMMAND");
 	if (o->cpus && o->all_cpus)
-		return usage_error(prof, "-a (all CPUs) and -C %s contradict each other; give one", o->cpus);
+		return usage_error(prof, "-a (all CPUs) and -C %s contradict each other; give one",
+				   o->cpus);
 	return 0;
 }
 
@@ -222,7 +233,7 @@ static int log_level = -1;
 
 /* fmt comes from the library's own printf-style calls, checked where they are made. */
 __attribute__((format(printf, 2, 0))) static void log_to_stderr(enum psc_log_level level,
-								 const char *fmt, va_list ap)
+								const char *fmt, va_list ap)
 {
 	if ((int)level > log_level)
 		return;

@@ -1,4 +1,5 @@
-/* Command-line options shared by every profiler (-e -C -a -p -t -G -i -m --duration --format --order -v, -- CMD). */
+/* Command-line options shared by every profiler (-e -C -a -p -t -G -i -m --duration --format
+ * --order -v, -- CMD). */
 #ifndef PERFSCOPE_COMMON_OPTIONS_H
 #define PERFSCOPE_COMMON_OPTIONS_H
 
@@ -11,35 +12,36 @@ enum psc_format {
 };
 
 struct psc_cli_opts {
-	const char *events;	/* -e, NULL when absent */
-	const char *cpus;	/* -C list; NULL = all online */
-	bool all_cpus;		/* -a */
-	pid_t pid;		/* -p, 0 = none */
-	pid_t tid;		/* -t, 0 = none */
-	const char *cgroup;	/* -G, path under the cgroup2 mount or absolute */
-	long interval_ms;	/* -i, 0 = none */
-	double duration_s;	/* --duration, 0 = until stopped */
+	const char *events; /* -e, NULL when absent */
+	const char *cpus; /* -C list; NULL = all online */
+	bool all_cpus; /* -a */
+	pid_t pid; /* -p, 0 = none */
+	pid_t tid; /* -t, 0 = none */
+	const char *cgroup; /* -G, path under the cgroup2 mount or absolute */
+	long interval_ms; /* -i, 0 = none */
+	double duration_s; /* --duration, 0 = until stopped */
 	unsigned int mmap_pages; /* -m, 0 = default; power of two */
-	bool order;		/* --order */
-	bool callchain;		/* -g */
-	bool per_cpu;		/* --per-cpu */
-	enum psc_format format;	/* --format */
-	int verbose;		/* -v, repeatable */
-	char **command;		/* after --, NULL-terminated; NULL when none */
-	char **positional;	/* PSC_OPT_POSITIONAL: the operands, NULL-terminated; NULL when none */
+	bool order; /* --order */
+	bool callchain; /* -g */
+	bool per_cpu; /* --per-cpu */
+	enum psc_format format; /* --format */
+	int verbose; /* -v, repeatable */
+	char **command; /* after --, NULL-terminated; NULL when none */
+	char **positional; /* PSC_OPT_POSITIONAL: the operands, NULL-terminated; NULL when none */
 };
 
 /*
  * Which shared options a profiler accepts; the rest are refused with a usage error. A profiler
- * with options of its own lists them in `extra` (getopt_long style) and gets them through `on_extra`.
+ * with options of its own lists them in `extra` (getopt_long style) and gets them through
+ * `on_extra`.
  */
 enum psc_opt_flags {
 	PSC_OPT_EVENTS = 1 << 0,
-	PSC_OPT_CPUS = 1 << 1,	 /* -C, -a, --per-cpu */
+	PSC_OPT_CPUS = 1 << 1, /* -C, -a, --per-cpu */
 	PSC_OPT_TARGET = 1 << 2, /* -p, -t, -G, -- COMMAND */
 	PSC_OPT_INTERVAL = 1 << 3,
 	PSC_OPT_DURATION = 1 << 4,
-	PSC_OPT_MMAP = 1 << 5,	 /* -m, --order, -g */
+	PSC_OPT_MMAP = 1 << 5, /* -m, --order, -g */
 	PSC_OPT_FORMAT = 1 << 6,
 	PSC_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
 };
@@ -47,7 +49,7 @@ enum psc_opt_flags {
 struct option;
 struct psc_extra_opts {
 	const struct option *longopts; /* terminated by a zero entry; val >= 256 for long-only */
-	const char *shortopts;	       /* e.g. "k:" */
+	const char *shortopts; /* e.g. "k:" */
 	/* Returns 0, or prints the problem and returns 2. */
 	int (*on_extra)(void *ctx, int opt, const char *arg);
 	void *ctx;

@@ -33,8 +33,7 @@ int psc_stack__resolve(struct psc_symcache *sc, pid_t pid, const uint64_t *ips, 
 		if (ctx == CTX_SKIP)
 			continue;
 		/* no marker (a hand-made chain): the address says whose it is */
-		kernel = ctx == CTX_KERNEL ||
-			 (ctx == CTX_NONE && psc_ksyms__is_kernel_addr(ip));
+		kernel = ctx == CTX_KERNEL || (ctx == CTX_NONE && psc_ksyms__is_kernel_addr(ip));
 		if ((kernel && (flags & PSC_STACK_NO_KERNEL)) ||
 		    (!kernel && (flags & PSC_STACK_NO_USER))) {
 			first_in_ctx = false;

@@ -1,4 +1,5 @@
-/* The symbolizer: a direct-mapped (maps generation, ip) -> symbol cache over kallsyms and ELF symbols. */
+/* The symbolizer: a direct-mapped (maps generation, ip) -> symbol cache over kallsyms and ELF
+ * symbols. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

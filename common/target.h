@@ -1,4 +1,5 @@
-/* What a profiler measures: system-wide CPUs, a process, a thread, a cgroup or a launched command. */
+/* What a profiler measures: system-wide CPUs, a process, a thread, a cgroup or a launched command.
+ */
 #ifndef PERFSCOPE_COMMON_TARGET_H
 #define PERFSCOPE_COMMON_TARGET_H
 
@@ -15,12 +16,12 @@ struct psc_threadmap;
 struct psc_target {
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *threads;
-	int cgroup_fd;	  /* -G, else -1 */
-	bool per_cpu;	  /* system-wide or cgroup: counts per CPU */
+	int cgroup_fd; /* -G, else -1 */
+	bool per_cpu; /* system-wide or cgroup: counts per CPU */
 	bool follows_tasks; /* -p or -t: ends when its threads do */
 	bool has_command; /* -- COMMAND */
 	struct psc_launch launch;
-	bool launched;	  /* psc_target_start released the command */
+	bool launched; /* psc_target_start released the command */
 };
 
 /*

@@ -28,7 +28,7 @@ int xlog_parse_level(const char *s)
 }
 
 __attribute__((format(printf, 2, 0))) static void vxlog(enum xlog_level level, const char *fmt,
-							 va_list ap)
+							va_list ap)
 {
 	static const char *const names[] = { "error", "warn", "info", "debug" };
 	char line[2048], msg[1600];
@@ -73,7 +73,7 @@ void xlog(enum xlog_level level, const char *fmt, ...)
 }
 
 __attribute__((format(printf, 2, 0))) static void library_log(enum psc_log_level level,
-								const char *fmt, va_list ap)
+							      const char *fmt, va_list ap)
 {
 	vxlog(level == PSC_LOG_WARN   ? XLOG_WARN
 	      : level == PSC_LOG_INFO ? XLOG_INFO

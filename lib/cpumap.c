@@ -76,26 +76,29 @@ static int parse_list(const char *s, unsigned char *bits, struct psc_parse_error
 		int first, last, stride = 1, item = pos;
 
 		if (!parse_cpu_number(s, &pos, &first)) {
-			set_err(err, pos, "expected a CPU number (0-%d) at '%s'", CPU_LIMIT - 1, s + pos);
+			set_err(err, pos, "expected a CPU number (0-%d) at '%s'", CPU_LIMIT - 1,
+				s + pos);
 			return -EINVAL;
 		}
 		last = first;
 		if (s[pos] == '-') {
 			pos++;
 			if (!parse_cpu_number(s, &pos, &last)) {
-				set_err(err, pos, "expected the last CPU of the range at '%s'", s + pos);
+				set_err(err, pos, "expected the last CPU of the range at '%s'",
+					s + pos);
 				return -EINVAL;
 			}
 			if (last < first) {
-				set_err(err, item, "range %d-%d goes down; write it as %d-%d", first, last,
-					last, first);
+				set_err(err, item, "range %d-%d goes down; write it as %d-%d",
+					first, last, last, first);
 				return -EINVAL;
 			}
 			if (s[pos] == ':') {
 				int stride_pos = ++pos;
 
 				if (!parse_cpu_number(s, &pos, &stride) || stride == 0) {
-					set_err(err, stride_pos, "expected a stride of at least 1 after ':'");
+					set_err(err, stride_pos,
+						"expected a stride of at least 1 after ':'");
 					return -EINVAL;
 				}
 			}
@@ -110,7 +113,8 @@ static int parse_list(const char *s, unsigned char *bits, struct psc_parse_error
 		if (s[pos] == '\0')
 			return 0;
 		if (s[pos] != ',') {
-			set_err(err, pos, "unexpected '%c'; CPU lists look like '0-3,6,8-10' or '0-7:2'",
+			set_err(err, pos,
+				"unexpected '%c'; CPU lists look like '0-3,6,8-10' or '0-7:2'",
 				s[pos]);
 			return -EINVAL;
 		}

@@ -145,7 +145,8 @@ int psc_evlist__open(struct psc_evlist *evlist, const struct psc_evlist_open_opt
 		if (!err)
 			continue;
 		if (skip && psc_errno_is_unsupported(err)) {
-			pr_warn("%s\n", psc_strerror_open(err, psc_evsel__name(evsel), msg, sizeof(msg)));
+			pr_warn("%s\n",
+				psc_strerror_open(err, psc_evsel__name(evsel), msg, sizeof(msg)));
 			continue;
 		}
 		psc_evlist__close(evlist);

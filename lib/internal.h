@@ -23,7 +23,7 @@ void psc_log(enum psc_log_level level, const char *fmt, ...) __attribute__((form
  */
 bool psc_opts_valid(const void *opts, size_t known_sz, const char *type_name);
 #define OPTS_VALID(opts, type) (!(opts) || psc_opts_valid(opts, sizeof(struct type), #type))
-#define OPTS_HAS(opts, field)                                                                      \
+#define OPTS_HAS(opts, field) \
 	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
 #define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
@@ -57,10 +57,10 @@ struct psc_evsel {
 	double scale;
 	struct psc_evsel *leader;
 	struct psc_evsel **members; /* leaders of groups: every member, itself first */
-	int nr_members;		    /* leaders: members including itself */
+	int nr_members; /* leaders: members including itself */
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *threads;
-	int *fds;		/* [cpu_idx * nr_threads + thread_idx], -1 when closed */
+	int *fds; /* [cpu_idx * nr_threads + thread_idx], -1 when closed */
 	uint64_t *ids;
 	struct psc_counts *counts;
 	int open_errno;
@@ -69,8 +69,8 @@ struct psc_evsel {
 	uint64_t lost; /* events lost, from LOST / LOST_SAMPLES records (evlist_mmap.c) */
 };
 
-#define EVSEL_SLOT(evsel, cpu_idx, thread_idx)                                                     \
-	((cpu_idx) * psc_threadmap__nr((evsel)->threads) + (thread_idx))
+#define EVSEL_SLOT(evsel, cpu_idx, thread_idx) \
+	((cpu_idx)*psc_threadmap__nr((evsel)->threads) + (thread_idx))
 /* ioctl(req, arg) on every open fd of evsel; -errno of the first failure. */
 int psc_evsel__ioctl_all(struct psc_evsel *evsel, unsigned long req, unsigned long arg);
 
@@ -83,13 +83,13 @@ struct psc_evlist {
 	struct psc_id_slot {
 		uint64_t id;
 		struct psc_evsel *evsel;
-	} *id_table;
+	} * id_table;
 	unsigned int id_mask;
 	/* rings (ring.h), owned by evlist_mmap.c */
 	struct psc_ring **rings;
 	int nr_rings;
 	struct psc_evsel *only_evsel; /* the single open evsel at mmap time, else NULL */
-	bool ids_all;		      /* every open evsel has IDENTIFIER + sample_id_all */
+	bool ids_all; /* every open evsel has IDENTIFIER + sample_id_all */
 	uint64_t lost, lost_unattributed;
 };
 

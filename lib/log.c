@@ -38,7 +38,8 @@ bool psc_opts_valid(const void *opts, size_t known_sz, const char *type_name)
 		pr_warn("%s: sz %zu is too small; build it with PSC_OPTS()\n", type_name, sz);
 		return false;
 	}
-	/* A newer caller's extra fields are fine only while they are zero (we cannot honour them). */
+	/* A newer caller's extra fields are fine only while they are zero (we cannot honour them).
+	 */
 	for (size_t i = known_sz; i < sz; i++) {
 		if (bytes[i]) {
 			pr_warn("%s: fields beyond what this libperfscope knows are set; upgrade the library\n",

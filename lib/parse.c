@@ -247,15 +247,15 @@ static int unknown_pmu(struct parser *ps, const char *name, size_t len, int pos)
 			continue;
 		psc_suggest__add(&sg, de->d_name, NULL);
 		if (off < sizeof(pmus))
-			off += (size_t)snprintf(pmus + off, sizeof(pmus) - off, "%s%s", off ? ", " : "",
-						de->d_name);
+			off += (size_t)snprintf(pmus + off, sizeof(pmus) - off, "%s%s",
+						off ? ", " : "", de->d_name);
 	}
 	if (d)
 		closedir(d);
 	psc_suggest__format(&sg, hint, sizeof(hint));
 	return psc_evparse_fail(&ps->p, -ENOENT, pos,
-				"no PMU '%.*s' on this machine%s; its PMUs (in %s) are: %s", (int)len,
-				name, hint, ps->p.pmu_dir, pmus[0] ? pmus : "none");
+				"no PMU '%.*s' on this machine%s; its PMUs (in %s) are: %s",
+				(int)len, name, hint, ps->p.pmu_dir, pmus[0] ? pmus : "none");
 }
 
 /* Modifiers, applied the way perf's get_event_modifier does, on top of what attr already has. */

@@ -1,4 +1,5 @@
-/* Tracepoint formats through libtraceevent: load from tracefs or text, field table, print fmt output. */
+/* Tracepoint formats through libtraceevent: load from tracefs or text, field table, print fmt
+ * output. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -22,12 +23,29 @@ static uint32_t type_elem_size(const char *type)
 		const char *prefix;
 		uint32_t size;
 	} types[] = {
-		{ "u8", 1 },	     { "s8", 1 },	  { "char", 1 },	 { "unsigned char", 1 },
-		{ "signed char", 1 }, { "bool", 1 },	  { "u16", 2 },		 { "s16", 2 },
-		{ "short", 2 },	     { "unsigned short", 2 }, { "u32", 4 },	 { "s32", 4 },
-		{ "int", 4 },	     { "unsigned int", 4 }, { "unsigned", 4 },	 { "pid_t", 4 },
-		{ "u64", 8 },	     { "s64", 8 },	  { "unsigned long", 8 }, { "long", 8 },
-		{ "size_t", 8 },     { "unsigned long long", 8 }, { "long long", 8 },
+		{ "u8", 1 },
+		{ "s8", 1 },
+		{ "char", 1 },
+		{ "unsigned char", 1 },
+		{ "signed char", 1 },
+		{ "bool", 1 },
+		{ "u16", 2 },
+		{ "s16", 2 },
+		{ "short", 2 },
+		{ "unsigned short", 2 },
+		{ "u32", 4 },
+		{ "s32", 4 },
+		{ "int", 4 },
+		{ "unsigned int", 4 },
+		{ "unsigned", 4 },
+		{ "pid_t", 4 },
+		{ "u64", 8 },
+		{ "s64", 8 },
+		{ "unsigned long", 8 },
+		{ "long", 8 },
+		{ "size_t", 8 },
+		{ "unsigned long long", 8 },
+		{ "long long", 8 },
 	};
 	const char *t = type;
 	size_t best = 0;
@@ -140,10 +158,12 @@ struct psc_tp_format *psc_tp_format__parse(const char *format_text, const char *
 	/* Records come from this machine: host byte order and long size. */
 	tep_set_long_size(fmt->tep, sizeof(long));
 	tep_set_page_size(fmt->tep, (int)sysconf(_SC_PAGESIZE));
-	tep_set_file_bigendian(fmt->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
-										: TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(fmt->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
-										 : TEP_LITTLE_ENDIAN);
+	tep_set_file_bigendian(fmt->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+						 ? TEP_BIG_ENDIAN
+						 : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(fmt->tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+						  ? TEP_BIG_ENDIAN
+						  : TEP_LITTLE_ENDIAN);
 
 	terr = tep_parse_format(fmt->tep, &fmt->event, format_text, strlen(format_text), sys);
 	if (terr || !fmt->event) {
@@ -256,7 +276,8 @@ struct psc_tp_format *psc_tp_format__load(const char *sys, const char *name)
 	err = fmt ? 0 : -errno;
 	free(text);
 	if (!fmt)
-		pr_warn("tracepoint %s:%s: format not understood (%s)\n", sys, name, strerror(-err));
+		pr_warn("tracepoint %s:%s: format not understood (%s)\n", sys, name,
+			strerror(-err));
 	return fmt ? fmt : psc_errno_null(err);
 }
 

@@ -1,4 +1,5 @@
-/* ftrace filters on tracepoints: a user-space check of the kernel's grammar, and PERF_EVENT_IOC_SET_FILTER. */
+/* ftrace filters on tracepoints: a user-space check of the kernel's grammar, and
+ * PERF_EVENT_IOC_SET_FILTER. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>

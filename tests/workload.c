@@ -1,4 +1,5 @@
-/* Deterministic workloads for tests: exactly N page faults, N sleeps, N getppid() calls, or a spin. */
+/* Deterministic workloads for tests: exactly N page faults, N sleeps, N getppid() calls, or a spin.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,9 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		do
 			clock_gettime(CLOCK_MONOTONIC, &now);
-		while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < n);
+		while ((now.tv_sec - start.tv_sec) * 1000 +
+			       (now.tv_nsec - start.tv_nsec) / 1000000 <
+		       n);
 	} else {
 		fprintf(stderr, "workload: unknown mode '%s'\n", argv[1]);
 		return 2;

@@ -1,4 +1,5 @@
-/* libperfscope: cgroup targets, resolving a cgroup name to the directory fd perf_event_open wants. */
+/* libperfscope: cgroup targets, resolving a cgroup name to the directory fd perf_event_open wants.
+ */
 #ifndef PERFSCOPE_CGROUP_H
 #define PERFSCOPE_CGROUP_H
 

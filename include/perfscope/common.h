@@ -1,4 +1,5 @@
-/* libperfscope: export macros, option-struct helpers, logging and error reporting shared by every header. */
+/* libperfscope: export macros, option-struct helpers, logging and error reporting shared by every
+ * header. */
 #ifndef PERFSCOPE_COMMON_H
 #define PERFSCOPE_COMMON_H
 
@@ -38,7 +39,8 @@ typedef void (*psc_log_fn)(enum psc_log_level level, const char *fmt, va_list ap
 
 /*
  * The library never prints; it reports through this callback (default: none). The only global
- * mutable state in the library. Not thread-safe: set it once before other calls. Returns the old one.
+ * mutable state in the library. Not thread-safe: set it once before other calls. Returns the old
+ * one.
  */
 PSC_API psc_log_fn psc_set_log(psc_log_fn fn);
 
@@ -54,8 +56,8 @@ struct psc_parse_error {
 
 /*
  * Turns an errno from perf_event_open(2) into advice for a person: the paranoid level and
- * CAP_PERFMON for EACCES/EPERM, "not supported on this machine" for ENOENT/EOPNOTSUPP, RLIMIT_NOFILE
- * for EMFILE. `event` names the event in the message (may be NULL). Returns buf.
+ * CAP_PERFMON for EACCES/EPERM, "not supported on this machine" for ENOENT/EOPNOTSUPP,
+ * RLIMIT_NOFILE for EMFILE. `event` names the event in the message (may be NULL). Returns buf.
  */
 PSC_API const char *psc_strerror_open(int err, const char *event, char *buf, size_t len);
 

@@ -23,7 +23,7 @@ PSC_API int psc_evlist__add_specs(struct psc_evlist *evlist, const struct psc_ev
 				  bool group);
 PSC_API int psc_evlist__nr(const struct psc_evlist *evlist);
 PSC_API struct psc_evsel *psc_evlist__at(const struct psc_evlist *evlist, int idx);
-#define psc_evlist__for_each(evlist, i, evsel)                                                     \
+#define psc_evlist__for_each(evlist, i, evsel) \
 	for ((i) = 0; (i) < psc_evlist__nr(evlist) && ((evsel) = psc_evlist__at(evlist, i)); (i)++)
 
 /* The maps every evsel is opened on (references taken). */
@@ -34,8 +34,8 @@ PSC_API struct psc_threadmap *psc_evlist__threads(const struct psc_evlist *evlis
 
 struct psc_evlist_open_opts {
 	size_t sz;
-	int cgroup_fd;	/* > 0: count only tasks of this cgroup */
-	bool inherit;	/* follow children (a launched command) */
+	int cgroup_fd; /* > 0: count only tasks of this cgroup */
+	bool inherit; /* follow children (a launched command) */
 	bool enable_on_exec;
 	/*
 	 * true: an evsel the machine cannot count (ENOENT, EOPNOTSUPP, ...) is left closed with

@@ -1,4 +1,5 @@
-/* libperfscope: one event (an attr) opened over cpus x threads, its fds, ids and counts. Not thread-safe. */
+/* libperfscope: one event (an attr) opened over cpus x threads, its fds, ids and counts. Not
+ * thread-safe. */
 #ifndef PERFSCOPE_EVSEL_H
 #define PERFSCOPE_EVSEL_H
 
@@ -51,8 +52,8 @@ PSC_API bool psc_evsel__is_leader(const struct psc_evsel *evsel);
 
 struct psc_evsel_open_opts {
 	size_t sz;
-	int cgroup_fd;	/* > 0: count only tasks of this cgroup (needs per-CPU maps) */
-	bool inherit;	/* follow children created after open */
+	int cgroup_fd; /* > 0: count only tasks of this cgroup (needs per-CPU maps) */
+	bool inherit; /* follow children created after open */
 	bool enable_on_exec;
 };
 /*

@@ -1,4 +1,5 @@
-/* libperfscope: "measure this function" helpers, perf-utils' CPUInstructions(fn) and profilers in C. */
+/* libperfscope: "measure this function" helpers, perf-utils' CPUInstructions(fn) and profilers in
+ * C. */
 #ifndef PERFSCOPE_MEASURE_H
 #define PERFSCOPE_MEASURE_H
 
@@ -20,8 +21,8 @@ struct psc_meter;
 
 struct psc_meter_opts {
 	size_t sz;
-	bool exclude_kernel;	/* count user space only (what perf_event_paranoid=2 allows) */
-	bool no_group;		/* open each event on its own (a group is all-or-nothing on the PMU) */
+	bool exclude_kernel; /* count user space only (what perf_event_paranoid=2 allows) */
+	bool no_group; /* open each event on its own (a group is all-or-nothing on the PMU) */
 };
 
 /*
@@ -38,11 +39,11 @@ PSC_API int psc_meter__stop(struct psc_meter *meter);
 PSC_API int psc_meter__reset(struct psc_meter *meter);
 
 struct psc_meter_value {
-	char name[128];		/* copied: values outlive the meter (psc_measure deletes it) */
+	char name[128]; /* copied: values outlive the meter (psc_measure deletes it) */
 	bool supported;
-	int open_errno;		/* why not, when !supported */
+	int open_errno; /* why not, when !supported */
 	uint64_t raw;
-	double scaled;		/* multiplexing-scaled */
+	double scaled; /* multiplexing-scaled */
 	uint64_t ena, run;
 };
 /* Fills up to n values (one per event, in list order); returns the number of events. */

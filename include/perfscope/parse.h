@@ -1,4 +1,5 @@
-/* libperfscope: the event-list parser shared by every tool: perf names, raw/PMU events, tracepoints, perf-prof ATTRs. */
+/* libperfscope: the event-list parser shared by every tool: perf names, raw/PMU events,
+ * tracepoints, perf-prof ATTRs. */
 #ifndef PERFSCOPE_PARSE_H
 #define PERFSCOPE_PARSE_H
 
@@ -27,12 +28,12 @@ enum psc_event_kind {
 struct psc_event_spec {
 	enum psc_event_kind kind;
 	struct perf_event_attr attr;
-	char *name;	/* canonical: "page-faults", "sched:sched_switch", "msr/tsc/" */
-	char *sys;	/* tracepoints: "sched"; PMU events: the PMU name */
-	char *event;	/* tracepoints: "sched_switch"; PMU events: the alias, if any */
-	char *filter;	/* ftrace filter text, NULL when none */
-	char *unit;	/* PMU events: from sysfs .unit, else NULL */
-	double scale;	/* PMU events: from sysfs .scale, else 1.0 */
+	char *name; /* canonical: "page-faults", "sched:sched_switch", "msr/tsc/" */
+	char *sys; /* tracepoints: "sched"; PMU events: the PMU name */
+	char *event; /* tracepoints: "sched_switch"; PMU events: the alias, if any */
+	char *filter; /* ftrace filter text, NULL when none */
+	char *unit; /* PMU events: from sysfs .unit, else NULL */
+	double scale; /* PMU events: from sysfs .scale, else 1.0 */
 	/* perf-prof ATTRs */
 	char *alias;
 	char *top_by[8];
@@ -61,7 +62,8 @@ struct psc_event_list {
 
 struct psc_parse_opts {
 	size_t sz;
-	/* Where tracepoint ids are read (events/<sys>/<name>/id); NULL: found/mounted by the library. */
+	/* Where tracepoint ids are read (events/<sys>/<name>/id); NULL: found/mounted by the
+	 * library. */
 	const char *tracefs_dir;
 	/* Where PMUs are described; NULL: /sys/bus/event_source/devices. */
 	const char *pmu_dir;

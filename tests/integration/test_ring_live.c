@@ -1,4 +1,5 @@
-/* Integration: real rings on this kernel: exactly N samples for N known operations, lost, overwrite. */
+/* Integration: real rings on this kernel: exactly N samples for N known operations, lost,
+ * overwrite. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,8 +54,8 @@ struct seen {
 	uint64_t fn_addr[2]; /* expected ip, 0 for the tracepoint */
 	uint64_t samples[2];
 	uint64_t other;
-	uint64_t bad;	      /* samples that failed to decode or had wrong fields */
-	uint64_t unordered;   /* time going backwards within one ring and batch order */
+	uint64_t bad; /* samples that failed to decode or had wrong fields */
+	uint64_t unordered; /* time going backwards within one ring and batch order */
 	uint64_t last_time[64];
 	bool newest_first;
 };
@@ -75,7 +76,8 @@ static void check_sample(struct seen *seen, int slot, int ring_idx, int ring_cpu
 		/* tracepoint: the raw record's common_pid is this thread */
 		if (s->raw.size < 8)
 			seen->bad++;
-		else if (memcpy(&common_pid, (const char *)s->raw.data + 4, 4), common_pid != gettid())
+		else if (memcpy(&common_pid, (const char *)s->raw.data + 4, 4),
+			 common_pid != gettid())
 			seen->bad++;
 	}
 	if (ring_cpu >= 0 && (int)s->cpu != ring_cpu)
@@ -156,7 +158,8 @@ static void test_raw_ring_exact(void **state)
 	a.disabled = 1;
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && psc_errno_is_unsupported(errno)) {
-		print_message("# skip: execute breakpoints not supported here: %s\n", strerror(errno));
+		print_message("# skip: execute breakpoints not supported here: %s\n",
+			      strerror(errno));
 		skip();
 	}
 	assert_true(fd >= 0);

@@ -1,4 +1,5 @@
-/* Integration tests of tp.h on the running kernel: formats from tracefs, kernel filters selecting events. */
+/* Integration tests of tp.h on the running kernel: formats from tracefs, kernel filters selecting
+ * events. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -131,7 +132,8 @@ static void test_filter_on_task(void **state)
 	snprintf(filter, sizeof(filter), "count > %d && fd > 2", NR_CALLS / 2);
 	assert_int_equal(psc_tp__check_filter(fmt, filter, &err), 0);
 	assert_int_equal(psc_tp__apply_filter(fmt, fd, filter, &err), 0);
-	/* the kernel keeps the first filter of a perf event: a second one is refused, with a reason */
+	/* the kernel keeps the first filter of a perf event: a second one is refused, with a reason
+	 */
 	assert_int_equal(psc_tp__apply_filter(fmt, fd, "count > 0", &err), -EEXIST);
 	assert_non_null(strstr(err.msg, "already"));
 	assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);

@@ -1,4 +1,5 @@
-/* Unit tests: CPU-list parsing (ranges, strides, strict errors), multiplexing scaling, opts checks, advice. */
+/* Unit tests: CPU-list parsing (ranges, strides, strict errors), multiplexing scaling, opts checks,
+ * advice. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,9 +142,9 @@ static void test_strerror_advice(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ranges),	    cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_strict_online), cmocka_unit_test(test_refcount),
-		cmocka_unit_test(test_scaling),	    cmocka_unit_test(test_opts_valid),
+		cmocka_unit_test(test_ranges),		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_strict_online),	cmocka_unit_test(test_refcount),
+		cmocka_unit_test(test_scaling),		cmocka_unit_test(test_opts_valid),
 		cmocka_unit_test(test_strerror_advice),
 	};
 

@@ -1,4 +1,5 @@
-/* Unit tests of common/ksyms: a synthetic /proc/kallsyms with modules, aliases, data and hidden addresses. */
+/* Unit tests of common/ksyms: a synthetic /proc/kallsyms with modules, aliases, data and hidden
+ * addresses. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

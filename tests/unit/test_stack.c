@@ -1,4 +1,5 @@
-/* Unit tests of common/stack, symcache, usyms and demangle: callchain markers, folding, maps, own-process symbols. */
+/* Unit tests of common/stack, symcache, usyms and demangle: callchain markers, folding, maps,
+ * own-process symbols. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,15 +151,19 @@ static void test_fold(void **state)
 	int n;
 
 	n = psc_stack__fold(fr, 5, NULL, 0, buf, sizeof(buf));
-	assert_string_equal(buf, "main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf");
+	assert_string_equal(buf,
+			    "main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf");
 	assert_int_equal(n, (int)strlen(buf));
 	psc_stack__fold(fr, 5, "bash", PSC_FOLD_KERNEL_SUFFIX | PSC_FOLD_WITH_DSO, buf,
 			sizeof(buf));
-	assert_string_equal(buf,
-			    "bash;main;std::vector<int>::push_back(int const&);[libc.so.6];mid_dle;leaf_[k]");
+	assert_string_equal(
+		buf,
+		"bash;main;std::vector<int>::push_back(int const&);[libc.so.6];mid_dle;leaf_[k]");
 	/* truncation: snprintf-style length, always terminated */
 	n = psc_stack__fold(fr, 5, NULL, 0, small, sizeof(small));
-	assert_int_equal(n, (int)strlen("main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf"));
+	assert_int_equal(
+		n,
+		(int)strlen("main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf"));
 	assert_string_equal(small, "main;st");
 	psc_stack__fold(fr, 0, NULL, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "");

@@ -1,4 +1,5 @@
-/* Unit tests of tp.h: real kernel format files, synthetic PERF_SAMPLE_RAW payloads, print fmt, filters. */
+/* Unit tests of tp.h: real kernel format files, synthetic PERF_SAMPLE_RAW payloads, print fmt,
+ * filters. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,18 +15,19 @@
 #include "tp_formats.h"
 
 /* A synthetic __rel_loc event, as the kernel's trace-events-sample module defines one. */
-static const char fmt_rel[] = "name: foo_rel_loc\n"
-			      "ID: 1234\n"
-			      "format:\n"
-			      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-			      "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-			      "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-			      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-			      "\n"
-			      "\tfield:__rel_loc char[] foo;\toffset:8;\tsize:4;\tsigned:0;\n"
-			      "\tfield:int bar;\toffset:12;\tsize:4;\tsigned:1;\n"
-			      "\n"
-			      "print fmt: \"foo=%s bar=%d\", __get_rel_str(foo), REC->bar\n";
+static const char fmt_rel[] =
+	"name: foo_rel_loc\n"
+	"ID: 1234\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:__rel_loc char[] foo;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:int bar;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"foo=%s bar=%d\", __get_rel_str(foo), REC->bar\n";
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -270,9 +272,9 @@ static void test_data_loc_array(void **state)
 	assert_int_equal(truncated->size, 1);
 
 	put16(raw, 431);
-	put32(raw + 8, (5u << 16) | 48);  /* device "0000\0" */
+	put32(raw + 8, (5u << 16) | 48); /* device "0000\0" */
 	put32(raw + 24, (16u << 16) | 56); /* phys_addrs: 2 x u64 */
-	put32(raw + 28, (0u << 16) | 72);  /* dma_addrs: empty */
+	put32(raw + 28, (0u << 16) | 72); /* dma_addrs: empty */
 	put32(raw + 32, (12u << 16) | 72); /* lengths: 3 x u32 */
 	memcpy(raw + 48, "0000", 5);
 	put64(raw + 56, 0x1000);
@@ -450,7 +452,8 @@ static void test_filter_check(void **state)
 	expect_filter_ok(km, "bytes_req > 4096 && call_site.function == kmalloc_trace");
 	expect_filter_ok(km, "CPU & CPUS{0-1}");
 
-	expect_filter_bad(fmt, "prev_pd == 1", 0, "unknown field 'prev_pd'; did you mean 'prev_pid'");
+	expect_filter_bad(fmt, "prev_pd == 1", 0,
+			  "unknown field 'prev_pd'; did you mean 'prev_pid'");
 	assert_int_equal(psc_tp__check_filter(fmt, "prev_pd == 1", &err), -EINVAL);
 	/* the message lists the event's fields */
 	assert_non_null(strstr(err.msg, "sched:sched_switch has fields: common_type,"));

@@ -1,4 +1,5 @@
-/* Tracepoint format files copied from a 6.18 kernel (/sys/kernel/tracing/events/SYS/NAME/format), for test_tp.c. */
+/* Tracepoint format files copied from a 6.18 kernel (/sys/kernel/tracing/events/SYS/NAME/format),
+ * for test_tp.c. */
 #ifndef TP_FORMATS_H
 #define TP_FORMATS_H
 
