@@ -1,5 +1,5 @@
 /* Integration: real rings on this kernel: exactly N samples for N known operations, lost,
- * overwrite. */
+ * overwrite, every sample_type bit decoded from what the kernel writes. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,17 +7,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/hw_breakpoint.h>
 #include <cmocka.h>
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
 
 #include <perfscope/perfscope.h>
 #include <perfscope/tracefs.h>
 
 #define SAMPLE_BITS (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
-/* The operations counted: calls of these functions (breakpoints) and getppid(2) (tracepoint). */
+/*
+ * The operations counted: calls of these functions and getppid(2) (tracepoint). The functions
+ * are probed with the uprobe PMU (perf_event_open with a path and a file offset, nothing left
+ * in tracefs when the fd closes): execute breakpoints would do too, but many VMs do not pass
+ * debug registers through and their breakpoints never fire.
+ */
 __attribute__((noinline)) static void target_a(void)
 {
 	__asm__ volatile("" ::: "memory");
@@ -31,21 +40,123 @@ __attribute__((noinline)) static void target_b(void)
 static void (*volatile call_a)(void) = target_a;
 static void (*volatile call_b)(void) = target_b;
 
-static struct perf_event_attr bp_attr(void (*fn)(void))
+static char exe_path[4096];
+
+/* The offset of fn in the file mapped at it (/proc/self/maps), 0 when not found. */
+static uint64_t file_offset(void (*fn)(void))
+{
+	uintptr_t addr = (uintptr_t)fn;
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096 + 128];
+	uint64_t off = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff;
+		int path_at = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &start, &end, &pgoff, &path_at) <
+			    3 ||
+		    !path_at || addr < start || addr >= end)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(exe_path, sizeof(exe_path), "%s", line + path_at);
+		off = addr - start + pgoff;
+		break;
+	}
+	fclose(f);
+	return off;
+}
+
+/* The uprobe PMU's type, or -1 (then the tests that need it skip). */
+static int uprobe_type(void)
+{
+	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+	int type = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &type) != 1)
+			type = -1;
+		fclose(f);
+	}
+	return type;
+}
+
+static struct perf_event_attr probe_attr(void (*fn)(void))
 {
 	struct perf_event_attr a = {
-		.type = PERF_TYPE_BREAKPOINT,
+		.type = (uint32_t)uprobe_type(),
 		.size = sizeof(a),
-		.bp_type = HW_BREAKPOINT_X,
-		.bp_addr = (uintptr_t)fn,
-		.bp_len = sizeof(long),
 		.sample_period = 1,
 		.sample_type = SAMPLE_BITS,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
 
+	a.probe_offset = file_offset(fn);
+	a.uprobe_path = (uintptr_t)exe_path;
 	return a;
+}
+
+#define SKIP_WITHOUT_UPROBES()                                                                     \
+	do {                                                                                       \
+		if (uprobe_type() < 0 || !file_offset(target_a)) {                                 \
+			print_message(                                                             \
+				"# skip: no uprobe PMU "                                           \
+				"(/sys/bus/event_source/devices/uprobe: CONFIG_UPROBE_EVENTS)\n"); \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
+
+/* The id of syscalls:NAME, or 0 when tracefs or the tracepoint is missing (reason printed). */
+static unsigned long long syscall_tp_id(const char *name)
+{
+	const char *dir = psc_tracefs__dir();
+	unsigned long long id = 0;
+	char path[512];
+	FILE *f;
+
+	if (!dir) {
+		print_message("# skip: tracefs is not available: %s\n", strerror(errno));
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/events/syscalls/%s/id", dir, name);
+	f = fopen(path, "r");
+	if (!f) {
+		print_message("# skip: %s: %s (kernel without syscall tracepoints)\n", path,
+			      strerror(errno));
+		return 0;
+	}
+	if (fscanf(f, "%llu", &id) != 1)
+		id = 0;
+	fclose(f);
+	return id;
+}
+
+/* The cgroup2 id of this process (what PERF_SAMPLE_CGROUP reports), 0 when unknown. */
+static uint64_t own_cgroup_id(void)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	char line[4096], path[4200];
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	uint64_t id = 0;
+	int mount_id;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s", line + 3);
+		if (!name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+			memcpy(&id, h.fh.f_handle, sizeof(id));
+	}
+	fclose(f);
+	return id;
 }
 
 /* What one drain saw, per evsel slot (0, 1) and in total. */
@@ -148,18 +259,19 @@ static bool open_or_skip(struct psc_evlist *evlist, const char *what)
 /* Raw API: one fd, one ring, exactly N samples for N calls, read while they are produced. */
 static void test_raw_ring_exact(void **state)
 {
-	struct perf_event_attr a = bp_attr(target_a);
+	struct perf_event_attr a;
 	const int n = 3000;
 	struct psc_ring_stats st;
 	struct psc_ring *ring;
 	uint64_t got = 0, last = 0;
 	int fd;
+	SKIP_WITHOUT_UPROBES();
+	a = probe_attr(target_a);
 
 	a.disabled = 1;
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && psc_errno_is_unsupported(errno)) {
-		print_message("# skip: execute breakpoints not supported here: %s\n",
-			      strerror(errno));
+		print_message("# skip: uprobes not supported here: %s\n", strerror(errno));
 		skip();
 	}
 	assert_true(fd >= 0);
@@ -208,20 +320,24 @@ static void test_raw_ring_exact(void **state)
  */
 static void test_evlist_per_cpu_two_events(void **state)
 {
-	struct psc_evlist *evlist = new_evlist(true);
-	struct perf_event_attr a = bp_attr(target_a), b = bp_attr(target_b);
+	struct psc_evlist *evlist;
+	struct perf_event_attr a, b;
 	struct seen seen = { 0 };
 	const int n = 2000;
 	uint64_t unattributed;
+	SKIP_WITHOUT_UPROBES();
+	evlist = new_evlist(true);
+	a = probe_attr(target_a);
+	b = probe_attr(target_b);
 
-	seen.evsels[0] = psc_evsel__new(&a, "bp_a");
-	seen.evsels[1] = psc_evsel__new(&b, "bp_b");
+	seen.evsels[0] = psc_evsel__new(&a, "probe_a");
+	seen.evsels[1] = psc_evsel__new(&b, "probe_b");
 	seen.fn_addr[0] = (uintptr_t)target_a;
 	seen.fn_addr[1] = (uintptr_t)target_b;
 	assert_int_equal(psc_evlist__add(evlist, seen.evsels[0]), 0);
 	assert_int_equal(psc_evlist__add(evlist, seen.evsels[1]), 0);
 	assert_int_equal(psc_evlist__config_sampling(evlist), 0);
-	if (!open_or_skip(evlist, "breakpoint")) {
+	if (!open_or_skip(evlist, "uprobe")) {
 		psc_evlist__delete(evlist);
 		skip();
 	}
@@ -311,22 +427,170 @@ static void test_tracepoint_per_thread(void **state)
 }
 
 /*
+ * Every sample_type bit a profiler may ask for, as the kernel writes it: a getppid(2) tracepoint
+ * leading a group with sys_exit_getppid, sampling IDENTIFIER ... CODE_PAGE_SIZE with
+ * READ of the group, user and interrupt registers and 512 bytes of user stack. The decoder must
+ * consume each record exactly, and the values must be the known ones.
+ */
+static void test_every_sample_bit(void **state)
+{
+	unsigned long long enter_id = syscall_tp_id("sys_enter_getppid");
+	unsigned long long exit_id = syscall_tp_id("sys_exit_getppid");
+	const uint64_t bits = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			      PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT |
+			      PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
+			      PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
+			      PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+#if defined(__x86_64__)
+	const uint64_t regs_mask =
+		(1ULL << PERF_REG_X86_IP) | (1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_AX);
+#else
+	const uint64_t regs_mask = 0x7;
+#endif
+	struct perf_event_attr lead = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(lead),
+		.config = enter_id,
+		.sample_period = 1,
+		.sample_type = bits,
+		.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			       PERF_FORMAT_TOTAL_TIME_RUNNING,
+		.sample_regs_user = regs_mask,
+		.sample_regs_intr = regs_mask,
+		.sample_stack_user = 512,
+		.disabled = 1,
+	};
+	struct perf_event_attr member = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(member),
+		.config = exit_id,
+	};
+	uint64_t lead_id = 0, member_id = 0, cgroup_id = own_cgroup_id(), got = 0;
+	const int n = 200;
+	uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+	struct psc_ring *ring;
+	const struct perf_event_header *h;
+	int fd, mfd;
+
+	if (!enter_id || !exit_id)
+		skip();
+	fd = (int)syscall(SYS_perf_event_open, &lead, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && psc_errno_is_unsupported(errno)) {
+		print_message("# skip: this kernel refuses some sample_type bit: %s\n",
+			      strerror(errno));
+		skip();
+	}
+	assert_true(fd >= 0);
+	mfd = (int)syscall(SYS_perf_event_open, &member, 0, -1, fd, PERF_FLAG_FD_CLOEXEC);
+	assert_true(mfd >= 0);
+	assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ID, &lead_id), 0);
+	assert_int_equal(ioctl(mfd, PERF_EVENT_IOC_ID, &member_id), 0);
+	ring = psc_ring__new_fd(fd, 128, NULL);
+	assert_non_null(ring);
+	assert_int_equal(ioctl(fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP), 0);
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	assert_int_equal(ioctl(fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP), 0);
+
+	assert_int_equal(psc_ring__read_init(ring), 0);
+	while ((h = psc_ring__next(ring))) {
+		struct psc_sample_read_value v;
+		struct psc_record r;
+		const struct psc_sample *s = &r.sample;
+		int32_t common_pid;
+
+		assert_int_equal(psc_record__parse(h, &lead, &r), 0);
+		assert_int_equal(r.type, PERF_RECORD_SAMPLE);
+
+		got++;
+		assert_int_equal(s->sample_type, bits);
+		assert_int_equal(s->id, lead_id);
+		assert_int_equal(s->stream_id, lead_id);
+		assert_int_equal(s->pid, getpid());
+		assert_int_equal(s->tid, gettid());
+		assert_int_equal(s->period, 1);
+		assert_true(s->time > 0);
+		/* the group, read when the sample was taken: this enter counted, its exit not yet
+		 */
+		assert_int_equal(s->read.nr, 2);
+		assert_true(s->read.time_enabled > 0 && s->read.time_running > 0);
+		assert_int_equal(psc_sample_read__at(&s->read, 0, &v), 0);
+		assert_int_equal(v.id, lead_id);
+		assert_int_equal(v.value, got);
+		assert_int_equal(psc_sample_read__at(&s->read, 1, &v), 0);
+		assert_int_equal(v.id, member_id);
+		assert_int_equal(v.value, got - 1);
+		assert_int_equal(psc_sample_read__at(&s->read, 2, &v), -EINVAL);
+		/* a context marker first; this thread's user frames (syscall tracepoints sample at
+		 * the user registers of the call, so there may be no kernel part) */
+		assert_true(s->callchain.nr >= 2);
+		assert_true(s->callchain.ips[0] >= (uint64_t)PERF_CONTEXT_MAX);
+		{
+			uint64_t u = 0;
+
+			for (uint64_t k = 0; k < s->callchain.nr; k++)
+				u += s->callchain.ips[k] == (uint64_t)PERF_CONTEXT_USER;
+			assert_int_equal(u, 1);
+		}
+		assert_true(s->raw.size >= 8);
+		memcpy(&common_pid, (const char *)s->raw.data + 4, 4);
+		assert_int_equal(common_pid, gettid());
+		/* user registers at the syscall, and a copy of the user stack above them */
+		assert_int_not_equal(s->regs_user.abi, PERF_SAMPLE_REGS_ABI_NONE);
+		assert_int_equal(s->regs_user.mask, regs_mask);
+		assert_int_equal(s->regs_user.nr, 3);
+		assert_int_not_equal(s->regs_intr.abi, PERF_SAMPLE_REGS_ABI_NONE);
+		assert_int_equal(s->regs_intr.nr, 3);
+		assert_int_equal(s->stack_user.size, 512);
+		assert_non_null(s->stack_user.data);
+		assert_true(s->stack_user.dyn_size > 0 && s->stack_user.dyn_size <= 512);
+#if defined(__x86_64__)
+		/* regs in mask bit order: AX, SP, IP; SP is on this thread's stack, near here */
+		assert_true(s->regs_user.regs[1] < frame + 65536 &&
+			    s->regs_user.regs[1] + 65536 > frame);
+		assert_int_not_equal(s->regs_user.regs[2], 0);
+#endif
+		/* no PMU behind a tracepoint: weight and transaction are written as 0 */
+		assert_int_equal(s->weight, 0);
+		assert_int_equal(s->transaction, 0);
+		if (cgroup_id)
+			assert_int_equal(s->cgroup, cgroup_id);
+		else
+			assert_int_not_equal(s->cgroup, 0);
+		assert_true(s->code_page_size >= 4096);
+		psc_ring__consume(ring);
+	}
+	assert_int_equal(errno, 0);
+	psc_ring__read_done(ring);
+	assert_int_equal(got, n);
+	psc_ring__delete(ring);
+	close(mfd);
+	close(fd);
+}
+
+/*
  * A ring too small for the burst: what was not delivered is reported by LOST records, to the
  * ring and to the evsel. Samples seen + lost reported = calls made, exactly.
  */
 static void test_lost_adds_up(void **state)
 {
-	struct psc_evlist *evlist = new_evlist(false);
-	struct perf_event_attr a = bp_attr(target_a);
+	struct psc_evlist *evlist;
+	struct perf_event_attr a;
 	struct seen seen = { 0 };
 	struct psc_ring_stats st;
 	const int n = 5000;
 	uint64_t unattributed, lost;
+	SKIP_WITHOUT_UPROBES();
+	evlist = new_evlist(false);
+	a = probe_attr(target_a);
 
-	seen.evsels[0] = psc_evsel__new(&a, "bp_a");
+	seen.evsels[0] = psc_evsel__new(&a, "probe_a");
 	seen.fn_addr[0] = (uintptr_t)target_a;
 	assert_int_equal(psc_evlist__add(evlist, seen.evsels[0]), 0);
-	if (!open_or_skip(evlist, "breakpoint")) {
+	if (!open_or_skip(evlist, "uprobe")) {
 		psc_evlist__delete(evlist);
 		skip();
 	}
@@ -355,18 +619,21 @@ static void test_lost_adds_up(void **state)
 /* Flight recorder: a backward ring keeps the newest records; reads return only what is new. */
 static void test_overwrite_ring(void **state)
 {
-	struct psc_evlist *evlist = new_evlist(false);
-	struct perf_event_attr a = bp_attr(target_a);
+	struct psc_evlist *evlist;
+	struct perf_event_attr a;
 	struct seen seen = { .newest_first = true };
 	struct psc_ring *ring;
 	struct psc_ring_stats st;
 	uint64_t first;
+	SKIP_WITHOUT_UPROBES();
+	evlist = new_evlist(false);
+	a = probe_attr(target_a);
 
 	a.write_backward = 1;
-	seen.evsels[0] = psc_evsel__new(&a, "bp_a");
+	seen.evsels[0] = psc_evsel__new(&a, "probe_a");
 	seen.fn_addr[0] = (uintptr_t)target_a;
 	assert_int_equal(psc_evlist__add(evlist, seen.evsels[0]), 0);
-	if (!open_or_skip(evlist, "breakpoint")) {
+	if (!open_or_skip(evlist, "uprobe")) {
 		psc_evlist__delete(evlist);
 		skip();
 	}
@@ -409,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_raw_ring_exact),
 		cmocka_unit_test(test_evlist_per_cpu_two_events),
 		cmocka_unit_test(test_tracepoint_per_thread),
+		cmocka_unit_test(test_every_sample_bit),
 		cmocka_unit_test(test_lost_adds_up),
 		cmocka_unit_test(test_overwrite_ring),
 	};
