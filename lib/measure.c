@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "selfmon.h"
 
 struct psc_meter {
 	struct psc_event_list *specs;
@@ -52,12 +53,44 @@ void psc_meter__delete(struct psc_meter *m)
 	free(m);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t rdpmc(uint32_t counter)
+{
+	uint32_t low, high;
+
+	__asm__ volatile("rdpmc" : "=a"(low), "=d"(high) : "c"(counter));
+	return low | ((uint64_t)high) << 32;
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t low, high;
+
+	__asm__ volatile("rdtsc" : "=a"(low), "=d"(high));
+	return low | ((uint64_t)high) << 32;
+}
+#define HAVE_RDPMC 1
+#endif
+
+/* One counter from its page without a system call (selfmon.h); -EAGAIN: use read(2). */
+static int read_rdpmc(const struct perf_event_mmap_page *pc, struct psc_counts *c)
+{
+#ifdef HAVE_RDPMC
+	return psc_selfmon_read(pc, c, rdpmc, rdtsc);
+#else
+	(void)pc;
+	(void)c;
+	return -EOPNOTSUPP;
+#endif
+}
+
 /*
  * rdpmc is usable when every open counter is on the CPU's PMU and the kernel lets user space
  * read it (cap_user_rdpmc): then a reading needs no system call at all.
  */
 static void setup_rdpmc(struct psc_meter *m)
 {
+#ifdef HAVE_RDPMC
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	int usable = 0;
 
@@ -78,11 +111,15 @@ static void setup_rdpmc(struct psc_meter *m)
 		if (p == MAP_FAILED)
 			return;
 		m->pages[i] = p;
-		if (!m->pages[i]->cap_user_rdpmc)
+		/* without cap_user_time the page's times cannot be brought up to date */
+		if (!m->pages[i]->cap_user_rdpmc || !m->pages[i]->cap_user_time)
 			return;
 		usable++;
 	}
 	m->rdpmc = usable > 0;
+#else
+	(void)m; /* no user-space counter read on this architecture here: read(2) */
+#endif
 }
 
 /*
@@ -248,57 +285,12 @@ bool psc_meter__uses_rdpmc(const struct psc_meter *m)
 	return m->rdpmc;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-static inline uint64_t rdpmc(uint32_t counter)
-{
-	uint32_t low, high;
-
-	__asm__ volatile("rdpmc" : "=a"(low), "=d"(high) : "c"(counter));
-	return low | ((uint64_t)high) << 32;
-}
-#define HAVE_RDPMC 1
-#endif
-
-/* The self-monitoring protocol of perf_event_mmap_page: retry while the kernel updates it. */
-static int read_rdpmc(const struct perf_event_mmap_page *pc, struct psc_counts *c)
-{
-#ifdef HAVE_RDPMC
-	uint32_t seq, idx;
-	uint64_t count;
-
-	do {
-		seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-		c->ena = pc->time_enabled;
-		c->run = pc->time_running;
-		idx = pc->index;
-		count = pc->offset;
-		if (pc->cap_user_rdpmc && idx) {
-			uint64_t pmc = rdpmc(idx - 1);
-			unsigned int width = pc->pmc_width;
-
-			pmc <<= 64 - width;
-			count += (uint64_t)((int64_t)pmc >> (64 - width));
-		}
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (__atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE) != seq);
-	if (!idx)
-		return -EAGAIN; /* not on the PMU right now: fall back to read(2) */
-	c->val = count;
-	/* Times are as of the last schedule-in; a running counter has run as long as enabled. */
-	c->run = c->ena;
-	return 0;
-#else
-	(void)pc;
-	(void)c;
-	return -EOPNOTSUPP;
-#endif
-}
-
 int psc_meter__read(struct psc_meter *m, struct psc_meter_value *values, int n)
 {
 	bool via_syscall = !m->rdpmc;
 
-	for (int i = 0; m->rdpmc && i < m->specs->nr; i++) {
+	/* Any counter that cannot be read from user space right now sends them all to read(2). */
+	for (int i = 0; !via_syscall && i < m->specs->nr; i++) {
 		struct psc_evsel *evsel = m->by_spec[i];
 
 		if (evsel->fds && read_rdpmc(m->pages[i], &evsel->counts[0]))

@@ -49,7 +49,7 @@ struct psc_meter_value {
 /* Fills up to n values (one per event, in list order); returns the number of events. */
 PSC_API int psc_meter__read(struct psc_meter *meter, struct psc_meter_value *values, int n);
 PSC_API int psc_meter__nr(const struct psc_meter *meter);
-/* True when reads use rdpmc (cap_user_rdpmc) rather than read(2). */
+/* True when reads use rdpmc (cap_user_rdpmc and cap_user_time) rather than read(2). */
 PSC_API bool psc_meter__uses_rdpmc(const struct psc_meter *meter);
 
 /*
