@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "parse_internal.h"
@@ -26,6 +27,13 @@ struct tok {
 	int len;
 };
 
+/* Where each predicate is in the filter text, so a part the kernel refuses can be pointed at. */
+#define MAX_PREDS 64
+
+struct pred_span {
+	int pos, len;
+};
+
 struct fparse {
 	const struct psc_tp_format *fmt;
 	const char *s;
@@ -33,6 +41,8 @@ struct fparse {
 	struct tok cur;
 	struct psc_parse_error *err;
 	int depth;
+	struct pred_span preds[MAX_PREDS];
+	int nr_preds; /* may exceed MAX_PREDS: then only the first ones are known */
 };
 
 static const char *const generic_fields[] = { "CPU", "cpu", "common_cpu", "COMM", "comm" };
@@ -304,6 +314,10 @@ static int parse_pred(struct fparse *p)
 	    strncmp(p->s + val.pos, "CPUS{", 5))
 		return fail(p, val.pos, false, "'%.*s' is a number; '%.*s' is not an integer",
 			    (int)name_len, name, val.len, p->s + val.pos);
+	if (p->nr_preds < MAX_PREDS)
+		p->preds[p->nr_preds] =
+			(struct pred_span){ field.pos, val.pos + val.len - field.pos };
+	p->nr_preds++;
 	next_tok(p);
 	return 0;
 }
@@ -362,33 +376,94 @@ static int parse_or(struct fparse *p)
 	return err;
 }
 
+/* The user-space check; on success p holds the predicates' spans. */
+static int check_filter(struct fparse *p)
+{
+	int ret;
+
+	if (p->err) {
+		p->err->pos = -1;
+		p->err->msg[0] = '\0';
+	}
+	if (!p->fmt || !p->s)
+		return -EINVAL;
+	next_tok(p);
+	if (p->cur.kind == T_END)
+		return fail(p, 0, false, "empty filter");
+	ret = parse_or(p);
+	if (ret)
+		return ret;
+	if (p->cur.kind != T_END)
+		return fail(p, p->cur.pos, false, "expected '&&', '||' or the end, found %s",
+			    tok_kind_name(&p->cur));
+	return 0;
+}
+
 int psc_tp__check_filter(const struct psc_tp_format *fmt, const char *filter,
 			 struct psc_parse_error *err)
 {
 	struct fparse p = { .fmt = fmt, .s = filter, .err = err };
-	int ret;
 
-	if (err) {
-		err->pos = -1;
-		err->msg[0] = '\0';
-	}
-	if (!fmt || !filter)
+	return check_filter(&p);
+}
+
+/* A disabled event of this tracepoint on the calling thread, to try filters on; -errno. */
+static int scratch_event(const struct psc_tp_format *fmt)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(a),
+		.config = (uint64_t)psc_tp_format__id(fmt),
+		.disabled = 1,
+	};
+	int fd;
+
+	if (psc_tp_format__id(fmt) <= 0)
 		return -EINVAL;
-	next_tok(&p);
-	if (p.cur.kind == T_END)
-		return fail(&p, 0, false, "empty filter");
-	ret = parse_or(&p);
-	if (ret)
-		return ret;
-	if (p.cur.kind != T_END)
-		return fail(&p, p.cur.pos, false, "expected '&&', '||' or the end, found %s",
-			    tok_kind_name(&p.cur));
-	return 0;
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The kernel said EINVAL and gives no position: try each predicate alone on a fresh scratch event
+ * (a filter, once set, stays) and point at the first one it refuses. False when none can be
+ * blamed alone (or no scratch event could be opened).
+ */
+static bool blame_predicate(struct fparse *p)
+{
+	int n = p->nr_preds < MAX_PREDS ? p->nr_preds : MAX_PREDS;
+
+	for (int i = 0; i < n; i++) {
+		const struct pred_span *ps = &p->preds[i];
+		char *one = strndup(p->s + ps->pos, (size_t)ps->len);
+		int fd = scratch_event(p->fmt), e = 0;
+
+		if (!one || fd < 0) {
+			free(one);
+			if (fd >= 0)
+				close(fd);
+			return false;
+		}
+		if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, one) < 0)
+			e = errno;
+		close(fd);
+		if (e == EINVAL) {
+			fail(p, ps->pos, true,
+			     "the kernel rejected '%s' (a value out of range for the field, an "
+			     "unknown symbol after .function, a bad CPUS{} list ...)",
+			     one);
+			free(one);
+			return true;
+		}
+		free(one);
+	}
+	return false;
 }
 
 int psc_tp__apply_filter(const struct psc_tp_format *fmt, int fd, const char *filter,
 			 struct psc_parse_error *err)
 {
+	struct fparse p = { .fmt = fmt, .s = filter, .err = err };
 	int e;
 
 	if (err) {
@@ -400,11 +475,11 @@ int psc_tp__apply_filter(const struct psc_tp_format *fmt, int fd, const char *fi
 	if (!ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter))
 		return 0;
 	e = errno;
-	if (e == EINVAL && fmt && psc_tp__check_filter(fmt, filter, err))
+	if (e == EINVAL && fmt && check_filter(&p))
 		return -EINVAL;
 	if (err) {
-		struct fparse p = { .fmt = fmt, .s = filter, .err = err };
-
+		if (e == EINVAL && fmt && blame_predicate(&p))
+			return -EINVAL;
 		if (e == EINVAL && fmt)
 			fail(&p, -1, true, "the kernel rejected filter '%s' on %s:%s", filter,
 			     fmt->sys, fmt->name);
@@ -421,4 +496,20 @@ int psc_tp__apply_filter(const struct psc_tp_format *fmt, int fd, const char *fi
 			fail(&p, -1, false, "setting filter '%s': %s", filter, strerror(e));
 	}
 	return -e;
+}
+
+int psc_tp__verify_filter(const struct psc_tp_format *fmt, const char *filter,
+			  struct psc_parse_error *err)
+{
+	int fd, ret;
+
+	ret = psc_tp__check_filter(fmt, filter, err);
+	if (ret)
+		return ret;
+	fd = scratch_event(fmt);
+	if (fd < 0)
+		return fd;
+	ret = psc_tp__apply_filter(fmt, fd, filter, err);
+	close(fd);
+	return ret;
 }

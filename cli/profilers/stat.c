@@ -313,7 +313,8 @@ static int check_filters(const struct psc_event_list *specs)
 		fmt = psc_tp_format__load(spec->sys, spec->event);
 		if (!fmt)
 			continue;
-		bad = psc_tp__check_filter(fmt, spec->filter, &perr);
+		/* grammar and fields here, then the kernel on a scratch event */
+		bad = psc_tp__verify_filter(fmt, spec->filter, &perr) == -EINVAL;
 		psc_tp_format__delete(fmt);
 		if (!bad)
 			continue;

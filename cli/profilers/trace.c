@@ -447,7 +447,10 @@ static int add_event(struct trace *t, struct psc_evlist *evlist, const struct ps
 			free(ev);
 			return 1;
 		}
-		if (spec->filter && psc_tp__check_filter(ev->fmt, spec->filter, &perr)) {
+		/* the user-space check, then the kernel's on a scratch event: a refused filter is
+		 * a usage error pointing at its part, not a failed open */
+		if (spec->filter &&
+		    psc_tp__verify_filter(ev->fmt, spec->filter, &perr) == -EINVAL) {
 			fprintf(stderr, "perfscope trace: bad filter on %s: %s\n", spec->name,
 				perr.msg);
 			if (perr.pos >= 0)

@@ -121,6 +121,18 @@ PSC_API int psc_tp__apply_filter(const struct psc_tp_format *fmt, int fd, const 
 				 struct psc_parse_error *err);
 
 /*
+ * Checks a filter in user space (psc_tp__check_filter) and then with the kernel, on a disabled
+ * scratch event of the tracepoint opened on the calling thread, before any real event is opened.
+ * The kernel refuses some filters the grammar allows (a number out of range, an unknown symbol
+ * after .function, a bad CPUS{} list); it gives no position, so each predicate is tried alone and
+ * err points at the first one refused, listing the event's fields. 0 when both accept it, -EINVAL
+ * with err filled when either refuses it, another -errno when the scratch event cannot be opened
+ * (the filter is then unverified: the real open will tell).
+ */
+PSC_API int psc_tp__verify_filter(const struct psc_tp_format *fmt, const char *filter,
+				  struct psc_parse_error *err);
+
+/*
  * Fast accessors. raw/raw_size: the PERF_SAMPLE_RAW payload of one sample. Every read is checked
  * against raw_size; a field that does not fit gives -ERANGE and leaves the output untouched.
  */

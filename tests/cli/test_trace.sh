@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 32
+plan 34
 if ! need_root; then
-	for i in $(seq 32); do skip "needs root (tracepoints)"; done
+	for i in $(seq 34); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 32); do skip "bench/gen_events not built"; done
+	for i in $(seq 34); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 32); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 34); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -174,5 +174,11 @@ else fail "mixed: rc $RC, $(grep -c "$TP" "$OUT") events"; fi
 
 # 32: --order and --no-order together are a usage error
 expect_rc "--order with --no-order" 2 "$P" trace --order --no-order -e $TP --duration 0.1
+
+# 33-34: a filter the grammar allows but the kernel refuses: usage error pointing at the part
+expect_rc "filter refused by the kernel" 2 "$P" trace -e "$TP/common_pid > 0 && __syscall_nr == 99999999999999999999999/" -- true
+if grep -q "the kernel rejected '__syscall_nr == 99999999999999999999999'" "$ERR" && grep -q "has fields: .*common_pid" "$ERR" &&
+	grep -qx "$(printf '%20s^')" "$ERR"; then ok "kernel-refused filter: the part, a caret under it, the fields"
+else fail "kernel-refused filter message"; sed 's/^/#   /' "$ERR" | head -4; fi
 
 done_testing

@@ -209,6 +209,46 @@ static void test_bad_filter_names_fields(void **state)
 	psc_tp_format__delete(fmt);
 }
 
+/*
+ * Filters the grammar allows but the kernel refuses (a value out of range, a bad CPUS{} list, an
+ * unknown symbol after .function): the kernel gives no position, so each predicate is tried on
+ * its own and the message points at the one refused, with the event's fields.
+ */
+static void test_kernel_refused_filter_located(void **state)
+{
+	struct psc_tp_format *fmt = load_or_skip("syscalls", "sys_enter_write");
+	const char *big = "count > 1 && fd == 99999999999999999999999";
+	const char *cpus = "(fd == 1 || common_pid == CPUS{zz}) && count > 0";
+	struct psc_parse_error err;
+	int fd = open_tp(fmt, 0, -1);
+
+	if (fd < 0) {
+		psc_tp_format__delete(fmt);
+		skip();
+	}
+	/* the grammar is fine with both */
+	assert_int_equal(psc_tp__check_filter(fmt, big, &err), 0);
+	assert_int_equal(psc_tp__check_filter(fmt, cpus, &err), 0);
+
+	assert_int_equal(psc_tp__apply_filter(fmt, fd, big, &err), -EINVAL);
+	print_message("# %s\n", err.msg);
+	assert_int_equal(err.pos, (int)(strstr(big, "fd ==") - big));
+	assert_non_null(strstr(err.msg, "the kernel rejected 'fd == 99999999999999999999999'"));
+	assert_non_null(strstr(err.msg, "syscalls:sys_enter_write has fields:"));
+	/* nothing was set on fd: a good filter still applies */
+	assert_int_equal(psc_tp__apply_filter(fmt, fd, "count > 0", &err), 0);
+	close(fd);
+
+	/* verify: the same answers before any real event is opened */
+	assert_int_equal(psc_tp__verify_filter(fmt, cpus, &err), -EINVAL);
+	assert_int_equal(err.pos, (int)(strstr(cpus, "common_pid") - cpus));
+	assert_non_null(strstr(err.msg, "'common_pid == CPUS{zz}'"));
+	assert_int_equal(psc_tp__verify_filter(fmt, "cout > 1", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "unknown field 'cout'"));
+	assert_int_equal(psc_tp__verify_filter(fmt, "fd == 1 && count < 0x10", &err), 0);
+	psc_tp_format__delete(fmt);
+}
+
 static void test_load_from_tracefs(void **state)
 {
 	struct psc_tp_format *fmt = load_or_skip("sched", "sched_switch");
@@ -233,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_filter_on_task),
 		cmocka_unit_test(test_common_pid_filter_all_cpus),
 		cmocka_unit_test(test_bad_filter_names_fields),
+		cmocka_unit_test(test_kernel_refused_filter_located),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
