@@ -1,74 +1,9 @@
 #!/usr/bin/env bash
 # CLI tests of `perfscope exporter`: flags and usage errors, HTTP (formats, gzip, HEAD, 404/405),
 # web-config basic auth and TLS, privilege drop, robustness (malformed, huge, many, slow), SIGTERM.
-# shellcheck source=tests/cli/tap.sh
-source "$(dirname "$0")/tap.sh"
-P=${PERFSCOPE:?}
-: "${WORKLOAD:?}"
-CLIENT=(python3 -W ignore "$(dirname "$0")/exporter_client.py")
-NTESTS=63
-
-plan $NTESTS
-if ! need_root; then
-	for _ in $(seq $NTESTS); do skip "needs root (system-wide perf events, privilege drop)"; done
-	done_testing
-fi
-if ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
-	for _ in $(seq $NTESTS); do skip "needs curl and python3 (scripts/install-deps.sh)"; done
-	done_testing
-fi
-
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-# start_exporter NAME ARGS...: serves on a free loopback port; sets PORT, PID, LOG, URL
-start_exporter() {
-	local name=$1
-	shift
-	PORT=$("${CLIENT[@]}" free-port)
-	LOG=$TMP/$name.log
-	"$P" exporter --web.listen-address=127.0.0.1:"$PORT" "$@" 2>"$LOG" &
-	PID=$!
-	PIDS+=("$PID")
-	URL=http://127.0.0.1:$PORT
-	for _ in $(seq 100); do
-		grep -q 'msg="listening on' "$LOG" && return 0
-		kill -0 "$PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	diag "exporter $name did not start:"
-	sed 's/^/#   /' "$LOG" | tail -5
-	return 1
-}
-
-# stop PID: SIGTERM, then its exit status in STOP_RC (124 when it did not stop within 10 s)
-stop() {
-	kill -TERM "$1" 2>/dev/null
-	for _ in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$1" 2>/dev/null; then
-		kill -9 "$1"
-		wait "$1" 2>/dev/null
-		STOP_RC=124
-	else
-		wait "$1"
-		STOP_RC=$?
-	fi
-}
-
-# status URL [curl args]: the HTTP status code (000 when there was no HTTP answer)
-status() {
-	local url=$1
-	shift
-	curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$@" "$url"
-}
+# shellcheck source=tests/cli/exporter_lib.sh
+source "$(dirname "$0")/exporter_lib.sh"
+exporter_setup 63 "system-wide perf events, privilege drop"
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
 

@@ -2,52 +2,16 @@
 # `perfscope exporter` with the real Prometheus stack: a Prometheus server scrapes it every second
 # and its query API shows rising counters per CPU; software-event counts agree with Debian's
 # node_exporter (perf collector only) on the same workload; promtool is happy with both formats.
-# shellcheck source=tests/cli/tap.sh
-source "$(dirname "$0")/tap.sh"
-P=${PERFSCOPE:?}
-: "${WORKLOAD:?}"
-CLIENT=(python3 -W ignore "$(dirname "$0")/exporter_client.py")
-NTESTS=9
-
-plan $NTESTS
-if ! need_root; then
-	for _ in $(seq $NTESTS); do skip "needs root (system-wide perf events)"; done
-	done_testing
-fi
-if ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
-	for _ in $(seq $NTESTS); do skip "needs curl and python3 (scripts/install-deps.sh)"; done
-	done_testing
-fi
-
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() {
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-		kill -9 "$p" 2>/dev/null
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+# shellcheck source=tests/cli/exporter_lib.sh
+source "$(dirname "$0")/exporter_lib.sh"
+exporter_setup 9 "system-wide perf events"
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
-# wait_http URL: until it answers (10 s at most)
-wait_http() {
-	for _ in $(seq 100); do
-		curl -s -o /dev/null --max-time 2 "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-PORT=$("${CLIENT[@]}" free-port)
-"$P" exporter --web.listen-address=127.0.0.1:"$PORT" --collector.perf.tracepoint=sched:sched_switch 2>"$TMP/exporter.log" &
-EXP_PID=$!
-PIDS+=("$EXP_PID")
-URL=http://127.0.0.1:$PORT/metrics
-if wait_http "$URL"; then ok "exporter serves on 127.0.0.1:$PORT"; else
-	fail "exporter did not start"; sed 's/^/#   /' "$TMP/exporter.log" | tail -5; fi
+if start_exporter main --collector.perf.tracepoint=sched:sched_switch; then ok "exporter serves on 127.0.0.1:$PORT"; else
+	fail "exporter did not start"; fi
+EXP_PID=$PID
+EXP_LOG=$LOG
+URL=$URL/metrics
 
 # ---- promtool, on text format and on what Prometheus itself asks for
 if command -v promtool >/dev/null; then
@@ -120,7 +84,7 @@ EOF
 	# what node_exporter silently drops, perfscope says
 	if curl -s "$NE_URL" | grep -q '^node_perf_cpucycles_total'; then
 		skip "this machine has a hardware PMU: node_exporter exports cycles too"
-	elif curl -s "$URL" | grep -q '^node_perf_event_supported{cpu="0",event="cycles"} 0$' && grep -q 'event cycles .*cannot be counted' "$TMP/exporter.log"; then
+	elif curl -s "$URL" | grep -q '^node_perf_event_supported{cpu="0",event="cycles"} 0$' && grep -q 'event cycles .*cannot be counted' "$EXP_LOG"; then
 		ok "no hardware PMU: node_exporter drops cycles silently, perfscope reports it (gauge 0, log line)"
 	else fail "cycles: neither exported nor reported as unsupported"; fi
 	kill "$NE_PID"
@@ -128,9 +92,6 @@ else
 	for _ in 1 2 3; do skip "node_exporter not installed (Debian package prometheus-node-exporter)"; done
 fi
 
-kill -TERM "$EXP_PID"
-for _ in $(seq 100); do kill -0 "$EXP_PID" 2>/dev/null || break; sleep 0.1; done
-wait "$EXP_PID"
-rc=$?
-if [ "$rc" -eq 0 ]; then ok "exporter stops cleanly on SIGTERM after all that"; else fail "exporter exit $rc"; fi
+stop "$EXP_PID"
+if [ "$STOP_RC" -eq 0 ]; then ok "exporter stops cleanly on SIGTERM after all that"; else fail "exporter exit $STOP_RC"; fi
 done_testing
