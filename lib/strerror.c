@@ -1,6 +1,8 @@
 /* Advice for perf_event_open(2) failures: what the errno means for this event and how to fix it. */
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "internal.h"
 
@@ -17,6 +19,26 @@ static int read_paranoid(void)
 	return level;
 }
 
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#endif
+
+/*
+ * Whether the caller already has what perf_event_paranoid asks for (CAP_PERFMON or
+ * CAP_SYS_ADMIN in its effective set): then a refusal is not about the paranoid level and the
+ * advice to become root would be wrong. capget(2) directly, to need no libcap.
+ */
+static bool perf_privileged(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, data))
+		return geteuid() == 0;
+	return (data[CAP_TO_INDEX(CAP_PERFMON)].effective & CAP_TO_MASK(CAP_PERFMON)) ||
+	       (data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN));
+}
+
 int psc_errno_is_unsupported(int err)
 {
 	err = err < 0 ? -err : err;
@@ -31,6 +53,16 @@ const char *psc_strerror_open(int err, const char *event, char *buf, size_t len)
 	switch (err) {
 	case EACCES:
 	case EPERM:
+		if (perf_privileged()) {
+			snprintf(
+				buf, len,
+				"%s: permission denied although this process has CAP_PERFMON or "
+				"CAP_SYS_ADMIN (%s): the kernel refuses this event for another reason, "
+				"e.g. kernel lockdown, a security module (SELinux, AppArmor), or an "
+				"event kept for other uses (ftrace:function)",
+				ev, strerror(err));
+			break;
+		}
 		snprintf(
 			buf, len,
 			"%s: permission denied (perf_event_paranoid is %d). Run as root or grant "
