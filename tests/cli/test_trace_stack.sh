@@ -1,5 +1,5 @@
 #!/bin/bash
-# CLI tests of `perfscope trace` stacks: known user functions and kernel entry symbols, max-stack, C++ demangling, debuglink and .gnu_debugdata.
+# CLI tests of `perfscope trace` stacks: known user functions and kernel entry symbols, max-stack, C++ and Rust demangling, debuglink and .gnu_debugdata.
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
@@ -7,9 +7,9 @@ GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 N=8
 
-plan 10
+plan 12
 skip_all() {
-	for i in $(seq 10); do skip "$1"; done
+	for i in $(seq 12); do skip "$1"; done
 	done_testing
 }
 need_root || skip_all "needs root (tracepoints)"
@@ -69,7 +69,60 @@ else fail "//stack/ on threads"; fi
 run_capture "$P" trace --format json -e "raw_syscalls:sys_enter/id==$NR/stack/max-stack=2/" -- "$GEN" -q getppid $N
 if check_stacks "$OUT" $N '0 < len(stack) <= 2'; then ok "max-stack=2: at most 2 frames"; else fail "max-stack=2"; fi
 
-# 6-10: C++ names demangled, from the symbol table, a debuglink file and .gnu_debugdata
+# 6-7: Rust names demangled, legacy (_ZN..17h<hash>E) and v0 (_R...) manglings
+RUSTC=$(command -v rustc || true)
+if [ -z "$RUSTC" ]; then
+	skip "no rustc"
+	skip "no rustc"
+else
+	RD=$(mktemp -d)
+	_tap_tmpfiles+=("$RD")
+	cat >"$RD/r.rs" <<'EOF'
+// Known Rust names for the stack tests: a generic method making getppid calls through a frame.
+mod inner {
+    extern "C" {
+        fn getppid() -> i32;
+    }
+    #[inline(never)]
+    fn enter_kernel() -> u64 {
+        unsafe { getppid() as u64 }
+    }
+    pub struct Poke<T>(pub T);
+    impl<T: Copy + Into<u64>> Poke<T> {
+        #[inline(never)]
+        pub fn poke_getppid(&self) -> u64 {
+            enter_kernel() + std::hint::black_box(self.0).into()
+        }
+    }
+}
+fn main() {
+    let p = inner::Poke(1u32);
+    let mut s = 0;
+    for _ in 0..3 {
+        s += std::hint::black_box(&p).poke_getppid();
+    }
+    std::process::exit((s == 0) as i32);
+}
+EOF
+	# rust_case NAME WANTED-SYMBOL RUSTC-FLAGS...: the 2nd user frame (above enter_kernel's caller
+	# of the frameless libc getppid) is poke_getppid, demangled
+	rust_case() {
+		local name=$1 want=$2
+		shift 2
+		if ! "$RUSTC" -O -C force-frame-pointers=yes "$@" -o "$RD/r_$name" "$RD/r.rs" 2>"$RD/rc.err"; then
+			skip "rustc cannot build the $name test program: $(head -1 "$RD/rc.err")"
+			return
+		fi
+		run_capture "$P" trace --format json -e "$TP//stack/" -- "$RD/r_$name"
+		if check_stacks "$OUT" 3 "user[1:2] == ['$want']"; then ok "Rust $name symbol demangled: $want"
+		else fail "Rust $name: want $want"; fi
+	}
+	# legacy is rustc's default (naming it needs -Z on stable)
+	rust_case legacy 'r::inner::Poke<T>::poke_getppid'
+	rust_case v0 '<r::inner::Poke<u32>>::poke_getppid' -C symbol-mangling-version=v0
+fi
+
+# 8-12: C++ names demangled, from the symbol table, a debuglink file and .gnu_debugdata
 CXX_BIN=$(command -v g++ || command -v c++ || true)
 if [ -z "$CXX_BIN" ]; then
 	for i in $(seq 5); do skip "no C++ compiler (g++)"; done

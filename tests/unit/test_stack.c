@@ -82,6 +82,15 @@ static void test_demangle(void **state)
 		{ "_ZN4core3fmt5write17h1f7a5d9e7e4b8c3aE", "core::fmt::write" },
 		/* Rust v0 */
 		{ "_RNvNtCs1234_7mycrate3foo3bar", "mycrate::foo::bar" },
+		/* as rustc 1.95 emits them: legacy with $..$ escapes, v0 with generic arguments */
+		{ "_ZN1r5inner13Poke$LT$T$GT$12poke_getppid17h708e69f67593dd49E",
+		  "r::inner::Poke<T>::poke_getppid" },
+		{ "_ZN4core3ptr85drop_in_place$LT$std..rt..lang_start$LT$$LP$$RP$$GT$..$u7b$$u7b$"
+		  "closure$u7d$$u7d$$GT$17h0123456789abcdefE",
+		  "core::ptr::drop_in_place<std::rt::lang_start<()>::{{closure}}>" },
+		{ "_RNvMNtCs6GmmlP4bgsG_1r5innerINtB2_4PokemE12poke_getppidB4_",
+		  "<r::inner::Poke<u32>>::poke_getppid" },
+		{ "_RINvNtC3std3mem8align_ofdE", "std::mem::align_of::<f64>" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
