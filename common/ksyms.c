@@ -2,6 +2,7 @@
  * search. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,24 +155,65 @@ static int cmp_raw(const void *a, const void *b)
 	return rank(y, sort_names) - rank(x, sort_names);
 }
 
-static void set_problem(struct psc_ksyms *ks, const char *path, bool zero_addr)
+static int read_sysctl_int(const char *path)
 {
-	int kptr = -1;
-	FILE *f = fopen("/proc/sys/kernel/kptr_restrict", "re");
+	FILE *f = fopen(path, "re");
+	int v = INT_MIN;
 
 	if (f) {
-		if (fscanf(f, "%d", &kptr) != 1)
-			kptr = -1;
+		if (fscanf(f, "%d", &v) != 1)
+			v = INT_MIN;
 		fclose(f);
 	}
+	return v;
+}
+
+/*
+ * Why /proc/kallsyms shows zeros (kernel/kallsyms.c, kallsyms_show_value): kptr_restrict 0 shows
+ * addresses to CAP_SYSLOG and, when perf_event_paranoid <= 1, to everyone; 1 to CAP_SYSLOG only;
+ * 2 to nobody, root included.
+ */
+void psc_ksyms_hidden_reason(char *buf, size_t len, const char *path, int kptr, int paranoid)
+{
+	if (kptr >= 2)
+		snprintf(
+			buf, len,
+			"kernel symbol addresses in %s read as 0: kernel.kptr_restrict=2 hides them "
+			"from every process, root included, so kernel frames show raw addresses; to "
+			"fix, sysctl -w kernel.kptr_restrict=1 and run as root (CAP_SYSLOG)",
+			path);
+	else if (kptr == 1)
+		snprintf(
+			buf, len,
+			"kernel symbol addresses in %s read as 0: kernel.kptr_restrict=1 shows them "
+			"only to processes with CAP_SYSLOG, so kernel frames show raw addresses; to "
+			"fix, run as root (or with CAP_SYSLOG), or sysctl -w kernel.kptr_restrict=0 "
+			"with kernel.perf_event_paranoid <= 1",
+			path);
+	else if (kptr == 0)
+		snprintf(
+			buf, len,
+			"kernel symbol addresses in %s read as 0: with kernel.kptr_restrict=0 they "
+			"are shown to processes with CAP_SYSLOG, or to all when "
+			"kernel.perf_event_paranoid <= 1 (it is %d), so kernel frames show raw "
+			"addresses; to fix, run as root (or with CAP_SYSLOG), or sysctl -w "
+			"kernel.perf_event_paranoid=1",
+			path, paranoid);
+	else
+		snprintf(buf, len,
+			 "kernel symbol addresses in %s read as 0 (kernel.kptr_restrict hides them "
+			 "from this process), so kernel frames show raw addresses; to fix, run as "
+			 "root with kernel.kptr_restrict <= 1",
+			 path);
+}
+
+static void set_problem(struct psc_ksyms *ks, const char *path, bool zero_addr)
+{
 	ks->has_problem = true;
 	if (zero_addr)
-		snprintf(ks->problem, sizeof(ks->problem),
-			 "kernel symbol addresses in %s read as 0 (kernel.kptr_restrict=%d hides "
-			 "them from processes without CAP_SYSLOG), so kernel frames show raw "
-			 "addresses; to fix, run as root with kernel.kptr_restrict <= 1 "
-			 "(sysctl -w kernel.kptr_restrict=0)",
-			 path, kptr);
+		psc_ksyms_hidden_reason(ks->problem, sizeof(ks->problem), path,
+					read_sysctl_int("/proc/sys/kernel/kptr_restrict"),
+					read_sysctl_int("/proc/sys/kernel/perf_event_paranoid"));
 	else
 		snprintf(ks->problem, sizeof(ks->problem),
 			 "%s lists no kernel text symbols, so kernel frames show raw addresses "

@@ -29,6 +29,11 @@ void psc_ksyms__delete(struct psc_ksyms *ks);
 
 /* NULL when the table is usable; else one sentence for a person (what, why, how to fix). */
 const char *psc_ksyms__problem(const struct psc_ksyms *ks);
+/*
+ * The reason kernel addresses in path read as 0 and how to fix it, for the given
+ * kernel.kptr_restrict and kernel.perf_event_paranoid values (INT_MIN: unknown).
+ */
+void psc_ksyms_hidden_reason(char *buf, size_t len, const char *path, int kptr, int paranoid);
 size_t psc_ksyms__nr(const struct psc_ksyms *ks);
 
 /* The symbol containing addr (binary search); *off = addr - sym->addr. NULL when none. */

@@ -7,9 +7,9 @@ GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 N=8
 
-plan 12
+plan 13
 skip_all() {
-	for i in $(seq 12); do skip "$1"; done
+	for i in $(seq 13); do skip "$1"; done
 	done_testing
 }
 need_root || skip_all "needs root (tracepoints)"
@@ -69,7 +69,22 @@ else fail "//stack/ on threads"; fi
 run_capture "$P" trace --format json -e "raw_syscalls:sys_enter/id==$NR/stack/max-stack=2/" -- "$GEN" -q getppid $N
 if check_stacks "$OUT" $N '0 < len(stack) <= 2'; then ok "max-stack=2: at most 2 frames"; else fail "max-stack=2"; fi
 
-# 6-7: Rust names demangled, legacy (_ZN..17h<hash>E) and v0 (_R...) manglings
+# 6: kernel addresses hidden from the tracing process (here: an unprivileged user with CAP_PERFMON
+# only): raw kernel addresses, and one warning saying why and how to fix it
+AS_NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+perfmon --ambient-caps=+perfmon)
+if ! command -v setpriv >/dev/null || ! "${AS_NOBODY[@]}" true 2>/dev/null; then
+	skip "setpriv cannot drop to nobody with CAP_PERFMON here"
+elif ! "${AS_NOBODY[@]}" awk '$3 == "_stext" { exit $1 !~ /^0+$/ }' /proc/kallsyms; then
+	skip "kernel addresses are visible to unprivileged users here (kernel.perf_event_paranoid <= 1)"
+else
+	run_capture "${AS_NOBODY[@]}" "$P" trace -g -e page-faults -- "$GEN" -q getppid 1
+	if [ "$RC" -eq 0 ] && [ "$(grep -c 'read as 0' "$ERR")" -eq 1 ] && grep -q 'to fix' "$ERR" &&
+		grep -q '^	 *ffff[0-9a-f]* \[unknown\] (\[kernel.kallsyms\])$' "$OUT"; then
+		ok "kallsyms hidden: raw kernel addresses, one warning with the reason and the fix"
+	else fail "kallsyms hidden (exit $RC)"; sed 's/^/#   /' "$ERR" | head -3; fi
+fi
+
+# 7-8: Rust names demangled, legacy (_ZN..17h<hash>E) and v0 (_R...) manglings
 RUSTC=$(command -v rustc || true)
 if [ -z "$RUSTC" ]; then
 	skip "no rustc"
@@ -122,7 +137,7 @@ EOF
 	rust_case v0 '<r::inner::Poke<u32>>::poke_getppid' -C symbol-mangling-version=v0
 fi
 
-# 8-12: C++ names demangled, from the symbol table, a debuglink file and .gnu_debugdata
+# 9-13: C++ names demangled, from the symbol table, a debuglink file and .gnu_debugdata
 CXX_BIN=$(command -v g++ || command -v c++ || true)
 if [ -z "$CXX_BIN" ]; then
 	for i in $(seq 5); do skip "no C++ compiler (g++)"; done

@@ -1,6 +1,7 @@
 /* Unit tests of common/ksyms: a synthetic /proc/kallsyms with modules, aliases, data and hidden
  * addresses. */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,9 +122,29 @@ static void test_hidden_addresses(void **state)
 	assert_non_null(why);
 	assert_non_null(strstr(why, "read as 0"));
 	assert_non_null(strstr(why, "kptr_restrict"));
-	assert_non_null(strstr(why, "sysctl -w kernel.kptr_restrict=0"));
+	assert_non_null(strstr(why, "to fix"));
 	assert_null(psc_ksyms__find(ks, 0xffffffff81000000, NULL));
 	psc_ksyms__delete(ks);
+}
+
+/* The reason given follows the kernel's rule (kallsyms_show_value) for each kptr_restrict. */
+static void test_hidden_reasons(void **state)
+{
+	char why[512];
+
+	psc_ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 2, 2);
+	assert_non_null(strstr(why, "kernel.kptr_restrict=2 hides them from every process, root"));
+	assert_non_null(strstr(why, "sysctl -w kernel.kptr_restrict=1"));
+	psc_ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 1, -1);
+	assert_non_null(strstr(why, "only to processes with CAP_SYSLOG"));
+	assert_non_null(strstr(why, "run as root"));
+	/* 0: what hides them is perf_event_paranoid, not kptr_restrict */
+	psc_ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 0, 2);
+	assert_non_null(strstr(why, "kernel.perf_event_paranoid <= 1 (it is 2)"));
+	assert_non_null(strstr(why, "sysctl -w kernel.perf_event_paranoid=1"));
+	psc_ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", INT_MIN, INT_MIN);
+	assert_non_null(strstr(why, "read as 0"));
+	assert_non_null(strstr(why, "to fix"));
 }
 
 static void test_missing_file(void **state)
@@ -154,9 +175,8 @@ static void test_live_kallsyms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_find),
-		cmocka_unit_test(test_hidden_addresses),
-		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_find),	       cmocka_unit_test(test_hidden_addresses),
+		cmocka_unit_test(test_hidden_reasons), cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_live_kallsyms),
 	};
 
