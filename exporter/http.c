@@ -7,6 +7,7 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,32 @@
 #include "log.h"
 #include "webconfig.h"
 
+/*
+ * A connection as the request deadline sees it (libmicrohttpd's socket context). libmicrohttpd's
+ * own timeout only closes connections that are silent; one that trickles a byte now and then
+ * would keep its slot for as long as its headers fit in the request limit (an hour at a byte
+ * per 0.2 s), and max_connections of those would lock every scraper out.
+ */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	int64_t waiting_since; /* since when a complete request is awaited; 0 while one is served */
+	bool shut;
+};
+
 struct http_server {
 	struct MHD_Daemon *daemon;
 	struct http_opts opts;
 	char *landing;
 	size_t landing_len;
 	int listen_fd;
+	/* the request deadline: connections and the thread that shuts the overdue ones down */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct conn conns; /* list head */
+	pthread_t reaper;
+	bool sync_ready, reaper_running, stopping;
+	uint64_t nr_shut;
 };
 
 int http_listen(const char *addr, char *err, size_t errlen)
@@ -322,6 +343,175 @@ static const char *check_client_cert(struct http_server *srv, struct MHD_Connect
 	return san_ok ? NULL : "no allowed SAN in the client certificate";
 }
 
+static int64_t deadline_ns(const struct http_server *srv)
+{
+	return (int64_t)srv->opts.timeout_s * 1000000000LL;
+}
+
+static struct conn *conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* The headers are in: the request is being served, the deadline no longer applies. */
+static void request_started(struct http_server *srv, struct MHD_Connection *c)
+{
+	struct conn *t = conn_of(c);
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	t->waiting_since = 0;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/* Answered (or refused): the next request on this connection has a deadline again. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *srv = cls;
+	struct conn *t = conn_of(c);
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	t->waiting_since = now_ns();
+	pthread_cond_signal(&srv->cond);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/*
+ * Connections in and out of the deadline's list. libmicrohttpd reports CLOSED before it closes
+ * the socket, and the reaper uses the fd only under the lock, so it never shuts down a socket
+ * number that has been reused.
+ */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *srv = cls;
+	struct conn *t = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		t = calloc(1, sizeof(*t));
+		if (!t || !ci) {
+			/* Untracked: it still has libmicrohttpd's idle timeout. */
+			free(t);
+			return;
+		}
+		t->fd = ci->connect_fd;
+		pthread_mutex_lock(&srv->lock);
+		t->waiting_since = now_ns();
+		t->next = srv->conns.next;
+		t->prev = &srv->conns;
+		t->next->prev = t;
+		srv->conns.next = t;
+		pthread_cond_signal(&srv->cond);
+		pthread_mutex_unlock(&srv->lock);
+		*socket_context = t;
+		return;
+	}
+	if (!t)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	t->prev->next = t->next;
+	t->next->prev = t->prev;
+	pthread_mutex_unlock(&srv->lock);
+	free(t);
+	*socket_context = NULL;
+}
+
+/*
+ * Shuts down connections that have not delivered a complete request within the timeout since
+ * they opened or since their last answer, however busy they keep it; libmicrohttpd then sees
+ * the end of the stream and frees the slot. Sleeps until the earliest deadline, or until a
+ * connection comes or a request ends, so an idle exporter does not wake up.
+ */
+static void *reaper_main(void *arg)
+{
+	struct http_server *srv = arg;
+
+	pthread_mutex_lock(&srv->lock);
+	while (!srv->stopping) {
+		int64_t now = now_ns(), next = INT64_MAX;
+		int shut = 0;
+
+		for (struct conn *t = srv->conns.next; t != &srv->conns; t = t->next) {
+			int64_t due = t->waiting_since + deadline_ns(srv);
+
+			if (t->shut || !t->waiting_since)
+				continue;
+			if (due <= now) {
+				shutdown(t->fd, SHUT_RDWR);
+				t->shut = true;
+				shut++;
+			} else if (due < next) {
+				next = due;
+			}
+		}
+		if (shut) {
+			srv->nr_shut += (uint64_t)shut;
+			xlog(XLOG_DEBUG,
+			     "closed %d connection(s) with no complete request within %u s (%llu so far)",
+			     shut, srv->opts.timeout_s, (unsigned long long)srv->nr_shut);
+		}
+		if (next == INT64_MAX) {
+			pthread_cond_wait(&srv->cond, &srv->lock);
+		} else {
+			struct timespec ts = { .tv_sec = next / 1000000000LL,
+					       .tv_nsec = next % 1000000000LL };
+
+			pthread_cond_timedwait(&srv->cond, &srv->lock, &ts);
+		}
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return NULL;
+}
+
+/* The lock, the condition (on CLOCK_MONOTONIC, as now_ns) and the reaper thread. */
+static int deadline_start(struct http_server *srv)
+{
+	pthread_condattr_t attr;
+	int ret;
+
+	srv->conns.next = srv->conns.prev = &srv->conns;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	ret = pthread_cond_init(&srv->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (ret)
+		return -ret;
+	pthread_mutex_init(&srv->lock, NULL);
+	srv->sync_ready = true;
+	ret = pthread_create(&srv->reaper, NULL, reaper_main, srv);
+	if (ret)
+		return -ret;
+	srv->reaper_running = true;
+	return 0;
+}
+
+static void deadline_stop(struct http_server *srv)
+{
+	if (srv->reaper_running) {
+		pthread_mutex_lock(&srv->lock);
+		srv->stopping = true;
+		pthread_cond_signal(&srv->cond);
+		pthread_mutex_unlock(&srv->lock);
+		pthread_join(srv->reaper, NULL);
+		srv->reaper_running = false;
+	}
+	if (srv->sync_ready) {
+		pthread_cond_destroy(&srv->cond);
+		pthread_mutex_destroy(&srv->lock);
+		srv->sync_ready = false;
+	}
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
@@ -333,6 +523,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	bool metrics = !strcmp(url, srv->opts.telemetry_path);
 	const char *why;
 
+	request_started(srv, conn);
 	if (wc && !webconfig_rate_allow(wc, now_ns()))
 		return reply_text(srv, conn, MHD_HTTP_TOO_MANY_REQUESTS, "Too Many Requests\n",
 				  NULL);
@@ -440,7 +631,7 @@ struct http_server *http_start(int listen_fd, const struct http_opts *opts, char
 {
 	struct http_server *srv = calloc(1, sizeof(*srv));
 	const struct webconfig *wc = opts->webconfig;
-	struct MHD_OptionItem o[16];
+	struct MHD_OptionItem o[20];
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	int n = 0;
 
@@ -458,14 +649,27 @@ struct http_server *http_start(int listen_fd, const struct http_opts *opts, char
 		free(srv);
 		return NULL;
 	}
+	if (deadline_start(srv)) {
+		snprintf(err, errlen, "cannot start the request deadline thread");
+		deadline_stop(srv);
+		close(listen_fd);
+		free(srv->landing);
+		free(srv);
+		return NULL;
+	}
+	/* First, so that libmicrohttpd sends its messages for the options after it there too. */
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection,
+					  srv };
+	o[n++] =
+		(struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, srv };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, opts->threads, NULL };
 	o[n++] =
 		(struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, opts->max_connections, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, opts->timeout_s, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 					  (intptr_t)opts->max_request_bytes, NULL };
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL };
 	/*
 	 * Refuse HTTP/1.1 without Host and URLs with spaces outright (libmicrohttpd 0.9.75; bare LF
 	 * line ends stay accepted, as RFC 9112 allows a recipient to).
@@ -493,6 +697,7 @@ struct http_server *http_start(int listen_fd, const struct http_opts *opts, char
 		/* Whether libmicrohttpd closed it on the way out depends on where it failed. */
 		if (fcntl(listen_fd, F_GETFD) >= 0)
 			close(listen_fd);
+		deadline_stop(srv);
 		free(srv->landing);
 		free(srv);
 		return NULL;
@@ -506,6 +711,7 @@ void http_stop(struct http_server *srv)
 		return;
 	/* libmicrohttpd closes the listening socket it was given. */
 	MHD_stop_daemon(srv->daemon);
+	deadline_stop(srv);
 	free(srv->landing);
 	free(srv);
 }

@@ -4,6 +4,7 @@ Prometheus checks. Standard library only; each subcommand prints one result line
 
 import gzip
 import json
+import os
 import socket
 import sys
 import threading
@@ -108,24 +109,65 @@ def flood(url, n):
     return 0 if stuck == 0 and ok > 0 else 1
 
 
-def slow(host, port, url, nslow, nscrapes):
-    """nslow clients trickle a request header a byte at a time while nscrapes scrapes run; all
-    scrapes must answer 200 (within the hang guard)."""
-    port, nslow, nscrapes = int(port), int(nslow), int(nscrapes)
+def server_sockets(pid):
+    """How many sockets the process holds (its listening socket and its connections)."""
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith("socket:")
+        except OSError:
+            pass
+    return n
+
+
+def slow(host, port, url, nslow, nscrapes, pid=0, limit=0):
+    """nslow clients trickle request headers a byte every 0.2 s, reconnecting whenever the server
+    closes them (a slowloris), while nscrapes scrapes run; every scrape must answer 200 (within
+    the hang guard). With pid and limit: the server never holds more than limit connections (plus
+    its listening socket)."""
+    port, nslow, nscrapes, pid, limit = int(port), int(nslow), int(nscrapes), int(pid), int(limit)
     stop = threading.Event()
+    head = b"GET /metrics HTTP/1.1\r\nHost: slow\r\nX-Slow: "
     socks = []
-    for _ in range(nslow):
+    counts = {"reconnects": 0, "max_sockets": 0}
+
+    def connect():
         s = socket.create_connection((host, port), timeout=HANG_GUARD)
-        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: slow\r\nX-Slow: ")
-        socks.append(s)
+        s.setblocking(False)
+        try:
+            s.send(head)
+        except OSError:
+            pass
+        return s
+
+    def closed(s):
+        try:
+            return s.recv(4096) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+    for _ in range(nslow):
+        socks.append(connect())
 
     def trickle():
         while not stop.is_set():
-            for s in socks:
+            for i, s in enumerate(socks):
+                if closed(s):
+                    s.close()
+                    try:
+                        socks[i] = connect()
+                    except OSError:
+                        continue
+                    counts["reconnects"] += 1
+                    continue
                 try:
                     s.send(b"a")
                 except OSError:
                     pass
+            if pid:
+                counts["max_sockets"] = max(counts["max_sockets"], server_sockets(pid))
             stop.wait(0.2)
 
     t = threading.Thread(target=trickle)
@@ -133,7 +175,10 @@ def slow(host, port, url, nslow, nscrapes):
     good = 0
     try:
         for _ in range(nscrapes):
-            status, _, body = get(url)
+            try:
+                status, _, body = get(url)
+            except (OSError, urllib.error.URLError):
+                status, body = "no answer", b""
             if status == 200 and b"node_perf_" in body:
                 good += 1
             time.sleep(0.1)
@@ -142,8 +187,11 @@ def slow(host, port, url, nslow, nscrapes):
         t.join()
         for s in socks:
             s.close()
-    print("scrapes ok=%d/%d with %d slow clients" % (good, nscrapes, nslow))
-    return 0 if good == nscrapes else 1
+    bounded = not limit or counts["max_sockets"] <= limit + 1
+    print("scrapes ok=%d/%d with %d slow clients (the server closed them %d times)%s" % (
+        good, nscrapes, nslow, counts["reconnects"],
+        "; at most %d server sockets (limit %d + listener)" % (counts["max_sockets"], limit) if pid else ""))
+    return 0 if good == nscrapes and bounded else 1
 
 
 def idle_closed(host, port, wait):
