@@ -130,13 +130,21 @@ static int64_t get_duration(struct ctx *c, const yaml_node_t *n, const char *key
 	if (!strcmp(s, "0"))
 		return 0;
 	while (*s) {
-		char *end;
-		double v = strtod(s, &end);
+		double v = 0, scale = 1;
 		size_t i, best = 0, best_len = 0;
+		int digits = 0;
 
-		if (end == s || v < 0)
+		/*
+		 * Digits, then an optional fraction, as Go has it: no sign, exponent, hex, inf or
+		 * nan (which strtod would take, and nan cannot be converted to an integer).
+		 */
+		for (; *s >= '0' && *s <= '9'; s++, digits++)
+			v = v * 10 + (*s - '0');
+		if (*s == '.')
+			for (s++; *s >= '0' && *s <= '9'; s++, digits++)
+				v += (*s - '0') * (scale /= 10);
+		if (!digits)
 			goto bad;
-		s = end;
 		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 			size_t l = strlen(units[i].unit);
 
@@ -150,7 +158,7 @@ static int64_t get_duration(struct ctx *c, const yaml_node_t *n, const char *key
 		total += v * units[best].ns;
 		s += best_len;
 	}
-	if (total > 9.2e18)
+	if (!(total <= 9.2e18))
 		goto bad;
 	return (int64_t)total;
 bad:

@@ -242,9 +242,48 @@ static void test_errors(void **state)
 		     "X-Frame-Options must be");
 	expect_error("http_server_config:\n  http2: maybe\n", "must be true or false");
 	expect_error("rate_limit:\n  interval: soon\n", "must be a duration");
+	/* What strtod would take but Go's durations are not (nan cannot become an integer). */
+	expect_error("rate_limit:\n  interval: nans\n", "must be a duration");
+	expect_error("rate_limit:\n  interval: infs\n", "must be a duration");
+	expect_error("rate_limit:\n  interval: 0x10s\n", "must be a duration");
+	expect_error("rate_limit:\n  interval: 1e3s\n", "must be a duration");
+	expect_error("rate_limit:\n  interval: -1s\n", "must be a duration");
+	expect_error("rate_limit:\n  interval: ' 1s'\n", "must be a duration");
+	expect_error("rate_limit:\n  interval: .s\n", "must be a duration");
+	expect_error("rate_limit:\n  interval: 99999999999h\n", "must be a duration");
 	expect_error("rate_limit:\n  burst: -1\n", "whole number");
 	expect_error("tls_server_config: [\n", "YAML error");
 	expect_error("basic_auth_users:\n  - a\n", "must be a mapping");
+}
+
+/* Go duration syntax: units combined, fractions, the bare 0. */
+static void test_durations(void **state)
+{
+	static const struct {
+		const char *text;
+		int64_t ns;
+	} cases[] = { { "0", 0 },
+		      { "250ms", 250000000LL },
+		      { "1.5s", 1500000000LL },
+		      { ".5s", 500000000LL },
+		      { "1m30s", 90000000000LL },
+		      { "2h", 7200000000000LL },
+		      { "10us", 10000LL },
+		      { "10\xc2\xb5s", 10000LL } };
+	char text[128], err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct webconfig *wc;
+
+		snprintf(text, sizeof(text), "rate_limit:\n  interval: %s\n  burst: 1\n",
+			 cases[i].text);
+		wc = parse(text, err, sizeof(err));
+		if (!wc)
+			fail_msg("%s: %s", cases[i].text, err);
+		assert_int_equal(wc->rate_interval_ns, cases[i].ns);
+		webconfig_free(wc);
+	}
 }
 
 static void test_users(void **state)
@@ -300,7 +339,7 @@ int main(void)
 		cmocka_unit_test(test_empty),	      cmocka_unit_test(test_full),
 		cmocka_unit_test(test_load_relative), cmocka_unit_test(test_ciphers),
 		cmocka_unit_test(test_errors),	      cmocka_unit_test(test_users),
-		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_rate),	      cmocka_unit_test(test_durations),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
