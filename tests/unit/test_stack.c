@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "demangle.h"
+#include "dso.h"
 #include "stack.h"
 #include "symcache.h"
 #include "usyms.h"
@@ -231,6 +232,75 @@ static void test_maps_overlap(void **state)
 	psc_symcache__delete(sc);
 }
 
+/* True when the stripped dso has a symbol of that name. */
+static bool dso_has(const struct psc_dso *dso, const char *name)
+{
+	for (size_t i = 0; i < dso->nr_syms; i++)
+		if (!strcmp(dso->syms[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * A stripped copy of this test binary whose symbols live in DEBUG_DIR/.build-id/ab/cdef....debug,
+ * as distributions install debug packages: found by build-id, and only by it.
+ */
+static void test_build_id_debug_file(void **state)
+{
+	char dir[] = "/tmp/perfscope-buildid-XXXXXX", cmd[2048], hex[2 * PSC_BUILD_ID_MAX + 1];
+	char stripped[256], debug[512], self[512];
+	struct psc_dso_opts o = { 0 };
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct psc_dso *dso;
+	uint8_t id[PSC_BUILD_ID_MAX];
+	int n = psc_elf_build_id("/proc/self/exe", id, sizeof(id)), off;
+
+	/* not /proc/self/exe in the commands below: there it would be the shell */
+	assert_true(len > 0);
+	self[len] = '\0';
+	if (n <= 0) {
+		print_message("# skip: this test binary has no build-id (linked without it)\n");
+		skip();
+	}
+	if (system("command -v objcopy >/dev/null && command -v strip >/dev/null")) {
+		print_message("# skip: needs objcopy and strip (binutils)\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	off = snprintf(debug, sizeof(debug), "%s/.build-id/%02x", dir, id[0]);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s", debug);
+	assert_int_equal(system(cmd), 0);
+	debug[off++] = '/';
+	for (int i = 1; i < n; i++)
+		off += snprintf(debug + off, sizeof(debug) - (size_t)off, "%02x", id[i]);
+	snprintf(debug + off, sizeof(debug) - (size_t)off, ".debug");
+	snprintf(stripped, sizeof(stripped), "%s/unit_stack.stripped", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --only-keep-debug '%s' %s && strip --strip-all -o %s '%s'", self, debug,
+		 stripped, self);
+	assert_int_equal(system(cmd), 0);
+
+	o.debug_dir = dir;
+	dso = psc_dso__load(stripped, NULL, &o);
+	assert_non_null(dso);
+	assert_int_equal(dso->load_err, 0);
+	assert_int_equal(strlen(psc_dso__build_id_hex(dso, hex, sizeof(hex))), 2 * (size_t)n);
+	assert_non_null(dso->sym_source);
+	assert_non_null(strstr(dso->sym_source, "build-id"));
+	assert_true(dso_has(dso, "perfscope_unit_leaf"));
+	psc_dso__delete(dso);
+
+	/* without the debug file only .dynsym is left: the static function's name is gone */
+	assert_int_equal(unlink(debug), 0);
+	dso = psc_dso__load(stripped, NULL, &o);
+	assert_non_null(dso);
+	assert_false(dso_has(dso, "perfscope_unit_leaf"));
+	psc_dso__delete(dso);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_own_process_symbols(void **state)
 {
 	struct psc_symcache *sc = new_cache();
@@ -272,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_maps_overlap),
 		cmocka_unit_test(test_own_process_symbols),
+		cmocka_unit_test(test_build_id_debug_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
