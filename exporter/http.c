@@ -52,29 +52,25 @@ struct http_server {
 	uint64_t nr_shut;
 };
 
-int http_listen(const char *addr, char *err, size_t errlen)
+/* Splits "HOST:PORT", "[V6]:PORT" or ":PORT" into host (maybe "") and port; -1 with err if bad. */
+static int split_listen(const char *addr, char *host, size_t hostlen, const char **port, char *err,
+			size_t errlen)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV | AI_ADDRCONFIG };
-	struct addrinfo *res = NULL, *ai;
-	char host[256];
-	const char *colon, *port;
-	int fd = -1, ret, one = 1, saved = 0;
+	const char *colon;
 
 	if (addr[0] == '[') {
 		const char *close = strchr(addr, ']');
 
-		if (!close || close[1] != ':' || (size_t)(close - addr - 1) >= sizeof(host)) {
+		if (!close || close[1] != ':' || (size_t)(close - addr - 1) >= hostlen) {
 			snprintf(err, errlen, "listen address '%s': expected [IPV6]:PORT", addr);
 			return -1;
 		}
 		memcpy(host, addr + 1, (size_t)(close - addr - 1));
 		host[close - addr - 1] = '\0';
-		port = close + 2;
+		*port = close + 2;
 	} else {
 		colon = strrchr(addr, ':');
-		if (!colon || (size_t)(colon - addr) >= sizeof(host) ||
-		    strchr(addr, ':') != colon) {
+		if (!colon || (size_t)(colon - addr) >= hostlen || strchr(addr, ':') != colon) {
 			snprintf(err, errlen,
 				 "listen address '%s': expected HOST:PORT, [IPV6]:PORT or :PORT",
 				 addr);
@@ -82,12 +78,62 @@ int http_listen(const char *addr, char *err, size_t errlen)
 		}
 		memcpy(host, addr, (size_t)(colon - addr));
 		host[colon - addr] = '\0';
-		port = colon + 1;
+		*port = colon + 1;
 	}
-	if (!*port || strspn(port, "0123456789") != strlen(port) || atol(port) > 65535) {
+	errno = 0;
+	if (!**port || strspn(*port, "0123456789") != strlen(*port) ||
+	    strtoul(*port, NULL, 10) > 65535 || errno) {
 		snprintf(err, errlen, "listen address '%s': port must be a number 0-65535", addr);
 		return -1;
 	}
+	return 0;
+}
+
+int http_check_listen(const char *addr, char *err, size_t errlen)
+{
+	char host[256];
+	const char *port;
+
+	return split_listen(addr, host, sizeof(host), &port, err, errlen);
+}
+
+void http_describe_listen(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		port = ntohs(in->sin_port);
+		snprintf(buf, len, "%s:%u", host, port);
+	} else {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		port = ntohs(in6->sin6_port);
+		snprintf(buf, len, "[%s]:%u", host, port);
+	}
+}
+
+int http_listen(const char *addr, char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV | AI_ADDRCONFIG };
+	struct addrinfo *res = NULL, *ai;
+	char host[256];
+	const char *port;
+	int fd = -1, ret, one = 1, saved = 0;
+
+	if (split_listen(addr, host, sizeof(host), &port, err, errlen))
+		return -1;
 	if (!*host)
 		hints.ai_family = AF_INET6; /* ":PORT": every address, v4 mapped into v6 */
 	ret = getaddrinfo(*host ? host : NULL, port, &hints, &res);

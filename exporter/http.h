@@ -32,6 +32,10 @@ struct http_opts {
  * it can be bound before privileges are dropped. Returns the fd, or -1 with err filled.
  */
 int http_listen(const char *addr, char *err, size_t errlen);
+/* Only the syntax of a listen address (a usage error when bad): 0, or -1 with err filled. */
+int http_check_listen(const char *addr, char *err, size_t errlen);
+/* "ADDR:PORT" or "[V6]:PORT" that a listening socket is bound to (the port that :0 chose). */
+void http_describe_listen(int fd, char *buf, size_t len);
 
 struct http_server;
 /* Starts serving on listen_fd (which it then owns). NULL with err filled on failure. */

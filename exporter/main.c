@@ -50,7 +50,8 @@ const char psc_exporter_help[] =
 	"  --collector.perf.tracepoint=SYS:NAME   also count a tracepoint (repeatable), exported\n"
 	"                              as node_perf_<sys>_<name>_total\n"
 	"  --collector.perf.disable-hardware-profilers, --collector.perf.disable-software-profilers,\n"
-	"  --collector.perf.disable-cache-profilers   leave a kind of event out\n"
+	"  --collector.perf.disable-cache-profilers   leave a kind of event out (also =true, =false\n"
+	"                              and kingpin's --no-collector.perf.disable-hardware-profilers ...)\n"
 	"  --collector.perf.hardware-profilers=NAME, --collector.perf.software-profilers=NAME,\n"
 	"  --collector.perf.cache-profilers=NAME   count only these (repeatable; node_exporter's\n"
 	"                              names: CpuCycles, CpuInstr, ..., PageFault, ContextSwitch,\n"
@@ -78,6 +79,9 @@ enum {
 	OPT_DISABLE_HW,
 	OPT_DISABLE_SW,
 	OPT_DISABLE_CACHE,
+	OPT_NO_DISABLE_HW,
+	OPT_NO_DISABLE_SW,
+	OPT_NO_DISABLE_CACHE,
 	OPT_HW,
 	OPT_SW,
 	OPT_CACHE,
@@ -99,6 +103,10 @@ static const struct option longopts[] = {
 	{ "collector.perf.disable-hardware-profilers", optional_argument, NULL, OPT_DISABLE_HW },
 	{ "collector.perf.disable-software-profilers", optional_argument, NULL, OPT_DISABLE_SW },
 	{ "collector.perf.disable-cache-profilers", optional_argument, NULL, OPT_DISABLE_CACHE },
+	/* kingpin's negations of boolean flags */
+	{ "no-collector.perf.disable-hardware-profilers", no_argument, NULL, OPT_NO_DISABLE_HW },
+	{ "no-collector.perf.disable-software-profilers", no_argument, NULL, OPT_NO_DISABLE_SW },
+	{ "no-collector.perf.disable-cache-profilers", no_argument, NULL, OPT_NO_DISABLE_CACHE },
 	{ "collector.perf.hardware-profilers", required_argument, NULL, OPT_HW },
 	{ "collector.perf.software-profilers", required_argument, NULL, OPT_SW },
 	{ "collector.perf.cache-profilers", required_argument, NULL, OPT_CACHE },
@@ -150,16 +158,24 @@ static int push(struct args *a, int kind, const char *v)
 	return 0;
 }
 
-/* kingpin-style booleans: "--flag" or "--flag=true|false". */
+/*
+ * kingpin-style booleans: "--flag", "--no-flag" or "--flag=VALUE" with what Go's
+ * strconv.ParseBool takes (1, t, T, TRUE, true, True and their false counterparts).
+ */
 static int parse_bool(const char *opt, const char *v, bool *out)
 {
-	if (!v || !strcmp(v, "true") || !strcmp(v, "1")) {
+	static const char *const yes[] = { "1", "t", "T", "TRUE", "true", "True" };
+	static const char *const no[] = { "0", "f", "F", "FALSE", "false", "False" };
+
+	if (!v) {
 		*out = true;
 		return 0;
 	}
-	if (!strcmp(v, "false") || !strcmp(v, "0")) {
-		*out = false;
-		return 0;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcmp(v, yes[i]) || !strcmp(v, no[i])) {
+			*out = !strcmp(v, yes[i]);
+			return 0;
+		}
 	}
 	return usage_error("--%s=%s: expected true or false", opt, v);
 }
@@ -224,6 +240,15 @@ static int parse_args(struct args *a, int argc, char **argv)
 			break;
 		case OPT_DISABLE_CACHE:
 			ret = parse_bool(longopts[idx].name, optarg, &a->disable[PERF_KIND_CACHE]);
+			break;
+		case OPT_NO_DISABLE_HW:
+			a->disable[PERF_KIND_HARDWARE] = false;
+			break;
+		case OPT_NO_DISABLE_SW:
+			a->disable[PERF_KIND_SOFTWARE] = false;
+			break;
+		case OPT_NO_DISABLE_CACHE:
+			a->disable[PERF_KIND_CACHE] = false;
 			break;
 		case OPT_HW:
 			ret = push(a, PERF_KIND_HARDWARE, optarg) ? 1 : 0;
@@ -357,7 +382,7 @@ int psc_exporter_main(int argc, char **argv)
 	struct psc_cpumap *cpus = NULL;
 	struct http_server *srv = NULL;
 	struct http_opts hopts;
-	char err[2048];
+	char err[2048], bound[80];
 	sigset_t sigs;
 	int ret, fd = -1, sig = 0;
 
@@ -369,6 +394,10 @@ int psc_exporter_main(int argc, char **argv)
 	xlog_attach_library();
 
 	/* Everything that can be a usage error is checked before anything is opened. */
+	if (http_check_listen(a.listen, err, sizeof(err))) {
+		ret = usage_error("--web.listen-address: %s", err);
+		goto out;
+	}
 	cpus = exporter_parse_cpus(a.cpus, true, err, sizeof(err));
 	if (!cpus) {
 		fprintf(stderr, "perfscope exporter: %s\n", err);
@@ -422,6 +451,7 @@ int psc_exporter_main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	http_describe_listen(fd, bound, sizeof(bound));
 	ret = drop_privileges(a.user);
 	if (ret)
 		goto out;
@@ -440,7 +470,7 @@ int psc_exporter_main(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	xlog(XLOG_INFO, "listening on %s%s, metrics at %s", a.listen, wc && wc->tls ? " (TLS)" : "",
+	xlog(XLOG_INFO, "listening on %s%s, metrics at %s", bound, wc && wc->tls ? " (TLS)" : "",
 	     a.path);
 	while (sigwait(&sigs, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
 		;

@@ -3,7 +3,7 @@
 # web-config basic auth and TLS, privilege drop, robustness (malformed, huge, many, slow), SIGTERM.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 63 "system-wide perf events, privilege drop"
+exporter_setup 66 "system-wide perf events, privilege drop"
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
@@ -18,6 +18,11 @@ expect_rc "unknown flag is a usage error" 2 "$P" exporter --collector.perf.nope
 expect_rc "CPU stride 0 is a usage error" 2 "$P" exporter --collector.perf.cpus=0-1:0
 expect_rc "a CPU that does not exist is a usage error" 2 "$P" exporter --collector.perf.cpus=4095
 expect_rc "unknown profiler name is a usage error" 2 "$P" exporter --collector.perf.software-profilers=NoSuchProfiler
+expect_rc "a malformed listen address is a usage error" 2 "$P" exporter --web.listen-address=127.0.0.1
+# kingpin's boolean values (Go's ParseBool): all three kinds off is "nothing to count", a usage error
+expect_rc "--collector.perf.disable-*-profilers take =True, =t and =1" 2 "$P" exporter \
+	--collector.perf.disable-hardware-profilers=True --collector.perf.disable-software-profilers=t \
+	--collector.perf.disable-cache-profilers=1
 printf 'no_such_key: 1\n' >"$TMP/bad.yml"
 expect_rc "web config with an unknown key is a usage error" 2 "$P" exporter --web.config.file="$TMP/bad.yml"
 
@@ -29,6 +34,8 @@ uid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' /proc/"$PID"/status)
 if [ "$uid" = "65534 65534 65534 65534" ]; then ok "serves as nobody after opening the events (Uid: $uid)"; else
 	fail "Uid after the privilege drop: '$uid'"; fi
 if grep -q 'serving as user nobody' "$LOG"; then ok "the drop is logged"; else fail "no 'serving as user nobody' log line"; fi
+if grep -q "listening on 127.0.0.1:$PORT, metrics at /metrics" "$LOG"; then ok "the log says where it listens"; else
+	fail "listening line: $(grep listening "$LOG")"; fi
 
 H=$TMP/h B=$TMP/b
 curl -s --max-time 10 -D "$H" -o "$B" "$MAIN_URL/metrics"
@@ -193,10 +200,12 @@ if ! grep -qi 'sanitizer\|leak' "$MAIN_LOG"; then ok "nothing from the sanitizer
 	fail "sanitizer report"; grep -i -A3 'sanitizer' "$MAIN_LOG" | sed 's/^/#   /' | head -10; fi
 
 # ---- flags that choose events
-start_exporter cpus --collector.perf.cpus=0 --collector.perf.software-profilers=ContextSwitch --collector.perf.disable-hardware-profilers --collector.perf.disable-cache-profilers
+# (kingpin's --no-FLAG undoes an earlier --FLAG)
+start_exporter cpus --collector.perf.cpus=0 --collector.perf.software-profilers=ContextSwitch --collector.perf.disable-hardware-profilers \
+	--collector.perf.disable-cache-profilers=true --collector.perf.disable-software-profilers --no-collector.perf.disable-software-profilers
 curl -s --max-time 10 -o "$B" "$URL/metrics"
 fams=$(grep -o '^node_perf_[a-z_]*_total{cpu="[0-9]*"}' "$B" | sort -u | tr '\n' ' ')
-if [ "$fams" = 'node_perf_context_switches_total{cpu="0"} ' ]; then ok "--collector.perf.cpus=0 and an allow-list: one family on CPU 0"; else
+if [ "$fams" = 'node_perf_context_switches_total{cpu="0"} ' ]; then ok "--collector.perf.cpus=0, an allow-list and --no-collector.perf.disable-software-profilers: one family on CPU 0"; else
 	fail "got: $fams"; fi
 if ! grep -q 'event="cycles"' "$B" && ! grep -q 'cannot be counted' "$LOG"; then ok "disabled and unlisted events are not opened at all"; else
 	fail "disabled events still opened"; fi
