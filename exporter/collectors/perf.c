@@ -544,6 +544,21 @@ static bool is_open(const struct pc_event *ev, int c)
 	return ev->evsel[c] && !ev->open_errno[c];
 }
 
+uint64_t perf_counter_value(uint64_t prev, const struct psc_counts *c)
+{
+	double scaled = psc_counts__scaled(c);
+	uint64_t v;
+
+	if (!(scaled >= 0))
+		return prev;
+	v = scaled >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)llround(scaled);
+	/*
+	 * Multiplexed counts are estimates (val * enabled / running) that can dip between
+	 * scrapes; a counter must not, or Prometheus sees a reset.
+	 */
+	return v > prev ? v : prev;
+}
+
 /* The reads: one per group per CPU, then scaled values that never go backwards. */
 static bool collect(struct perf_collector *pc)
 {
@@ -573,20 +588,10 @@ static bool collect(struct perf_collector *pc)
 
 		for (int c = 0; c < pc->nr_cpus; c++) {
 			struct psc_counts *cnt = &ev->counts[c];
-			double scaled;
-			uint64_t v;
 
 			if (!is_open(ev, c) || psc_evsel__counts(ev->evsel[c], 0, 0, cnt))
 				continue;
-			/*
-			 * Multiplexed counts are estimates (val * enabled / running) that can dip
-			 * between scrapes; a counter must not, or Prometheus sees a reset.
-			 */
-			scaled = psc_counts__scaled(cnt);
-			v = scaled >= 18446744073709549568.0 ? UINT64_MAX
-							     : (uint64_t)llround(scaled);
-			if (v > ev->value[c])
-				ev->value[c] = v;
+			ev->value[c] = perf_counter_value(ev->value[c], cnt);
 		}
 	}
 	return ok;

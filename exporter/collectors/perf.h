@@ -9,6 +9,7 @@
 
 struct expo;
 struct psc_cpumap;
+struct psc_counts;
 
 enum perf_kind {
 	PERF_KIND_HARDWARE,
@@ -56,6 +57,13 @@ struct perf_collector *perf_collector_new(const struct perf_config *cfg, char *e
 void perf_collector_delete(struct perf_collector *pc);
 /* Number of events open on at least one CPU. */
 int perf_collector_nr_open(const struct perf_collector *pc);
+
+/*
+ * The value exported for a counter read as c when prev was exported last time: the count
+ * scaled for multiplexing (value * enabled / running, 0 before it ever ran), rounded, and
+ * never below prev.
+ */
+uint64_t perf_counter_value(uint64_t prev, const struct psc_counts *c);
 
 /*
  * One scrape: one read(2) per group per CPU, then every family written into e. Thread-safe
