@@ -443,8 +443,8 @@ int psc_exporter_main(int argc, char **argv)
 		ret = errno == EINVAL ? 2 : 1;
 		goto out;
 	}
-	xlog(XLOG_INFO, "counting %d perf events on %d CPUs", perf_collector_nr_open(x.pc),
-	     psc_cpumap__nr(cpus));
+	xlog(XLOG_INFO, "counting %d perf events on %d CPU(s), read as %d group(s)",
+	     perf_collector_nr_open(x.pc), psc_cpumap__nr(cpus), perf_collector_nr_groups(x.pc));
 	fd = http_listen(a.listen, err, sizeof(err));
 	if (fd < 0) {
 		fprintf(stderr, "perfscope exporter: %s\n", err);

@@ -531,6 +531,15 @@ int perf_collector_nr_open(const struct perf_collector *pc)
 	return pc->nr_open;
 }
 
+int perf_collector_nr_groups(const struct perf_collector *pc)
+{
+	int n = 0;
+
+	for (int g = 0; g < pc->nr_grp; g++)
+		n += psc_evsel__is_open(pc->grp[g].leader);
+	return n;
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;

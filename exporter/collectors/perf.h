@@ -57,6 +57,8 @@ struct perf_collector *perf_collector_new(const struct perf_config *cfg, char *e
 void perf_collector_delete(struct perf_collector *pc);
 /* Number of events open on at least one CPU. */
 int perf_collector_nr_open(const struct perf_collector *pc);
+/* Number of open groups, all CPUs together: the read(2) calls one scrape makes. */
+int perf_collector_nr_groups(const struct perf_collector *pc);
 
 /*
  * The value exported for a counter read as c when prev was exported last time: the count

@@ -3,7 +3,7 @@
 # web-config basic auth and TLS, privilege drop, robustness (malformed, huge, many, slow), SIGTERM.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 66 "system-wide perf events, privilege drop"
+exporter_setup 67 "system-wide perf events, privilege drop"
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
@@ -157,6 +157,16 @@ wait "${scrapers[@]}"
 bad=$(cat "$TMP"/conc.* | grep -c 'BAD\|BACKWARDS')
 if [ "$bad" -eq 0 ]; then ok "4 concurrent scrapers x 15: all 200, counters never go backwards"; else
 	fail "$bad bad answers or backward counters: $(sort -u "$TMP"/conc.* | head -3 | tr '\n' ' ')"; fi
+
+# A scrape reads each group once: one read(2) per kind of event and CPU, not one per event.
+# /proc/PID/io counts read-like system calls; the HTTP side uses recv(2), which it does not count.
+groups=$(sed -n 's/.*read as \([0-9]*\) group(s).*/\1/p' "$MAIN_LOG")
+r0=$(awk '/^syscr:/ { print $2 }' /proc/"$MAIN_PID"/io)
+for _ in 1 2 3 4 5 6 7 8 9 10; do curl -s -o /dev/null --max-time 10 "$MAIN_URL/metrics"; done
+r1=$(awk '/^syscr:/ { print $2 }' /proc/"$MAIN_PID"/io)
+if [ -n "$groups" ] && [ "$groups" -le $((4 * ncpu)) ] && [ $((r1 - r0)) -eq $((10 * groups)) ]; then
+	ok "one read(2) per group: $groups groups on $ncpu CPUs, $((r1 - r0)) reads in 10 scrapes"
+else fail "reads in 10 scrapes: $((r1 - r0)), groups logged: '$groups'"; fi
 
 # ---- robustness: hostile requests get a 4xx/505 or a closed connection, and the server goes on
 fds0=$(ls /proc/"$MAIN_PID"/fd | wc -l)
