@@ -163,10 +163,14 @@ int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned 
 		/* Timestamps comparable with clock_gettime: the ordering watermark needs them. */
 		a->use_clockid = 1;
 		a->clockid = CLOCK_MONOTONIC;
-		/* A wakeup per quarter ring, not per event: the poll timeout covers slow streams.
+		/*
+		 * A wakeup per quarter ring, not per event: the poll timeout covers slow streams.
+		 * A profiler that chose its own wakeup (every N events, or a watermark) keeps it.
 		 */
-		a->watermark = 1;
-		a->wakeup_watermark = (uint32_t)(pages * page / 4);
+		if (!a->wakeup_events) {
+			a->watermark = 1;
+			a->wakeup_watermark = (uint32_t)(pages * page / 4);
+		}
 	}
 	return 0;
 }

@@ -95,7 +95,8 @@ enum psc_sideband {
  * Prepares every evsel of evlist for streaming, before it is opened: PERF_SAMPLE_IDENTIFIER,
  * TID, TIME, CPU added to what the profiler asked for, sample_id_all, CLOCK_MONOTONIC time,
  * PERF_FORMAT_LOST where the kernel has it (exact lost counts per event), wakeups every quarter
- * buffer (pages: data pages per ring, 0 = the default 128). With sideband flags, appends a dummy
+ * buffer unless the evsel has its own wakeup_events/wakeup_watermark (pages: data pages per
+ * ring, 0 = the default 128). With sideband flags, appends a dummy
  * evsel named PSC_SIDEBAND_NAME carrying those records, so that the events' own lost counts stay
  * exact. 0 or -errno.
  */

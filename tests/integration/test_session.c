@@ -331,6 +331,50 @@ static int setup(void **state)
 		}                                                                               \
 	} while (0)
 
+/*
+ * What config_evlist sets for streaming, and what it leaves: an evsel's own wakeup choice (every
+ * N events, or its own watermark) is kept; others wake up every quarter ring.
+ */
+static void test_config_keeps_wakeup(void **state)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_period = 1,
+	};
+	struct psc_evlist *evlist = psc_evlist__new();
+	struct psc_evsel *by_events, *by_default;
+	const struct perf_event_attr *got;
+	long page = sysconf(_SC_PAGESIZE);
+
+	assert_non_null(evlist);
+	a.wakeup_events = 16;
+	by_events = psc_evsel__new(&a, "every-16");
+	a.wakeup_events = 0;
+	by_default = psc_evsel__new(&a, "default");
+	assert_int_equal(psc_evlist__add(evlist, by_events), 0);
+	assert_int_equal(psc_evlist__add(evlist, by_default), 0);
+	assert_int_equal(psc_session_config_evlist(evlist, 8, 0), 0);
+
+	got = psc_evsel__attr(by_events);
+	assert_int_equal(got->watermark, 0);
+	assert_int_equal(got->wakeup_events, 16);
+	got = psc_evsel__attr(by_default);
+	assert_int_equal(got->watermark, 1);
+	assert_int_equal(got->wakeup_watermark, 8 * page / 4);
+	for (int i = 0; i < 2; i++) {
+		got = psc_evsel__attr(psc_evlist__at(evlist, i));
+		assert_true(got->sample_id_all);
+		assert_int_equal(got->sample_type & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+						     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU),
+				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+					 PERF_SAMPLE_CPU);
+		assert_true(got->use_clockid);
+	}
+	psc_evlist__delete(evlist);
+}
+
 static void t_exact(void **s)
 {
 	NEED_TP();
@@ -360,8 +404,9 @@ static void t_command(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_exact), cmocka_unit_test(t_filter),	cmocka_unit_test(t_lost),
-		cmocka_unit_test(t_stop),  cmocka_unit_test(t_command),
+		cmocka_unit_test(t_exact),   cmocka_unit_test(t_filter),
+		cmocka_unit_test(t_lost),    cmocka_unit_test(t_stop),
+		cmocka_unit_test(t_command), cmocka_unit_test(test_config_keeps_wakeup),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
