@@ -142,3 +142,9 @@ if [ -x "$BUILD/bench/bench_exporter_collect" ]; then
 	echo
 	"$BUILD/bench/bench_exporter_collect" 20000
 fi
+if [ -x "$BUILD/bench/bench_exporter_remote" ]; then
+	echo
+	echo "### counters of another CPU (bench_exporter_remote): read(2), a reader pinned there, the user page"
+	echo
+	"$BUILD/bench/bench_exporter_remote" 3000
+fi

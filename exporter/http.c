@@ -48,6 +48,7 @@ struct http_server {
 	pthread_cond_t cond;
 	struct conn conns; /* list head */
 	pthread_t reaper;
+	int64_t reaper_wakes_at; /* INT64_MAX while it waits for news */
 	bool sync_ready, reaper_running, stopping;
 	uint64_t nr_shut;
 };
@@ -414,6 +415,13 @@ static void request_started(struct http_server *srv, struct MHD_Connection *c)
 	pthread_mutex_unlock(&srv->lock);
 }
 
+/* Wakes the reaper when t's deadline comes before its planned wake-up (under the lock). */
+static void deadline_moved(struct http_server *srv, const struct conn *t)
+{
+	if (t->waiting_since + deadline_ns(srv) < srv->reaper_wakes_at)
+		pthread_cond_signal(&srv->cond);
+}
+
 /* Answered (or refused): the next request on this connection has a deadline again. */
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 			 enum MHD_RequestTerminationCode toe)
@@ -425,7 +433,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 		return;
 	pthread_mutex_lock(&srv->lock);
 	t->waiting_since = now_ns();
-	pthread_cond_signal(&srv->cond);
+	deadline_moved(srv, t);
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -457,7 +465,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		t->prev = &srv->conns;
 		t->next->prev = t;
 		srv->conns.next = t;
-		pthread_cond_signal(&srv->cond);
+		deadline_moved(srv, t);
 		pthread_mutex_unlock(&srv->lock);
 		*socket_context = t;
 		return;
@@ -506,6 +514,11 @@ static void *reaper_main(void *arg)
 			     "closed %d connection(s) with no complete request within %u s (%llu so far)",
 			     shut, srv->opts.timeout_s, (unsigned long long)srv->nr_shut);
 		}
+		/*
+		 * Deadlines only ever move later, so a busy connection wakes this thread once per
+		 * timeout at most, not once per request.
+		 */
+		srv->reaper_wakes_at = next;
 		if (next == INT64_MAX) {
 			pthread_cond_wait(&srv->cond, &srv->lock);
 		} else {
@@ -526,6 +539,7 @@ static int deadline_start(struct http_server *srv)
 	int ret;
 
 	srv->conns.next = srv->conns.prev = &srv->conns;
+	srv->reaper_wakes_at = INT64_MAX;
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	ret = pthread_cond_init(&srv->cond, &attr);
