@@ -80,7 +80,11 @@ static void field_from_tep(struct psc_tp_field *f, const struct tep_format_field
 	f->size = (uint32_t)tf->size;
 	f->is_common = common;
 	f->is_signed = !!(fl & TEP_FIELD_IS_SIGNED);
-	f->is_string = !!(fl & TEP_FIELD_IS_STRING);
+	/*
+	 * libtraceevent calls u8/s8 arrays strings too; the kernel (filter_assign_type) and
+	 * people see strings only in char arrays: __u8 saddr[4] is four numbers, not text.
+	 */
+	f->is_string = !!(fl & TEP_FIELD_IS_STRING) && strstr(tf->type, "char");
 	f->is_dynamic = !!(fl & TEP_FIELD_IS_DYNAMIC);
 	f->is_relative = !!(fl & TEP_FIELD_IS_RELATIVE);
 	f->is_array = !!(fl & TEP_FIELD_IS_ARRAY) || f->is_dynamic;

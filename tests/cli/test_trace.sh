@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 34
+plan 35
 if ! need_root; then
-	for i in $(seq 34); do skip "needs root (tracepoints)"; done
+	for i in $(seq 35); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 34); do skip "bench/gen_events not built"; done
+	for i in $(seq 35); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 34); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 35); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -180,5 +180,23 @@ expect_rc "filter refused by the kernel" 2 "$P" trace -e "$TP/common_pid > 0 && 
 if grep -q "the kernel rejected '__syscall_nr == 99999999999999999999999'" "$ERR" && grep -q "has fields: .*common_pid" "$ERR" &&
 	grep -qx "$(printf '%20s^')" "$ERR"; then ok "kernel-refused filter: the part, a caret under it, the fields"
 else fail "kernel-refused filter message"; sed 's/^/#   /' "$ERR" | head -4; fi
+
+# 35: fixed byte arrays (__u8 daddr[4]) are JSON arrays of numbers, not strings
+if [ ! -e /sys/kernel/tracing/events/sock/inet_sock_set_state ] && [ ! -e /sys/kernel/debug/tracing/events/sock/inet_sock_set_state ]; then
+	skip "no sock:inet_sock_set_state tracepoint"
+else
+	run_capture "$P" trace --format json -e sock:inet_sock_set_state -- python3 -c '
+import socket
+s = socket.socket()
+try:
+    s.connect(("127.0.0.1", 1))
+except OSError:
+    pass'
+	if [ "$RC" -eq 0 ] && python3 -c '
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1])]
+assert evs and all(e["fields"]["daddr"] == [127, 0, 0, 1] and len(e["fields"]["daddr_v6"]) == 16 for e in evs)
+' "$OUT"; then ok "u8 arrays in JSON: daddr == [127, 0, 0, 1]"; else fail "u8 arrays in JSON: $(head -c 400 "$OUT")"; fi
+fi
 
 done_testing

@@ -298,6 +298,50 @@ static void test_data_loc_array(void **state)
 	psc_tp_format__delete(fmt);
 }
 
+/* __u8 saddr[4] is four numbers (as the kernel's filter sees it), char[16] is text. */
+static void test_u8_arrays_are_numbers(void **state)
+{
+	struct psc_tp_format *fmt = psc_tp_format__parse(fmt_inet_sock_set_state, "sock");
+	const struct psc_tp_field *daddr, *daddr6;
+	uint8_t raw[72] = { 0 };
+	uint64_t v = 0;
+	char buf[512];
+
+	assert_non_null(fmt);
+	daddr = psc_tp_format__field(fmt, "daddr");
+	daddr6 = psc_tp_format__field(fmt, "daddr_v6");
+	assert_non_null(daddr);
+	assert_non_null(daddr6);
+	assert_false(daddr->is_string);
+	assert_int_equal(daddr->kind, PSC_TP_KIND_ARRAY);
+	assert_int_equal(daddr->elem_size, 1);
+	assert_int_equal(daddr->array_len, 4);
+	assert_int_equal(daddr6->kind, PSC_TP_KIND_ARRAY);
+	assert_int_equal(daddr6->array_len, 16);
+
+	put16(raw, 2287);
+	put32(raw + 16, 7); /* TCP_CLOSE -> */
+	put32(raw + 20, 2); /* TCP_SYN_SENT */
+	put16(raw + 26, 80);
+	put16(raw + 28, 2); /* AF_INET */
+	put16(raw + 30, 6); /* IPPROTO_TCP */
+	memcpy(raw + 36, "\x7f\x00\x00\x01", 4);
+	assert_int_equal(psc_tp_field__count(daddr, raw, sizeof(raw)), 4);
+	assert_int_equal(psc_tp_field__elem(daddr, raw, sizeof(raw), 0, &v), 0);
+	assert_int_equal(v, 127);
+	assert_int_equal(psc_tp_field__elem(daddr, raw, sizeof(raw), 3, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(psc_tp_field__snprint(daddr, raw, sizeof(raw), buf, sizeof(buf)), 21);
+	assert_string_equal(buf, "{0x7f,0x00,0x00,0x01}");
+	/* the print fmt still shows it as an address */
+	assert_true(psc_tp_format__print(fmt, raw, sizeof(raw), buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "daddr=127.0.0.1"));
+	assert_non_null(strstr(buf, "newstate=TCP_SYN_SENT"));
+	/* no string operators on it in a filter */
+	assert_int_equal(psc_tp__check_filter(fmt, "daddr ~ \"127*\"", NULL), -EINVAL);
+	psc_tp_format__delete(fmt);
+}
+
 static void test_rel_loc(void **state)
 {
 	struct psc_tp_format *fmt = psc_tp_format__parse(fmt_rel, "sample");
@@ -495,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_data_loc_string),
 		cmocka_unit_test(test_data_loc_array),
 		cmocka_unit_test(test_rel_loc),
+		cmocka_unit_test(test_u8_arrays_are_numbers),
 		cmocka_unit_test(test_pointer_fields),
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_parse_errors),

@@ -109,4 +109,28 @@ static const char fmt_sys_enter_openat[] =
 	"\n"
 	"print fmt: \"dfd: 0x%08lx, filename: 0x%08lx, flags: 0x%08lx, mode: 0x%08lx\", ((unsigned long)(REC->dfd)), ((unsigned long)(REC->filename)), ((unsigned long)(REC->flags)), ((unsigned long)(REC->mode))\n";
 
+/* Fixed u8 arrays (addresses) that libtraceevent would call strings, and %pI4/%pI6c. */
+static const char fmt_inet_sock_set_state[] =
+	"name: inet_sock_set_state\n"
+	"ID: 2287\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:const void * skaddr;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int oldstate;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:int newstate;\toffset:20;\tsize:4;\tsigned:1;\n"
+	"\tfield:__u16 sport;\toffset:24;\tsize:2;\tsigned:0;\n"
+	"\tfield:__u16 dport;\toffset:26;\tsize:2;\tsigned:0;\n"
+	"\tfield:__u16 family;\toffset:28;\tsize:2;\tsigned:0;\n"
+	"\tfield:__u16 protocol;\toffset:30;\tsize:2;\tsigned:0;\n"
+	"\tfield:__u8 saddr[4];\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:__u8 daddr[4];\toffset:36;\tsize:4;\tsigned:0;\n"
+	"\tfield:__u8 saddr_v6[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:__u8 daddr_v6[16];\toffset:56;\tsize:16;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"family=%s protocol=%s sport=%hu dport=%hu saddr=%pI4 daddr=%pI4 saddrv6=%pI6c daddrv6=%pI6c oldstate=%s newstate=%s\", __print_symbolic(REC->family, { 2, \"AF_INET\" }, { 10, \"AF_INET6\" }), __print_symbolic(REC->protocol, { 6, \"IPPROTO_TCP\" }, { 132, \"IPPROTO_SCTP\" }, { 262, \"IPPROTO_MPTCP\" }), REC->sport, REC->dport, REC->saddr, REC->daddr, REC->saddr_v6, REC->daddr_v6, __print_symbolic(REC->oldstate, { 1, \"TCP_ESTABLISHED\" }, { 2, \"TCP_SYN_SENT\" }, { 3, \"TCP_SYN_RECV\" }, { 4, \"TCP_FIN_WAIT1\" }, { 5, \"TCP_FIN_WAIT2\" }, { 6, \"TCP_TIME_WAIT\" }, { 7, \"TCP_CLOSE\" }, { 8, \"TCP_CLOSE_WAIT\" }, { 9, \"TCP_LAST_ACK\" }, { 10, \"TCP_LISTEN\" }, { 11, \"TCP_CLOSING\" }, { 12, \"TCP_NEW_SYN_RECV\" }), __print_symbolic(REC->newstate, { 1, \"TCP_ESTABLISHED\" }, { 2, \"TCP_SYN_SENT\" }, { 3, \"TCP_SYN_RECV\" }, { 4, \"TCP_FIN_WAIT1\" }, { 5, \"TCP_FIN_WAIT2\" }, { 6, \"TCP_TIME_WAIT\" }, { 7, \"TCP_CLOSE\" }, { 8, \"TCP_CLOSE_WAIT\" }, { 9, \"TCP_LAST_ACK\" }, { 10, \"TCP_LISTEN\" }, { 11, \"TCP_CLOSING\" }, { 12, \"TCP_NEW_SYN_RECV\" })\n";
+
 #endif
