@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 35
+plan 36
 if ! need_root; then
-	for i in $(seq 35); do skip "needs root (tracepoints)"; done
+	for i in $(seq 36); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 35); do skip "bench/gen_events not built"; done
+	for i in $(seq 36); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 35); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 36); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -197,6 +197,29 @@ import json, sys
 evs = [json.loads(l) for l in open(sys.argv[1])]
 assert evs and all(e["fields"]["daddr"] == [127, 0, 0, 1] and len(e["fields"]["daddr_v6"]) == 16 for e in evs)
 ' "$OUT"; then ok "u8 arrays in JSON: daddr == [127, 0, 0, 1]"; else fail "u8 arrays in JSON: $(head -c 400 "$OUT")"; fi
+fi
+
+# 36: -G: exactly the calls made inside a cgroup2 group of our own, none of those outside it; the
+# events are open once the first interval line is out
+cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+name=psc-trace-test.$$
+if [ -n "$cg2" ] && mkdir "$cg2/$name" 2>/dev/null; then
+	out=$(mktemp) err=$(mktemp)
+	_tap_tmpfiles+=("$out" "$err")
+	"$P" trace -G "$name" -i 50 --duration 20 -e $TP >"$out" 2>"$err" &
+	tp=$!
+	for _ in $(seq 200); do [ -s "$err" ] && break; sleep 0.05; done
+	sh -c "echo \$\$ >'$cg2/$name/cgroup.procs' && exec '$GEN' -q getppid 7"
+	"$GEN" -q getppid 5
+	kill -INT $tp
+	wait $tp
+	rc=$?
+	rmdir "$cg2/$name"
+	set -- $(stat_of $TP "$err")
+	if [ $rc -eq 0 ] && [ "$(wc -l <"$out")" -eq 7 ] && [ "$1" = 7 ]; then ok "-G CGROUP: the 7 calls made in the group, not the 5 outside"
+	else fail "-G: rc $rc, $(wc -l <"$out") lines, stats '$*'"; fi
+else
+	skip "no cgroup2 mount where a test group can be made"
 fi
 
 done_testing
