@@ -3,7 +3,7 @@
 # web-config basic auth and TLS, privilege drop, robustness (malformed, huge, many, slow), SIGTERM.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 67 "system-wide perf events, privilege drop"
+exporter_setup 68 "system-wide perf events, privilege drop"
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
@@ -261,7 +261,18 @@ if command -v openssl >/dev/null &&
 	if [ "$code" = 000 ]; then ok "TLS: a client that does not trust the certificate fails the handshake"; else fail "untrusted cert: $code"; fi
 	stop "$PID"
 	if [ "$STOP_RC" -eq 0 ]; then ok "TLS exporter stops cleanly"; else fail "TLS exporter: exit $STOP_RC"; fi
+	# examples/exporter/web.yml as shipped, next to the certificate files it names
+	mkdir "$TMP/example"
+	cp "${SOURCE_ROOT:-$(dirname "$0")/../..}/examples/exporter/web.yml" "$TMP/example/"
+	cp "$TMP/cert.pem" "$TMP/example/exporter.crt"
+	cp "$TMP/key.pem" "$TMP/example/exporter.key"
+	start_exporter example --web.config.file="$TMP/example/web.yml" --collector.perf.disable-hardware-profilers --collector.perf.disable-cache-profilers
+	code=$(status "https://127.0.0.1:$PORT/metrics" --cacert "$TMP/cert.pem" -u 'prometheus:change-me')
+	code2=$(status "https://127.0.0.1:$PORT/metrics" --cacert "$TMP/cert.pem")
+	if [ "$code" = 200 ] && [ "$code2" = 401 ]; then ok "examples/exporter/web.yml works as shipped: https, prometheus:change-me 200, no credentials 401"; else
+		fail "examples/exporter/web.yml: $code with its credentials, $code2 without"; sed 's/^/#   /' "$LOG" | tail -3; fi
+	stop "$PID"
 else
-	for _ in 1 2 3 4; do skip "openssl cannot make a certificate (scripts/install-deps.sh installs openssl)"; done
+	for _ in 1 2 3 4 5; do skip "openssl cannot make a certificate (scripts/install-deps.sh installs openssl)"; done
 fi
 done_testing

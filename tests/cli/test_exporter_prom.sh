@@ -4,7 +4,7 @@
 # node_exporter (perf collector only) on the same workload; promtool is happy with both formats.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 9 "system-wide perf events"
+exporter_setup 11 "system-wide perf events"
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
 if start_exporter main --collector.perf.tracepoint=sched:sched_switch; then ok "exporter serves on 127.0.0.1:$PORT"; else
@@ -21,6 +21,25 @@ if command -v promtool >/dev/null; then
 	else fail "promtool check metrics"; sed 's/^/#   /' "$TMP/pt.out" | head -5; fi
 else
 	skip "promtool not installed (Debian package prometheus)"
+fi
+
+# ---- the shipped examples: the scrape config and the systemd unit are valid as they are
+EX=${SOURCE_ROOT:-$(dirname "$0")/../..}/examples/exporter
+if command -v promtool >/dev/null; then
+	if promtool check config "$EX/prometheus.yml" >"$TMP/ptc.out" 2>&1; then ok "promtool check config examples/exporter/prometheus.yml"; else
+		fail "promtool check config"; sed 's/^/#   /' "$TMP/ptc.out" | head -5; fi
+else
+	skip "promtool not installed (Debian package prometheus)"
+fi
+# systemd-analyze wants the binary where ExecStart says and the man page installed: this build's
+# binary instead, and no Documentation= line; everything else as shipped.
+if command -v systemd-analyze >/dev/null; then
+	sed -e "s|/usr/local/bin/perfscope|$P|" -e '/^Documentation=/d' "$EX/perfscope-exporter.service" >"$TMP/perfscope-exporter.service"
+	if SYSTEMD_LOG_LEVEL=warning systemd-analyze verify "$TMP/perfscope-exporter.service" >"$TMP/sa.out" 2>&1; then
+		ok "systemd-analyze verify examples/exporter/perfscope-exporter.service"
+	else fail "systemd-analyze verify"; sed 's/^/#   /' "$TMP/sa.out" | head -5; fi
+else
+	skip "systemd-analyze not installed"
 fi
 
 # ---- a real Prometheus scrapes it every second; counters rise per CPU in its query API
