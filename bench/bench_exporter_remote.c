@@ -170,42 +170,64 @@ static void time_worker(const char *what, int local_fd, int n, int gap_us, uint6
 	report(what, v, n);
 }
 
-/* Whether the mmap'd user page follows a software counter that read(2) sees moving. */
+/*
+ * Whether the mmap'd user page of a software counter is current: each sample reads the counter
+ * (count and time enabled) and then the page; the page's time_enabled says when the kernel
+ * last wrote it (cap_user_time is what would let a reader extend it, and software events lack
+ * it), the count tells how far behind it is.
+ */
 static void user_page(int cpu)
 {
 	struct perf_event_attr a = { .size = sizeof(a),
 				     .type = PERF_TYPE_SOFTWARE,
-				     .config = PERF_COUNT_SW_CONTEXT_SWITCHES };
+				     .config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+				     .read_format = PERF_FORMAT_TOTAL_TIME_ENABLED };
+	uint64_t lag_ns[10], behind[10];
 	struct perf_event_mmap_page *pg;
-	uint64_t before, after;
-	int64_t off0, off1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, 0);
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, 0), n = 0;
+	long page = sysconf(_SC_PAGESIZE);
 
 	if (fd < 0) {
 		printf("user page: cannot open context-switches on CPU %d: %s\n", cpu,
 		       strerror(errno));
 		return;
 	}
-	pg = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+	pg = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
 	if (pg == MAP_FAILED) {
 		printf("user page: mmap: %s\n", strerror(errno));
 		close(fd);
 		return;
 	}
-	if (read(fd, &before, sizeof(before)) != sizeof(before))
-		before = 0;
-	off0 = pg->offset;
-	usleep(300000);
-	if (read(fd, &after, sizeof(after)) != sizeof(after))
-		after = 0;
-	off1 = pg->offset;
-	printf("user page of context-switches on CPU %d over 0.3 s: read(2) %llu -> %llu, page offset %lld -> %lld, index %u, cap_user_rdpmc %u: %s\n",
-	       cpu, (unsigned long long)before, (unsigned long long)after, (long long)off0,
-	       (long long)off1, pg->index, (unsigned int)pg->cap_user_rdpmc,
-	       off1 != off0
-		       ? "the page follows the count"
-		       : "the page does not follow the count (the kernel refreshes it only when the event is scheduled in)");
-	munmap(pg, (size_t)sysconf(_SC_PAGESIZE));
+	for (int i = 0; i < 10; i++) {
+		uint64_t rd[2], ena;
+		int64_t off;
+		uint32_t seq;
+
+		usleep(30000);
+		if (read(fd, rd, sizeof(rd)) != sizeof(rd))
+			continue;
+		do {
+			seq = pg->lock;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			off = pg->offset;
+			ena = pg->time_enabled;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		} while (pg->lock != seq || (seq & 1));
+		lag_ns[n] = rd[1] - ena;
+		behind[n] = rd[0] - (uint64_t)off;
+		n++;
+	}
+	if (n) {
+		qsort(lag_ns, (size_t)n, sizeof(*lag_ns), cmp_u64);
+		qsort(behind, (size_t)n, sizeof(*behind), cmp_u64);
+		printf("user page of context-switches on CPU %d (cap_user_rdpmc %u, cap_user_time %u), %d samples 30 ms apart: last written a median %.1f ms before the read(2), up to %llu switches behind it: %s\n",
+		       cpu, (unsigned int)pg->cap_user_rdpmc, (unsigned int)pg->cap_user_time, n,
+		       (double)lag_ns[n / 2] / 1e6, (unsigned long long)behind[n - 1],
+		       lag_ns[n / 2] > 1000000
+			       ? "stale; the kernel rewrites it only when it schedules the event in, not as it counts"
+			       : "current");
+	}
+	munmap(pg, (size_t)page);
 	close(fd);
 }
 
