@@ -280,6 +280,12 @@ int psc_evparse_tracepoints(struct psc_evparse *p, const char *sys, int sys_pos,
 		char path[PATH_MAX];
 
 		psc_pathf(path, sizeof(path), "%s/%s", events, sys);
+		if (access(path, F_OK) && errno == EACCES)
+			/* tracefs is root's (mode 0700) by default: not an unknown system */
+			return psc_evparse_fail(
+				p, -EACCES, sys_pos,
+				"cannot read %s: permission denied (tracefs is readable by root only by default); run as root, or give this user access to %s",
+				path, root);
 		if (access(path, F_OK))
 			return unknown_system(p, events, sys, sys_pos);
 	}

@@ -348,7 +348,8 @@ static int stat_run(int argc, char **argv)
 	ret = psc_parse_events(events, NULL, &specs, &perr);
 	if (ret) {
 		psc_cli_report_parse_error("stat", events, &perr);
-		return 2;
+		/* no memory, or tracefs not readable here: runtime failures, not bad usage */
+		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
 	}
 	ret = check_filters(specs);
 	if (ret) {

@@ -619,7 +619,8 @@ static int trace_run(int argc, char **argv)
 	ret = psc_parse_events(t.o.events, NULL, &specs, &perr);
 	if (ret) {
 		psc_cli_report_parse_error("trace", t.o.events, &perr);
-		return ret == -ENOMEM ? 1 : 2;
+		/* no memory, or tracefs not readable here: runtime failures, not bad usage */
+		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
 	}
 	t.json_fmt = t.o.format == PSC_FORMAT_JSON;
 	t.out = psc_out__new(STDOUT_FILENO, 256 * 1024);

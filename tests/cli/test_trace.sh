@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 36
+plan 37
 if ! need_root; then
-	for i in $(seq 36); do skip "needs root (tracepoints)"; done
+	for i in $(seq 37); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 36); do skip "bench/gen_events not built"; done
+	for i in $(seq 37); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 36); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 37); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -220,6 +220,20 @@ if [ -n "$cg2" ] && mkdir "$cg2/$name" 2>/dev/null; then
 	else fail "-G: rc $rc, $(wc -l <"$out") lines, stats '$*'"; fi
 else
 	skip "no cgroup2 mount where a test group can be made"
+fi
+
+# 37: tracefs not readable by the user (root's, mode 0700, by default): a runtime failure that
+# says so, not "unknown tracepoint"
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+if ! command -v setpriv >/dev/null || ! "${NOBODY[@]}" true 2>/dev/null; then
+	skip "setpriv cannot drop to nobody here"
+elif "${NOBODY[@]}" test -r /sys/kernel/tracing/events/syscalls; then
+	skip "tracefs is readable by unprivileged users here"
+else
+	run_capture "${NOBODY[@]}" "$P" trace -e $TP --duration 0.1
+	if [ "$RC" -eq 1 ] && grep -q "permission denied (tracefs is readable by root only" "$ERR"; then
+		ok "tracefs unreadable: exit 1, says permission denied"
+	else fail "tracefs unreadable: exit $RC"; sed 's/^/#   /' "$ERR" | head -3; fi
 fi
 
 done_testing
