@@ -610,9 +610,11 @@ void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 	if (!interval) {
 		if (s->st.out_of_order)
 			fprintf(f,
-				"perfscope %s: %llu events arrived after a later one was shown (out of "
-				"time order); raise the ordering slack or use fewer CPUs\n",
-				p, (unsigned long long)s->st.out_of_order);
+				"perfscope %s: %llu events reached their ring more than %llu ms after "
+				"they happened, after later ones had been shown: they were shown as they "
+				"came, out of time order\n",
+				p, (unsigned long long)s->st.out_of_order,
+				(unsigned long long)(s->opts.slack_ns / 1000000));
 		if (s->st.corrupt || s->st.undecodable)
 			fprintf(f,
 				"perfscope %s: %llu corrupt and %llu undecodable records skipped\n",
