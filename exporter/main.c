@@ -195,8 +195,28 @@ static int parse_ulong(const char *opt, const char *v, unsigned long lo, unsigne
 	return 0;
 }
 
+/* Flags with one value (lists, booleans and their negations may be repeated). */
+static bool single_valued(int opt)
+{
+	switch (opt) {
+	case OPT_LISTEN:
+	case OPT_PATH:
+	case OPT_WEBCONFIG:
+	case OPT_MAXCONN:
+	case OPT_TIMEOUT:
+	case OPT_CPUS:
+	case OPT_GROUP:
+	case OPT_USER:
+	case OPT_LOGLEVEL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int parse_args(struct args *a, int argc, char **argv)
 {
+	bool seen[OPT_NOOP - OPT_LISTEN] = { false };
 	int opt, idx, ret;
 	unsigned long n;
 
@@ -204,6 +224,20 @@ static int parse_args(struct args *a, int argc, char **argv)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
 		ret = 0;
+		/*
+		 * As kingpin does: a flag that takes one value may not be given twice (rather
+		 * than the last one silently winning, e.g. a second listen address dropped).
+		 */
+		if (single_valued(opt)) {
+			if (seen[opt - OPT_LISTEN])
+				return usage_error(
+					"--%s given twice; it takes one value%s",
+					longopts[idx].name,
+					opt == OPT_LISTEN
+						? " (one address: ':PORT' listens on all of them)"
+						: "");
+			seen[opt - OPT_LISTEN] = true;
+		}
 		switch (opt) {
 		case OPT_LISTEN:
 			a->listen = optarg;

@@ -3,7 +3,7 @@
 # web-config basic auth and TLS, privilege drop, robustness (malformed, huge, many, slow), SIGTERM.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 68 "system-wide perf events, privilege drop"
+exporter_setup 69 "system-wide perf events, privilege drop"
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
@@ -19,6 +19,8 @@ expect_rc "CPU stride 0 is a usage error" 2 "$P" exporter --collector.perf.cpus=
 expect_rc "a CPU that does not exist is a usage error" 2 "$P" exporter --collector.perf.cpus=4095
 expect_rc "unknown profiler name is a usage error" 2 "$P" exporter --collector.perf.software-profilers=NoSuchProfiler
 expect_rc "a malformed listen address is a usage error" 2 "$P" exporter --web.listen-address=127.0.0.1
+expect_rc "a second listen address is a usage error, not silently dropped" 2 "$P" exporter \
+	--web.listen-address=127.0.0.1:0 --web.listen-address=[::1]:0
 # kingpin's boolean values (Go's ParseBool): all three kinds off is "nothing to count", a usage error
 expect_rc "--collector.perf.disable-*-profilers take =True, =t and =1" 2 "$P" exporter \
 	--collector.perf.disable-hardware-profilers=True --collector.perf.disable-software-profilers=t \
