@@ -3,7 +3,7 @@
 # web-config basic auth and TLS, privilege drop, robustness (malformed, huge, many, slow), SIGTERM.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 69 "system-wide perf events, privilege drop"
+exporter_setup 73 "system-wide perf events, privilege drop"
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
@@ -274,7 +274,34 @@ if command -v openssl >/dev/null &&
 	if [ "$code" = 200 ] && [ "$code2" = 401 ]; then ok "examples/exporter/web.yml works as shipped: https, prometheus:change-me 200, no credentials 401"; else
 		fail "examples/exporter/web.yml: $code with its credentials, $code2 without"; sed 's/^/#   /' "$LOG" | tail -3; fi
 	stop "$PID"
+
+	# client certificates: RequireAndVerifyClientCert against a CA of our own, one allowed SAN
+	M=$TMP/mtls
+	mkdir "$M"
+	newkey=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+	openssl req -x509 "${newkey[@]}" -days 1 -subj /CN=test-ca -keyout "$M/ca.key" -out "$M/ca.pem" 2>/dev/null
+	for c in good:prometheus.example other:someone.example; do
+		openssl req "${newkey[@]}" -subj "/CN=${c%%:*}" -keyout "$M/${c%%:*}.key" -out "$M/${c%%:*}.csr" 2>/dev/null
+		printf 'subjectAltName=DNS:%s\n' "${c#*:}" >"$M/${c%%:*}.ext"
+		openssl x509 -req -in "$M/${c%%:*}.csr" -CA "$M/ca.pem" -CAkey "$M/ca.key" -CAcreateserial -days 1 \
+			-extfile "$M/${c%%:*}.ext" -out "$M/${c%%:*}.pem" 2>/dev/null
+	done
+	openssl req -x509 "${newkey[@]}" -days 1 -subj /CN=rogue -addext subjectAltName=DNS:prometheus.example \
+		-keyout "$M/rogue.key" -out "$M/rogue.pem" 2>/dev/null
+	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n  client_ca_file: ca.pem\n  client_auth_type: RequireAndVerifyClientCert\n  client_allowed_sans: [prometheus.example]\n' \
+		"$TMP/cert.pem" "$TMP/key.pem" >"$M/web.yml"
+	start_exporter mtls --web.config.file="$M/web.yml" --collector.perf.disable-hardware-profilers --collector.perf.disable-cache-profilers
+	U=https://127.0.0.1:$PORT/metrics
+	code=$(status "$U" --cacert "$TMP/cert.pem" --cert "$M/good.pem" --key "$M/good.key")
+	if [ "$code" = 200 ]; then ok "client certificate from the CA with the allowed SAN: 200"; else fail "good client certificate: $code"; fi
+	code=$(status "$U" --cacert "$TMP/cert.pem")
+	if [ "$code" = 403 ] || [ "$code" = 000 ]; then ok "no client certificate: refused ($code)"; else fail "no client certificate: $code"; fi
+	code=$(status "$U" --cacert "$TMP/cert.pem" --cert "$M/rogue.pem" --key "$M/rogue.key")
+	if [ "$code" = 403 ] || [ "$code" = 000 ]; then ok "a certificate from another CA: refused ($code)"; else fail "rogue client certificate: $code"; fi
+	code=$(status "$U" --cacert "$TMP/cert.pem" --cert "$M/other.pem" --key "$M/other.key")
+	if [ "$code" = 403 ] || [ "$code" = 000 ]; then ok "the CA's certificate without an allowed SAN: refused ($code)"; else fail "SAN not allowed: $code"; fi
+	stop "$PID"
 else
-	for _ in 1 2 3 4 5; do skip "openssl cannot make a certificate (scripts/install-deps.sh installs openssl)"; done
+	for _ in $(seq 9); do skip "openssl cannot make a certificate (scripts/install-deps.sh installs openssl)"; done
 fi
 done_testing
