@@ -20,7 +20,7 @@ expect_rc "a CPU that does not exist is a usage error" 2 "$P" exporter --collect
 expect_rc "unknown profiler name is a usage error" 2 "$P" exporter --collector.perf.software-profilers=NoSuchProfiler
 expect_rc "a malformed listen address is a usage error" 2 "$P" exporter --web.listen-address=127.0.0.1
 expect_rc "a second listen address is a usage error, not silently dropped" 2 "$P" exporter \
-	--web.listen-address=127.0.0.1:0 --web.listen-address=[::1]:0
+	--web.listen-address=127.0.0.1:0 '--web.listen-address=[::1]:0'
 # kingpin's boolean values (Go's ParseBool): all three kinds off is "nothing to count", a usage error
 expect_rc "--collector.perf.disable-*-profilers take =True, =t and =1" 2 "$P" exporter \
 	--collector.perf.disable-hardware-profilers=True --collector.perf.disable-software-profilers=t \
