@@ -127,6 +127,7 @@ struct pc_event {
 	/* per CPU index */
 	struct psc_evsel **evsel; /* NULL when it could not be opened there */
 	int *open_errno;
+	int *grp; /* index in perf_collector.grp of its group on that CPU */
 	uint64_t *value; /* exported: scaled, never going backwards */
 	struct psc_counts *counts;
 };
@@ -172,10 +173,11 @@ static int add_event(struct perf_collector *pc, enum perf_kind kind, const char 
 	ev->name = strdup(name);
 	ev->evsel = calloc((size_t)pc->nr_cpus, sizeof(*ev->evsel));
 	ev->open_errno = calloc((size_t)pc->nr_cpus, sizeof(*ev->open_errno));
+	ev->grp = calloc((size_t)pc->nr_cpus, sizeof(*ev->grp));
 	ev->value = calloc((size_t)pc->nr_cpus, sizeof(*ev->value));
 	ev->counts = calloc((size_t)pc->nr_cpus, sizeof(*ev->counts));
-	if (!ev->metric || !ev->help || !ev->name || !ev->evsel || !ev->open_errno || !ev->value ||
-	    !ev->counts)
+	if (!ev->metric || !ev->help || !ev->name || !ev->evsel || !ev->open_errno || !ev->grp ||
+	    !ev->value || !ev->counts)
 		return -ENOMEM;
 	return 0;
 }
@@ -322,8 +324,10 @@ static int open_groups(struct perf_collector *pc, enum perf_kind kind, int c, in
 				return ret;
 			leader = evsel;
 			in_group = 1;
+			ev->grp[c] = pc->nr_grp - 1;
 			continue;
 		}
+		ev->grp[c] = pc->nr_grp - 1;
 		ret = psc_evsel__set_leader(evsel, leader);
 		if (ret)
 			return ret;
@@ -511,6 +515,7 @@ void perf_collector_delete(struct perf_collector *pc)
 		free(pc->ev[i].name);
 		free(pc->ev[i].evsel);
 		free(pc->ev[i].open_errno);
+		free(pc->ev[i].grp);
 		free(pc->ev[i].value);
 		free(pc->ev[i].counts);
 	}
@@ -606,14 +611,10 @@ static bool collect(struct perf_collector *pc)
 	return ok;
 }
 
-static bool group_ok(const struct perf_collector *pc, const struct psc_evsel *evsel, int c)
+/* Whether the group ev is counted in on CPU c was read in this scrape. */
+static bool group_ok(const struct perf_collector *pc, const struct pc_event *ev, int c)
 {
-	const struct psc_evsel *leader = psc_evsel__leader(evsel);
-
-	for (int g = 0; g < pc->nr_grp; g++)
-		if (pc->grp[g].leader == leader && pc->grp[g].cpu_idx == c)
-			return pc->grp[g].read_ok;
-	return false;
+	return pc->grp[ev->grp[c]].read_ok;
 }
 
 static void warn_unscheduled(struct perf_collector *pc)
@@ -650,7 +651,7 @@ int perf_collector_scrape(struct perf_collector *pc, struct expo *e, uint64_t *c
 		bool header = false;
 
 		for (int c = 0; c < pc->nr_cpus; c++) {
-			if (!is_open(ev, c) || !group_ok(pc, ev->evsel[c], c))
+			if (!is_open(ev, c) || !group_ok(pc, ev, c))
 				continue;
 			if (!header)
 				expo_family(e, ev->metric, EXPO_COUNTER, ev->help);
@@ -674,7 +675,7 @@ int perf_collector_scrape(struct perf_collector *pc, struct expo *e, uint64_t *c
 		"perfscope: time the perf event was enabled (multiplexing: compare with node_perf_event_running_seconds_total)");
 	for (int i = 0; i < pc->nr_ev; i++) {
 		for (int c = 0; c < pc->nr_cpus; c++) {
-			if (!is_open(&pc->ev[i], c) || !group_ok(pc, pc->ev[i].evsel[c], c))
+			if (!is_open(&pc->ev[i], c) || !group_ok(pc, &pc->ev[i], c))
 				continue;
 			l[0].value = pc->cpu_label[c];
 			l[1].value = pc->ev[i].name;
@@ -686,7 +687,7 @@ int perf_collector_scrape(struct perf_collector *pc, struct expo *e, uint64_t *c
 		"perfscope: time the perf event was counting on the PMU; counts are scaled by enabled/running");
 	for (int i = 0; i < pc->nr_ev; i++) {
 		for (int c = 0; c < pc->nr_cpus; c++) {
-			if (!is_open(&pc->ev[i], c) || !group_ok(pc, pc->ev[i].evsel[c], c))
+			if (!is_open(&pc->ev[i], c) || !group_ok(pc, &pc->ev[i], c))
 				continue;
 			l[0].value = pc->cpu_label[c];
 			l[1].value = pc->ev[i].name;
