@@ -3,7 +3,7 @@
 # web-config basic auth and TLS, privilege drop, robustness (malformed, huge, many, slow), SIGTERM.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 73 "system-wide perf events, privilege drop"
+exporter_setup 74 "system-wide perf events, privilege drop"
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
@@ -221,6 +221,20 @@ if [ "$fams" = 'node_perf_context_switches_total{cpu="0"} ' ]; then ok "--collec
 	fail "got: $fams"; fi
 if ! grep -q 'event="cycles"' "$B" && ! grep -q 'cannot be counted' "$LOG"; then ok "disabled and unlisted events are not opened at all"; else
 	fail "disabled events still opened"; fi
+stop "$PID"
+
+# A soft limit of 14 open files (one fd per event and CPU adds up on big machines): lifted to the
+# hard limit at start, as Go does for node_exporter, so every event still opens.
+printf '#!/bin/sh\nulimit -Sn 14\nexec "%s" "$@"\n' "$P" >"$TMP/lowfd.sh"
+chmod +x "$TMP/lowfd.sh"
+REAL_P=$P P=$TMP/lowfd.sh
+start_exporter lowfd --collector.perf.tracepoint=sched:sched_switch
+P=$REAL_P
+curl -s --max-time 10 -o "$B" "$URL/metrics"
+nsw=$(grep -c '^node_perf_event_supported{cpu="[0-9]*",event="\(context-switches\|sched:sched_switch\)"} 1$' "$B")
+if [ "$nsw" -eq $((2 * ncpu)) ] && ! grep -qi 'too many open files' "$LOG"; then
+	ok "started with a soft limit of 14 open files: every software event and the tracepoint open on all CPUs"
+else fail "with 14 open files: $nsw of $((2 * ncpu)) open; $(grep -i -m1 'too many' "$LOG")"; fi
 stop "$PID"
 
 # --user=root keeps root; an unknown user is a runtime error before serving
