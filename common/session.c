@@ -116,6 +116,13 @@ static int add_sideband(struct psc_evlist *evlist, unsigned int sideband)
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
+		/*
+		 * It samples nothing, and task/comm/mmap records are not filtered by these; without
+		 * them perf_event_paranoid 2 would refuse it to an unprivileged user tracing :u
+		 * events of their own command.
+		 */
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
 	};
 	struct psc_evsel *evsel;
 

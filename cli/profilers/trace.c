@@ -674,12 +674,22 @@ static int trace_run(int argc, char **argv)
 		err = psc_evlist__mmap(evlist, &mo);
 	}
 	if (err) {
-		if (err == -EPERM || err == -ENOMEM)
+		unsigned int pages = t.o.mmap_pages ? t.o.mmap_pages : 128;
+		unsigned long long mib =
+			(unsigned long long)pages * (unsigned long long)sysconf(_SC_PAGESIZE) >> 20;
+
+		/* EPERM: over perf_event_mlock_kb without CAP_PERFMON; ENOMEM: memory itself */
+		if (err == -EPERM)
 			fprintf(stderr,
 				"perfscope trace: cannot map the ring buffers (%s): -m %u pages per CPU "
 				"exceeds what this user may lock; use a smaller -m or raise "
 				"/proc/sys/kernel/perf_event_mlock_kb\n",
-				strerror(-err), t.o.mmap_pages ? t.o.mmap_pages : 128);
+				strerror(-err), pages);
+		else if (err == -ENOMEM)
+			fprintf(stderr,
+				"perfscope trace: cannot map the ring buffers (%s): -m %u pages is %llu "
+				"MiB per CPU, more than the kernel could allocate; use a smaller -m\n",
+				strerror(-err), pages, mib);
 		else
 			fprintf(stderr, "perfscope trace: cannot map the ring buffers: %s\n",
 				strerror(-err));

@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 37
+plan 39
 if ! need_root; then
-	for i in $(seq 37); do skip "needs root (tracepoints)"; done
+	for i in $(seq 39); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 37); do skip "bench/gen_events not built"; done
+	for i in $(seq 39); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 37); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 39); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -234,6 +234,23 @@ else
 	if [ "$RC" -eq 1 ] && grep -q "permission denied (tracefs is readable by root only" "$ERR"; then
 		ok "tracefs unreadable: exit 1, says permission denied"
 	else fail "tracefs unreadable: exit $RC"; sed 's/^/#   /' "$ERR" | head -3; fi
+fi
+
+# 38-39: an unprivileged user (no capabilities) traces user-space events of their own command
+# (perf_event_paranoid 2 allows that), and is told of the lock limit when -m asks too much
+if ! command -v setpriv >/dev/null || ! "${NOBODY[@]}" true 2>/dev/null; then
+	skip "setpriv cannot drop to nobody here"; skip "setpriv cannot drop to nobody here"
+elif [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
+	skip "perf_event_paranoid > 2 refuses unprivileged users"; skip "perf_event_paranoid > 2"
+else
+	run_capture "${NOBODY[@]}" "$P" trace -e page-faults:u -- "$GEN" -q getppid 1
+	set -- $(stat_of page-faults:u "$ERR")
+	if [ "$RC" -eq 0 ] && [ "${1:-0}" -gt 0 ] && [ "$(wc -l <"$OUT")" -eq "$1" ]; then ok "unprivileged: page-faults:u of its own command ($1 events)"
+	else fail "unprivileged page-faults:u: exit $RC"; sed 's/^/#   /' "$ERR" | head -3; fi
+	run_capture "${NOBODY[@]}" "$P" trace -m 65536 -e page-faults:u -- true
+	if [ "$RC" -eq 0 ]; then skip "no lock limit for this user here"
+	elif [ "$RC" -eq 1 ] && grep -q "perf_event_mlock_kb\|more than the kernel could allocate" "$ERR"; then ok "-m over the lock limit: exit 1, says which limit"
+	else fail "-m 65536 unprivileged: exit $RC"; sed 's/^/#   /' "$ERR" | head -3; fi
 fi
 
 done_testing
