@@ -225,8 +225,8 @@ fi
 # 37: tracefs not readable by the user (root's, mode 0700, by default): a runtime failure that
 # says so, not "unknown tracepoint"
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-if ! command -v setpriv >/dev/null || ! "${NOBODY[@]}" true 2>/dev/null; then
-	skip "setpriv cannot drop to nobody here"
+if ! command -v setpriv >/dev/null || ! "${NOBODY[@]}" test -x "$P" -a -x "$GEN" 2>/dev/null; then
+	skip "setpriv cannot drop to nobody here, or nobody cannot run the build's binaries"
 elif "${NOBODY[@]}" test -r /sys/kernel/tracing/events/syscalls; then
 	skip "tracefs is readable by unprivileged users here"
 else
@@ -238,8 +238,8 @@ fi
 
 # 38-39: an unprivileged user (no capabilities) traces user-space events of their own command
 # (perf_event_paranoid 2 allows that), and is told of the lock limit when -m asks too much
-if ! command -v setpriv >/dev/null || ! "${NOBODY[@]}" true 2>/dev/null; then
-	skip "setpriv cannot drop to nobody here"; skip "setpriv cannot drop to nobody here"
+if ! command -v setpriv >/dev/null || ! "${NOBODY[@]}" test -x "$P" -a -x "$GEN" 2>/dev/null; then
+	skip "nobody cannot run the build's binaries here"; skip "nobody cannot run the build's binaries here"
 elif [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
 	skip "perf_event_paranoid > 2 refuses unprivileged users"; skip "perf_event_paranoid > 2"
 else

@@ -72,8 +72,8 @@ if check_stacks "$OUT" $N '0 < len(stack) <= 2'; then ok "max-stack=2: at most 2
 # 6: kernel addresses hidden from the tracing process (here: an unprivileged user with CAP_PERFMON
 # only): raw kernel addresses, and one warning saying why and how to fix it
 AS_NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+perfmon --ambient-caps=+perfmon)
-if ! command -v setpriv >/dev/null || ! "${AS_NOBODY[@]}" true 2>/dev/null; then
-	skip "setpriv cannot drop to nobody with CAP_PERFMON here"
+if ! command -v setpriv >/dev/null || ! "${AS_NOBODY[@]}" test -x "$P" -a -x "$GEN" 2>/dev/null; then
+	skip "setpriv cannot drop to nobody with CAP_PERFMON here, or nobody cannot run the build's binaries"
 elif ! "${AS_NOBODY[@]}" awk '$3 == "_stext" { exit $1 !~ /^0+$/ }' /proc/kallsyms; then
 	skip "kernel addresses are visible to unprivileged users here (kernel.perf_event_paranoid <= 1)"
 else
