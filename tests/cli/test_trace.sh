@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 39
+plan 40
 if ! need_root; then
-	for i in $(seq 39); do skip "needs root (tracepoints)"; done
+	for i in $(seq 40); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 39); do skip "bench/gen_events not built"; done
+	for i in $(seq 40); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 39); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 40); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -252,5 +252,12 @@ else
 	elif [ "$RC" -eq 1 ] && grep -q "perf_event_mlock_kb\|more than the kernel could allocate" "$ERR"; then ok "-m over the lock limit: exit 1, says which limit"
 	else fail "-m 65536 unprivileged: exit $RC"; sed 's/^/#   /' "$ERR" | head -3; fi
 fi
+
+# 40: a wildcard expands to each matching tracepoint, its filter applied to each: exactly N apiece
+run_capture "$P" trace -e "syscalls:sys_e*_getppid/common_pid>0/" -- "$GEN" -q getppid 300
+enter=$(stat_of syscalls:sys_enter_getppid "$ERR") exit_=$(stat_of syscalls:sys_exit_getppid "$ERR")
+if [ "$RC" -eq 0 ] && [ "$enter" = "300 0" ] && [ "$exit_" = "300 0" ] && [ "$(wc -l <"$OUT")" -eq 600 ]; then
+	ok "wildcard sys_e*_getppid with a filter: 300 enters and 300 exits"
+else fail "wildcard: rc $RC, enter '$enter', exit '$exit_', $(wc -l <"$OUT") lines"; fi
 
 done_testing
