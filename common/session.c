@@ -51,6 +51,7 @@ struct psc_session {
 	unsigned int slot_mask;
 	/* per evsel; lost also per evsel x ring, plus a row for unattributed (index nr_evsels) */
 	uint64_t *samples, *samples_prev;
+	uint64_t *throttled; /* per evsel (+ unattributed): PERF_RECORD_THROTTLE seen */
 	uint64_t *lost, *lost_prev, *lost_seen;
 	struct psc_session_stats st;
 	int epfd, sigfd, intfd, durfd, pidfd;
@@ -274,12 +275,13 @@ struct psc_session *psc_session__new(struct psc_evlist *evlist, const struct psc
 	nlost = (size_t)(s->nr_evsels + 1) * s->nr_rings;
 	s->samples = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->samples_prev = calloc(s->nr_evsels + 1, sizeof(uint64_t));
+	s->throttled = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->lost = calloc(nlost, sizeof(uint64_t));
 	s->lost_prev = calloc(nlost, sizeof(uint64_t));
 	s->lost_seen = calloc(nlost, sizeof(uint64_t));
 	s->rings = calloc(s->nr_rings, sizeof(*s->rings));
-	if (!s->samples || !s->samples_prev || !s->lost || !s->lost_prev || !s->lost_seen ||
-	    !s->rings)
+	if (!s->samples || !s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
+	    !s->lost_seen || !s->rings)
 		goto fail;
 	for (i = 0; i < s->nr_rings; i++) {
 		s->rings[i].ring = psc_evlist__ring(evlist, i);
@@ -325,6 +327,7 @@ void psc_session__delete(struct psc_session *s)
 	free(s->slots);
 	free(s->samples);
 	free(s->samples_prev);
+	free(s->throttled);
 	free(s->lost);
 	free(s->lost_prev);
 	free(s->lost_seen);
@@ -381,6 +384,14 @@ static void deliver(struct psc_session *s, struct psc_order_ring *r)
 			   rec->sid.present ? psc_evlist__evsel_by_id(s->evlist, rec->sid.id)
 					    : evsel,
 			   rec->lost_samples.lost);
+		break;
+	case PERF_RECORD_THROTTLE:
+		/* the kernel stops sampling this event for the rest of the tick: not silent */
+		s->throttled[evsel_idx(s, psc_evlist__evsel_by_id(s->evlist, rec->throttle.id))]++;
+		s->st.throttled++;
+		s->st.records++;
+		if (s->hooks.record)
+			hook_result(s, s->hooks.record(s->hooks.ctx, evsel, r->cpu, rec));
 		break;
 	default:
 		s->st.records++;
@@ -579,6 +590,19 @@ uint64_t psc_session__evsel_lost(const struct psc_session *s, int idx)
 	return n;
 }
 
+static int max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 {
 	struct psc_evsel *evsel;
@@ -613,6 +637,13 @@ void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 				fprintf(f, "perfscope %s: %s: lost %llu events on cpu %d\n", p,
 					name, (unsigned long long)l, s->rings[r].cpu);
 		}
+		if (!interval && s->throttled[i])
+			fprintf(f,
+				"perfscope %s: %s: throttled %llu times: each time the kernel took no "
+				"samples of it for the rest of a tick (over "
+				"kernel.perf_event_max_sample_rate=%d per second); use a larger period= "
+				"or a lower freq=\n",
+				p, name, (unsigned long long)s->throttled[i], max_sample_rate());
 	}
 	if (!interval) {
 		if (s->st.out_of_order)

@@ -79,6 +79,7 @@ struct psc_session_stats {
 	uint64_t out_of_order; /* delivered with a time older than one delivered before */
 	uint64_t corrupt; /* bogus records met in the rings */
 	uint64_t undecodable; /* records the decoder refused (counted, skipped) */
+	uint64_t throttled; /* PERF_RECORD_THROTTLE: sampling paused by the kernel for a tick */
 	uint64_t rounds;
 };
 
@@ -134,7 +135,8 @@ uint64_t psc_session__evsel_lost(const struct psc_session *s, int evsel_idx);
 
 /*
  * "PROF: EVENT: N events, M lost" per event, "PROF: EVENT: lost N events on cpu C" per event
- * and CPU that lost any, then out-of-order/corrupt counts when not zero. interval: counts since
+ * and CPU that lost any, "PROF: EVENT: throttled N times ..." per event the kernel throttled,
+ * then out-of-order/corrupt counts when not zero. interval: counts since
  * the previous interval line, else totals.
  */
 void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval);

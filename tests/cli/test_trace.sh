@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 40
+plan 41
 if ! need_root; then
-	for i in $(seq 40); do skip "needs root (tracepoints)"; done
+	for i in $(seq 41); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 40); do skip "bench/gen_events not built"; done
+	for i in $(seq 41); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 40); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 41); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -259,5 +259,21 @@ enter=$(stat_of syscalls:sys_enter_getppid "$ERR") exit_=$(stat_of syscalls:sys_
 if [ "$RC" -eq 0 ] && [ "$enter" = "300 0" ] && [ "$exit_" = "300 0" ] && [ "$(wc -l <"$OUT")" -eq 600 ]; then
 	ok "wildcard sys_e*_getppid with a filter: 300 enters and 300 exits"
 else fail "wildcard: rc $RC, enter '$enter', exit '$exit_', $(wc -l <"$OUT") lines"; fi
+
+# 41: throttling is not silent: with kernel.perf_event_max_sample_rate lowered for one run (and
+# put back at once), a cpu-clock sampled faster than that is throttled, and stderr says so
+MSR=/proc/sys/kernel/perf_event_max_sample_rate
+msr_old=$(cat $MSR 2>/dev/null)
+if [ -z "$msr_old" ] || ! echo 5000 >$MSR 2>/dev/null; then
+	skip "cannot lower $MSR here"
+else
+	trap 'echo "$msr_old" >$MSR' EXIT
+	run_capture "$P" trace --format json -e "cpu-clock//period=50000/" -- "$GEN" -q getppid 300000
+	echo "$msr_old" >$MSR
+	trap - EXIT
+	if [ "$RC" -eq 0 ] && grep -q "^perfscope trace: cpu-clock: throttled [1-9][0-9]* times: .*max_sample_rate=5000" "$ERR"; then
+		ok "throttling reported per event, with the limit"
+	else fail "throttling: exit $RC"; sed 's/^/#   /' "$ERR" | head -3; fi
+fi
 
 done_testing
