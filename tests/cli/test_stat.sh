@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 37
+plan 39
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -48,6 +48,17 @@ else
 	skip "hardware PMU present"; skip "hardware PMU present"
 fi
 
+# cache events: every one encodes to PERF_TYPE_HW_CACHE (unit test); here they need the PMU too
+run_capture "$P" stat -e L1-dcache-load-misses,dTLB-loads,LLC-store-misses,page-faults -- "$W" faults 100
+if [ "$(grep -c '<not supported>' "$OUT")" -eq 3 ]; then
+	check "cache events <not supported>, page-faults counted in the same run (exit $RC)" \
+		sh -c "[ $RC -eq 0 ] && grep -Eq '^ +[0-9]+ +page-faults' '$OUT' &&
+			grep -q '<not supported>.*L1-dcache-load-misses' '$OUT' &&
+			grep -q '<not supported>.*LLC-store-misses' '$OUT'"
+else
+	skip "this machine counts cache events"
+fi
+
 # --- exit status, JSON, intervals, per-CPU ------------------------------------------------
 expect_rc "command exit status passed through" 3 "$P" stat -e task-clock -- sh -c 'exit 3'
 expect_rc "command killed by SIGTERM gives 143" 143 "$P" stat -e task-clock -- sh -c 'kill -TERM $$'
@@ -55,6 +66,26 @@ run_capture "$P" stat -e task-clock,page-faults --format json -- "$W" faults 10
 check "JSON output is one valid object per line" python3 -c 'import json,sys
 ls=[json.loads(l) for l in open(sys.argv[1])]
 assert len(ls)==2 and all("event" in o and "running_pct" in o for o in ls)' "$OUT"
+# every line of interval, per-CPU JSON with an unsupported event is one object with its keys
+run_capture "$P" stat -a -i 100 --duration 0.35 --per-cpu -e cycles,context-switches,msr/tsc/ --format json
+check "JSON with -i and --per-cpu: one object per line, each complete (exit $RC)" python3 -c '
+import json, sys, os
+ls = [json.loads(l) for l in open(sys.argv[1])]
+ncpu = os.cpu_count()
+ivals = sorted({o["interval"] for o in ls})
+assert len(ivals) >= 3, ivals
+for o in ls:
+    assert o["event"] in ("cpu-cycles", "context-switches", "msr/tsc/") and "interval" in o, o
+    if o["supported"]:
+        assert set(o) >= {"cpu", "value", "unit", "raw", "enabled_ns", "running_ns", "running_pct"}, o
+    else:
+        assert "cpu" not in o and "not supported" in o["error"], o
+per = {}
+for o in ls:
+    per[o["interval"]] = per.get(o["interval"], 0) + 1
+# an interval holds 1 line for the unsupported event, one per CPU for each other (no PMU here);
+# with a PMU, cycles has one per CPU too
+assert all(n in (1 + 2 * ncpu, 3 * ncpu) for n in per.values()), per' "$OUT"
 run_capture "$P" stat -a -i 100 --duration 0.55 -e context-switches
 n=$(grep -c 'context-switches' "$OUT")
 check "interval mode prints one line per 100 ms ($n lines)" test "$n" -ge 4
