@@ -160,7 +160,8 @@ int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned i
 		       const struct psc_extra_opts *extra, const char *help)
 {
 	struct option longopts[64];
-	char shortopts[128] = "+hv";
+	/* '+': stop at the command; ':': a missing value is told apart from an unknown option */
+	char shortopts[128] = "+:hv";
 	const char *prof = argv[0];
 	int nlong = 0, c, ret = 0;
 
@@ -191,12 +192,14 @@ int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned i
 			o->verbose++;
 			continue;
 		}
-		if (c == '?' || c == ':') {
+		if (c == ':' && strncmp(argv[optind - 1], "--", 2) && optopt > 0 && optopt < 256)
+			return usage_error(prof, "option '-%c' needs a value", optopt);
+		if (c == ':')
+			return usage_error(prof, "option '%s' needs a value", argv[optind - 1]);
+		if (c == '?') {
 			if (optopt && optopt < 256)
-				return usage_error(prof, "unknown option '-%c' or missing value",
-						   optopt);
-			return usage_error(prof, "unknown option '%s' or missing value",
-					   argv[optind - 1]);
+				return usage_error(prof, "unknown option '-%c'", optopt);
+			return usage_error(prof, "unknown option '%s'", argv[optind - 1]);
 		}
 		bool shared = false;
 

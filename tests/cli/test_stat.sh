@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 39
+plan 43
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -147,6 +147,10 @@ check "SIGINT: exit 0 (got $rc) and counts printed" sh -c "[ $rc -eq 0 ] && grep
 rm -f /tmp/psc_int.$$
 
 # --- bad input ------------------------------------------------------------------------------
+expect_rc "-e without its value" 2 "$P" stat -e
+check "a missing value is named as such" grep -q "option '-e' needs a value" "$ERR"
+expect_rc "unknown option" 2 "$P" stat --bogus -- true
+check "an unknown option is named as such" grep -q "unknown option '--bogus'" "$ERR"
 expect_rc "empty event list" 2 "$P" stat -e '' -- true
 expect_rc "unknown event" 2 "$P" stat -e page-fault -- true
 check "unknown event suggests the close name" grep -q "page-faults" "$ERR"
