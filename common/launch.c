@@ -122,7 +122,9 @@ const char *psc_launch_strerror(const struct psc_launch *l, char *buf, size_t le
 {
 	const char *hint = "";
 
-	if (l->exec_errno == ENOENT)
+	if (l->exec_errno == ENOENT && l->file && strchr(l->file, '/'))
+		hint = " (no such file, or a script whose #! interpreter is missing)";
+	else if (l->exec_errno == ENOENT)
 		hint = " (not found in PATH; give a path or check the spelling)";
 	else if (l->exec_errno == EACCES)
 		hint = " (not executable: check its mode and the mount's noexec)";

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 43
+plan 47
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -167,6 +167,10 @@ expect_rc "CPU that does not exist" 2 "$P" stat -C 99 --duration 0.1
 expect_rc "CPU list that is not a number" 2 "$P" stat -C a --duration 0.1
 expect_rc "nonexistent pid" 1 "$P" stat -p 999999 --duration 0.1
 expect_rc "command that cannot be executed" 127 "$P" stat -e task-clock -- /nonexistent/cmd
+check "a path that does not exist is not blamed on PATH" sh -c "grep -q \"cannot run '/nonexistent/cmd'\" '$ERR' && ! grep -q PATH '$ERR'"
+expect_rc "command not in PATH" 127 "$P" stat -e task-clock -- psc-no-such-command
+check "a name not found says PATH" grep -q 'not found in PATH' "$ERR"
+expect_rc "command that is not executable" 126 "$P" stat -e task-clock -- /etc/hostname
 expect_rc "interval of 0" 2 "$P" stat -i 0 -a --duration 0.1
 expect_rc "negative interval" 2 "$P" stat -i -5 -a --duration 0.1
 # An fd limit below what one event per CPU needs, with a hard limit that forbids raising it.
