@@ -170,7 +170,10 @@ expect_rc "command that cannot be executed" 127 "$P" stat -e task-clock -- /none
 check "a path that does not exist is not blamed on PATH" sh -c "grep -q \"cannot run '/nonexistent/cmd'\" '$ERR' && ! grep -q PATH '$ERR'"
 expect_rc "command not in PATH" 127 "$P" stat -e task-clock -- psc-no-such-command
 check "a name not found says PATH" grep -q 'not found in PATH' "$ERR"
-expect_rc "command that is not executable" 126 "$P" stat -e task-clock -- /etc/hostname
+noexec=$(mktemp)
+chmod 644 "$noexec"
+expect_rc "command that is not executable" 126 "$P" stat -e task-clock -- "$noexec"
+rm -f "$noexec"
 expect_rc "interval of 0" 2 "$P" stat -i 0 -a --duration 0.1
 expect_rc "negative interval" 2 "$P" stat -i -5 -a --duration 0.1
 # An fd limit below what one event per CPU needs, with a hard limit that forbids raising it.
