@@ -250,8 +250,14 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 		if (now >= deadline || !psc_target_alive(&s->target))
 			return 0;
 		if (now >= next_interval) {
-			if (psc_evlist__read(evlist) == 0)
+			int err = psc_evlist__read(evlist);
+
+			if (!err)
 				print_counts(s, evlist, now);
+			else /* never a silently missing interval */
+				fprintf(stderr,
+					"perfscope stat: reading the counters at %.3f s failed: %s\n",
+					now, strerror(-err));
 			if (psc_out__flush(s->out))
 				return -1;
 			next_interval += s->o.interval_ms / 1000.0;
@@ -406,8 +412,8 @@ static int stat_run(int argc, char **argv)
 		goto out;
 	}
 	psc_evlist__disable(evlist);
-	if (psc_evlist__read(evlist)) {
-		fprintf(stderr, "perfscope stat: reading counters failed: %s\n", strerror(errno));
+	if ((ret = psc_evlist__read(evlist))) {
+		fprintf(stderr, "perfscope stat: reading counters failed: %s\n", strerror(-ret));
 		ret = 1;
 		goto out;
 	}
