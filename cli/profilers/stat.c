@@ -154,6 +154,8 @@ static void print_line(struct stat_ctx *s, const struct psc_evsel *evsel, int cp
 		psc_out__printf(out, "%14.6f ", interval_ts);
 	if (cpu >= 0)
 		psc_out__printf(out, "CPU%-4d", cpu);
+	else if (s->o.per_cpu) /* an unsupported event has no CPUs: keep the columns */
+		psc_out__printf(out, "%7s", "");
 	if (!supported)
 		psc_out__printf(out, "%18s %-5s %s\n", "<not supported>", "",
 				psc_evsel__name(evsel));
