@@ -37,9 +37,27 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return 2;
 	}
+	/*
+	 * "perfscope -v PROFILER ARGS": -v is the profiler's --verbose, as it is after the
+	 * profiler's name; printing the version and dropping the command would be a surprise.
+	 */
+	if (argc > 2 && !strcmp(argv[1], "-v")) {
+		static char verbose[] = "-v";
+
+		prof = psc_profiler_find(argv[2]);
+		if (!prof)
+			return suggest_and_fail(argv[2]);
+		argv[1] = argv[2];
+		argv[2] = verbose;
+		return prof->run(argc - 1, argv + 1);
+	}
 	/* perf's spellings: -v, --version and version all print the version. */
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
 	    !strcmp(argv[1], "version")) {
+		if (argc > 2) {
+			fprintf(stderr, "perfscope: %s takes no arguments\n", argv[1]);
+			return 2;
+		}
 		printf("perfscope %s (libperfscope %s)\n", PERFSCOPE_VERSION, psc_version());
 		return 0;
 	}

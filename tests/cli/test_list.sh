@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 27
+plan 29
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -179,4 +179,8 @@ check "perfscope -v prints the version" grep -Eq '^perfscope [0-9]+\.[0-9]+\.[0-
 run_capture "$P" help list
 check "perfscope help list prints list's help" grep -q '^usage: perfscope list' "$OUT"
 expect_rc "unknown profiler" 2 "$P" lsit
+run_capture "$P" -v list cs
+check "perfscope -v PROFILER runs the profiler verbosely, not just the version (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && grep -q '^  context-switches OR cs ' '$OUT' && ! grep -q '^perfscope [0-9]' '$OUT'"
+expect_rc "--version with arguments" 2 "$P" --version list
 done_testing
