@@ -1,6 +1,8 @@
 /* perfscope: dispatches `perfscope PROFILER ...` through the profiler table; help and version. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <perfscope/perfscope.h>
 
@@ -29,9 +31,26 @@ static int suggest_and_fail(const char *name)
 	return 2;
 }
 
+/*
+ * Started with stdin, stdout or stderr closed, the next open() would take fd 0, 1 or 2: a cgroup
+ * fd of 0 reads as "no cgroup" (counting the whole machine instead), and output would land in a
+ * perf fd. Fill the holes with /dev/null first.
+ */
+static void keep_std_fds(void)
+{
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd <= STDERR_FILENO)
+		;
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	const struct psc_profiler *prof;
+
+	keep_std_fds();
 
 	if (argc < 2) {
 		print_usage(stderr);

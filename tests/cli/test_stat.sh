@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 47
+plan 48
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -130,10 +130,16 @@ print(sum(json.loads(l)["value"] or 0 for l in open(sys.argv[1]) if l.startswith
 	check "-G CGROUP: counts the tasks of the cgroup (exit $rc, $pf page-faults for 2000 pages)" \
 		sh -c "[ $rc -eq 0 ] && [ ${pf:-0} -ge 2000 ]"
 	rm -f "$out"
+	# stdin closed: the cgroup's fd must not become fd 0, which means "no cgroup" (whole machine)
+	run_capture "$P" stat -G "$name" -e context-switches --duration 0.3 --format json <&-
+	check "-G with stdin closed counts the empty cgroup, not the machine (exit $RC)" python3 -c '
+import json, sys
+o = json.loads(open(sys.argv[1]).readline())
+assert o["value"] in (None, 0), o' "$OUT"
 	rmdir "$cg2/$name"
 	expect_rc "-G of a cgroup that does not exist" 2 "$P" stat -G "$name" --duration 0.1
 else
-	skip "no cgroup2 mount where a test group can be made"; skip "no cgroup2 mount"
+	skip "no cgroup2 mount where a test group can be made"; skip "no cgroup2 mount"; skip "no cgroup2 mount"
 fi
 
 # --- SIGINT stops cleanly and prints --------------------------------------------------------
