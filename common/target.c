@@ -147,7 +147,8 @@ static int ensure_fd_limit(struct psc_target *t, int nr_events, const char *prof
 int psc_target_open(struct psc_target *t, struct psc_evlist *evlist, const char *prof)
 {
 	PSC_OPTS(psc_evlist_open_opts, oo, .skip_unsupported = true,
-		 .cgroup_fd = t->cgroup_fd > 0 ? t->cgroup_fd : 0, .inherit = t->has_command,
+		 .cgroup_fd = t->cgroup_fd > 0 ? t->cgroup_fd : 0,
+		 .inherit = t->has_command || (t->follows_tasks && t->inherit_followed),
 		 .enable_on_exec = t->has_command);
 	char msg[512];
 	int err;

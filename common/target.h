@@ -19,6 +19,8 @@ struct psc_target {
 	int cgroup_fd; /* -G, else -1 */
 	bool per_cpu; /* system-wide or cgroup: counts per CPU */
 	bool follows_tasks; /* -p or -t: ends when its threads do */
+	bool inherit_followed; /* -p/-t: count children they fork too (perf stat does); set by the
+				  profiler before psc_target_open */
 	bool has_command; /* -- COMMAND */
 	struct psc_launch launch;
 	bool launched; /* psc_target_start released the command */

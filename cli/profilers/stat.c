@@ -39,7 +39,8 @@ static const char stat_help[] =
 	"                        'syscalls:sys_enter_read/fd==0/', msr/tsc/, L1-dcache-load-misses\n"
 	"  -a, --all-cpus        count on every online CPU (the default without a target)\n"
 	"  -C, --cpu CPUS        count on these CPUs only: 0-3,6\n"
-	"  -p, --pid PID         count the threads of an existing process, until it exits\n"
+	"  -p, --pid PID         count the threads of an existing process (and what they fork\n"
+	"                        from then on), until it exits\n"
 	"  -t, --tid TID         count one thread, until it exits\n"
 	"  -G, --cgroup CGROUP   count tasks of a cgroup (path under the cgroup2 mount, or absolute)\n"
 	"  -i, --interval MS     print the counts of every MS milliseconds\n"
@@ -390,6 +391,8 @@ static int stat_run(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
+	/* like perf stat: what a followed process forks after we attach is counted with it */
+	s.target.inherit_followed = true;
 	ret = psc_target_open(&s.target, evlist, "stat");
 	if (ret)
 		goto out;

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 48
+plan 49
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -106,6 +106,15 @@ wait $wp
 cs=$(ps_value "$OUT" context-switches)
 check "-p PID: counts the process and ends with it (exit $RC, $cs switches)" \
 	sh -c "[ $RC -eq 0 ] && [ ${cs:-0} -ge 50 ]"
+# -p counts what the process forks after stat attached (inherit, as perf stat does): a shell
+# that, once followed, runs the workload touching 2000 pages in a child
+(sleep 0.3; exec sh -c "sleep 0.2; '$W' faults 2000; true") &
+wp=$!
+run_capture timeout 20 "$P" stat -p $wp -e page-faults --format json
+wait $wp
+pf=$(ps_value "$OUT" page-faults)
+check "-p PID: children forked after attaching are counted ($pf page-faults for 2000 pages)" \
+	test "${pf:-0}" -ge 2000
 # -t: one thread, ended the same way
 sleep 0.3 &
 sp=$!
