@@ -43,7 +43,8 @@ const char psc_exporter_help[] =
 	"                              when node_exporter runs beside it)\n"
 	"  --web.telemetry-path=PATH   path of the metrics (default /metrics); '/' is a landing page\n"
 	"  --web.config.file=FILE      TLS and basic auth, exporter-toolkit's web-config YAML\n"
-	"  --web.max-connections=N     connections served at once; more are refused (default 64)\n"
+	"  --web.max-connections=N     connections served at once; more wait to be accepted\n"
+	"                              (default 64)\n"
 	"  --web.connection-timeout=S  a connection not delivering a complete request within S\n"
 	"                              seconds is closed, idle or trickling (default 10)\n"
 	"  --collector.perf.cpus=CPUS  CPUs to count on: 0-3,6 or strides 0-7:2 (0,2,4,6)\n"
@@ -515,7 +516,11 @@ int psc_exporter_main(int argc, char **argv)
 				    .max_connections = (unsigned int)a.max_conn,
 				    .timeout_s = (unsigned int)a.timeout_s,
 				    .max_request_bytes = 16384,
-				    .threads = 2,
+				    /*
+				     * libmicrohttpd splits the connection limit between its
+				     * threads; a thread left with none never stops.
+				     */
+				    .threads = a.max_conn < 2 ? 1 : 2,
 				    .scrape = scrape,
 				    .ctx = &x };
 	srv = http_start(fd, &hopts, err, sizeof(err));

@@ -3,7 +3,7 @@
 # web-config basic auth and TLS, privilege drop, robustness (malformed, huge, many, slow), SIGTERM.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 74 "system-wide perf events, privilege drop"
+exporter_setup 75 "system-wide perf events, privilege drop"
 
 ncpu=$(getconf _NPROCESSORS_ONLN)
 
@@ -236,6 +236,14 @@ if [ "$nsw" -eq $((2 * ncpu)) ] && ! grep -qi 'too many open files' "$LOG"; then
 	ok "started with a soft limit of 14 open files: every software event and the tracepoint open on all CPUs"
 else fail "with 14 open files: $nsw of $((2 * ncpu)) open; $(grep -i -m1 'too many' "$LOG")"; fi
 stop "$PID"
+
+# The smallest connection limit: serves, and stops (libmicrohttpd splits the limit between its
+# threads, and a thread left without one never stopped)
+start_exporter oneconn --web.max-connections=1 --collector.perf.disable-hardware-profilers --collector.perf.disable-cache-profilers
+code=$(status "$URL/metrics")
+stop "$PID"
+if [ "$code" = 200 ] && [ "$STOP_RC" -eq 0 ]; then ok "--web.max-connections=1: serves (200) and stops on SIGTERM"; else
+	fail "--web.max-connections=1: $code, exit $STOP_RC"; fi
 
 # --user=root keeps root; an unknown user is a runtime error before serving
 start_exporter asroot --user=root --collector.perf.disable-hardware-profilers --collector.perf.disable-cache-profilers
