@@ -50,7 +50,7 @@ static const char trace_help[] =
 	"      --duration S      stop after S seconds\n"
 	"  -i, --interval MS     print events seen and lost per event every MS milliseconds\n"
 	"      --format F        text (default) or json: one object per event, fields typed\n"
-	"  -v, --verbose         library diagnostics on stderr\n"
+	"  -v, --verbose         library diagnostics on stderr (with stacks: symbolizer statistics)\n"
 	"  -- COMMAND ARGS...    run COMMAND, trace it and its children, stop when it exits and\n"
 	"                        exit with its status\n"
 	"\n"
@@ -379,6 +379,8 @@ static int on_round_end(void *ctx)
 {
 	struct trace *t = ctx;
 
+	if (t->stack)
+		trace_stack__round_end(t->stack);
 	return psc_out__flush(t->out) ? 1 : 0;
 }
 
@@ -726,6 +728,8 @@ static int trace_run(int argc, char **argv)
 		goto out;
 	}
 	report_end(&t, sess);
+	if (t.stack && t.o.verbose)
+		trace_stack__print_stats(t.stack, stderr);
 	if (err < 0) {
 		fprintf(stderr, "perfscope trace: %s\n", strerror(-err));
 		ret = 1;

@@ -11,9 +11,16 @@
 
 #define MAX_FRAMES 256
 
+/* Processes that exited: their maps are dropped a round later (see trace_stack__round_end). */
+struct pid_list {
+	pid_t *pids;
+	size_t nr, cap;
+};
+
 struct trace_stack {
 	struct psc_symcache *sc;
 	bool problem_said;
+	struct pid_list exited, ripe;
 	struct psc_frame frames[MAX_FRAMES];
 	char line[512];
 };
@@ -37,7 +44,31 @@ void trace_stack__delete(struct trace_stack *ts)
 	if (!ts)
 		return;
 	psc_symcache__delete(ts->sc);
+	free(ts->exited.pids);
+	free(ts->ripe.pids);
 	free(ts);
+}
+
+static void pid_list_add(struct pid_list *l, pid_t pid)
+{
+	if (l->nr == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		pid_t *n = realloc(l->pids, cap * sizeof(*n));
+
+		if (!n)
+			return; /* its maps stay until the end: memory, not correctness */
+		l->pids = n;
+		l->cap = cap;
+	}
+	l->pids[l->nr++] = pid;
+}
+
+/* A pid reused by a new process must not lose its new maps to the old one's exit. */
+static void pid_list_del(struct pid_list *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->pids[i] == pid)
+			l->pids[i--] = l->pids[--l->nr];
 }
 
 void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
@@ -65,17 +96,54 @@ void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
 	}
 	case PERF_RECORD_FORK:
 		/* New processes only; a new thread shares its process's maps. */
-		if (rec->fork.pid != rec->fork.ppid)
+		if (rec->fork.pid != rec->fork.ppid) {
+			pid_list_del(&ts->exited, (pid_t)rec->fork.pid);
+			pid_list_del(&ts->ripe, (pid_t)rec->fork.pid);
 			psc_usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid);
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		/* the process's main thread: the maps go once its last samples are out */
+		if (rec->fork.pid == rec->fork.tid)
+			pid_list_add(&ts->exited, (pid_t)rec->fork.pid);
 		break;
 	case PERF_RECORD_COMM:
 		if (rec->comm.exec)
 			psc_usyms__exec(u, (pid_t)rec->comm.pid);
 		break;
 	default:
-		/* EXIT is not fed: samples of the process may still be queued in other rings. */
 		break;
 	}
+}
+
+/*
+ * Samples of an exited process may still sit in other CPUs' rings when its EXIT is delivered
+ * (without time order); a full round later every ring has been read past them. Without this, a
+ * long system-wide trace would keep the maps of every process it ever saw.
+ */
+void trace_stack__round_end(struct trace_stack *ts)
+{
+	struct psc_usyms *u = psc_symcache__usyms(ts->sc);
+	struct pid_list t;
+
+	for (size_t i = 0; i < ts->ripe.nr; i++)
+		psc_usyms__exit(u, ts->ripe.pids[i]);
+	ts->ripe.nr = 0;
+	t = ts->ripe;
+	ts->ripe = ts->exited;
+	ts->exited = t;
+}
+
+void trace_stack__print_stats(struct trace_stack *ts, FILE *f)
+{
+	struct psc_symcache_stats st;
+
+	psc_symcache__stats(ts->sc, &st);
+	fprintf(f,
+		"perfscope trace: symbols: %zu processes and %zu binaries held, %zu kernel "
+		"symbols; %llu of %llu frame lookups answered from the cache, %llu unknown\n",
+		st.procs, st.dsos, st.ksyms, (unsigned long long)st.hits,
+		(unsigned long long)st.lookups, (unsigned long long)st.unknown);
 }
 
 static int resolve(struct trace_stack *ts, const struct psc_sample *s)

@@ -123,11 +123,14 @@ if [ $rc -eq 0 ] && grep -q "sched:sched_switch: [0-9]* events, [0-9]* lost" "$E
 ERRF=$(mktemp); _tap_tmpfiles+=("$ERRF")
 "$P" trace -e sched:sched_switch >/dev/null 2>"$ERRF" &
 tpid=$!
+# each SIGUSR1 once the previous one was answered (two pending ones would merge into one);
+# the first once the trace runs (it prints nothing before, so give it time to set up)
+stat_lines() { grep -c "sched:sched_switch: [0-9]* events, [0-9]* lost" "$ERRF"; }
 sleep 0.5
-kill -USR1 $tpid
-sleep 0.3
-kill -USR1 $tpid
-sleep 0.3
+for want in 1 2; do
+	kill -USR1 $tpid
+	for _ in $(seq 100); do [ "$(stat_lines)" -ge $want ] && break; sleep 0.05; done
+done
 kill -INT $tpid
 wait $tpid
 rc=$?

@@ -7,9 +7,9 @@ GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 N=8
 
-plan 13
+plan 14
 skip_all() {
-	for i in $(seq 13); do skip "$1"; done
+	for i in $(seq 14); do skip "$1"; done
 	done_testing
 }
 need_root || skip_all "needs root (tracepoints)"
@@ -84,7 +84,17 @@ else
 	else fail "kallsyms hidden (exit $RC)"; sed 's/^/#   /' "$ERR" | head -3; fi
 fi
 
-# 7-8: Rust names demangled, legacy (_ZN..17h<hash>E) and v0 (_R...) manglings
+# 7: processes that exit are forgotten (a long system-wide -g trace must not keep every process
+# it ever saw): 40 short-lived processes, then a second for the session to go through a few
+# rounds (an exited process is dropped a round after its exit is read), and at most a few are
+# left at the end (-v says how many)
+run_capture "$P" trace -v -g -e $TP -- sh -c "for i in \$(seq 40); do '$GEN' -q getppid 1; done; sleep 1"
+held=$(sed -n 's/^perfscope trace: symbols: \([0-9]*\) processes .*/\1/p' "$ERR")
+if [ "$RC" -eq 0 ] && [ "$(wc -l <"$OUT")" -ge 40 ] && [ -n "$held" ] && [ "$held" -le 5 ]; then
+	ok "40 processes traced with stacks, $held still held at the end"
+else fail "exited processes: exit $RC, held '${held}'"; tail -2 "$ERR" | sed 's/^/#   /'; fi
+
+# 8-9: Rust names demangled, legacy (_ZN..17h<hash>E) and v0 (_R...) manglings
 RUSTC=$(command -v rustc || true)
 if [ -z "$RUSTC" ]; then
 	skip "no rustc"
@@ -137,7 +147,7 @@ EOF
 	rust_case v0 '<r::inner::Poke<u32>>::poke_getppid' -C symbol-mangling-version=v0
 fi
 
-# 9-13: C++ names demangled, from the symbol table, a debuglink file and .gnu_debugdata
+# 10-14: C++ names demangled, from the symbol table, a debuglink file and .gnu_debugdata
 CXX_BIN=$(command -v g++ || command -v c++ || true)
 if [ -z "$CXX_BIN" ]; then
 	for i in $(seq 5); do skip "no C++ compiler (g++)"; done
