@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 49
+plan 50
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -194,6 +194,10 @@ expect_rc "negative interval" 2 "$P" stat -i -5 -a --duration 0.1
 # An fd limit below what one event per CPU needs, with a hard limit that forbids raising it.
 run_capture bash -c "ulimit -n 6; exec '$P' stat -a -e context-switches,cpu-migrations,page-faults,task-clock,cpu-clock --duration 0.1"
 check "RLIMIT_NOFILE too low: exit 1 with advice (exit $RC)" sh -c "[ $RC -eq 1 ] && grep -qi 'ulimit\|open files\|file descriptors' '$ERR'"
+# A soft limit too low under a higher hard one is raised for perfscope only: the command keeps its own.
+run_capture bash -c "ulimit -Sn 8; exec '$P' stat -e context-switches,cpu-migrations,page-faults,task-clock,cpu-clock -- sh -c 'ulimit -Sn'"
+check "RLIMIT_NOFILE soft limit raised up to the hard one, the command still sees 8 (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && [ \"\$(head -1 '$OUT')\" = 8 ] && grep -q 'cpu-clock' '$OUT'"
 
 # perf_event_paranoid too strict for a user without privileges: run as nobody. At level 2 (the
 # usual default) whole CPUs and kernel counting are refused and user-space counting of its own
