@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 50
+plan 52
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -160,6 +160,23 @@ wait $pid
 rc=$?
 check "SIGINT: exit 0 (got $rc) and counts printed" sh -c "[ $rc -eq 0 ] && grep -q context-switches /tmp/psc_int.$$"
 rm -f /tmp/psc_int.$$
+# SIGTERM too; with a command, the command gets it and its status (143) is passed through
+term_out=$(mktemp)
+"$P" stat -a -e context-switches --format json >"$term_out" 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM: exit 0 (got $rc) and the counts printed as JSON" sh -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; json.loads(open(sys.argv[1]).readline())' '$term_out'"
+"$P" stat -e context-switches -- sleep 30 >"$term_out" 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM with a command: forwarded, exit 143 (got $rc), counts printed" sh -c "[ $rc -eq 143 ] && grep -q context-switches '$term_out'"
+rm -f "$term_out"
 
 # --- bad input ------------------------------------------------------------------------------
 expect_rc "-e without its value" 2 "$P" stat -e
