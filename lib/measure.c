@@ -287,7 +287,11 @@ bool psc_meter__uses_rdpmc(const struct psc_meter *m)
 
 int psc_meter__read(struct psc_meter *m, struct psc_meter_value *values, int n)
 {
-	bool via_syscall = !m->rdpmc;
+	bool via_syscall;
+
+	if (!m || n < 0 || (n > 0 && !values))
+		return -EINVAL;
+	via_syscall = !m->rdpmc;
 
 	/* Any counter that cannot be read from user space right now sends them all to read(2). */
 	for (int i = 0; !via_syscall && i < m->specs->nr; i++) {
@@ -418,6 +422,9 @@ int psc_measure(void (*fn)(void *arg), void *arg, const char *events,
 	struct psc_meter *m;
 	int ret;
 
+	/* a NULL fn would crash between enable and disable, with counters open */
+	if (!fn || n < 0 || (n > 0 && !values))
+		return -EINVAL;
 	ret = psc_parse_events(events, NULL, &specs, err ? err : &local_err);
 	if (ret)
 		return ret;

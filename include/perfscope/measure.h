@@ -46,7 +46,8 @@ struct psc_meter_value {
 	double scaled; /* multiplexing-scaled */
 	uint64_t ena, run;
 };
-/* Fills up to n values (one per event, in list order); returns the number of events. */
+/* Fills up to n values (one per event, in list order); returns the number of events, or -errno
+ * (-EINVAL for a NULL meter, a negative n, or NULL values with n > 0). */
 PSC_API int psc_meter__read(struct psc_meter *meter, struct psc_meter_value *values, int n);
 PSC_API int psc_meter__nr(const struct psc_meter *meter);
 /* True when reads use rdpmc (cap_user_rdpmc and cap_user_time) rather than read(2). */
@@ -54,7 +55,8 @@ PSC_API bool psc_meter__uses_rdpmc(const struct psc_meter *meter);
 
 /*
  * One call: open `events` on this thread, run fn(arg) between enable and disable, read, close.
- * values as in psc_meter__read. Returns the number of events or -errno.
+ * values as in psc_meter__read. Returns the number of events or -errno (-EINVAL for a NULL fn,
+ * a negative n, or NULL values with n > 0).
  */
 PSC_API int psc_measure(void (*fn)(void *arg), void *arg, const char *events,
 			struct psc_meter_value *values, int n, struct psc_parse_error *err);

@@ -397,6 +397,19 @@ static void test_measure_function(void **state)
 	}
 	psc_meter__delete(m);
 
+	/* misuse is refused, not a crash: no function, no room for values, a negative count */
+	assert_int_equal(psc_measure(NULL, NULL, "page-faults", v, 1, NULL), -EINVAL);
+	assert_int_equal(psc_measure(fault_100, &n, "page-faults", NULL, 1, NULL), -EINVAL);
+	assert_int_equal(psc_measure(fault_100, &n, "page-faults", v, -1, NULL), -EINVAL);
+	assert_int_equal(psc_measure(fault_100, &n, "page-faults", NULL, 0, NULL), 1);
+	assert_int_equal(psc_measure(fault_100, &n, NULL, v, 1, &err), -EINVAL);
+	m = psc_meter__new("page-faults", NULL, &err);
+	assert_non_null(m);
+	assert_int_equal(psc_meter__read(m, NULL, 1), -EINVAL);
+	assert_int_equal(psc_meter__read(m, v, -2), -EINVAL);
+	assert_int_equal(psc_meter__read(NULL, v, 1), -EINVAL);
+	psc_meter__delete(m);
+
 	/* bad event list: NULL, errno, and the parser's message */
 	assert_null(psc_meter__new("page-fault", NULL, &err));
 	assert_true(err.msg[0] != '\0');
