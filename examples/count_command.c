@@ -20,30 +20,44 @@ static const char *const default_events = "task-clock,page-faults,context-switch
 
 /*
  * Forks the command but holds it before exec until go_fd is written, so the counters can be
- * opened on its pid first; enable_on_exec then starts them exactly at exec.
+ * opened on its pid first; enable_on_exec then starts them exactly at exec. A failed exec
+ * writes its errno to *exec_fd (close-on-exec: a successful exec just closes it), so the
+ * parent knows there is nothing to report.
  */
-static pid_t fork_held(char **argv, int *go_fd)
+static pid_t fork_held(char **argv, int *go_fd, int *exec_fd)
 {
-	int go[2];
+	int go[2], ex[2];
 	pid_t pid;
 
 	if (pipe2(go, O_CLOEXEC))
 		return -1;
+	if (pipe2(ex, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
 		char c;
+		int e;
 
 		close(go[1]);
+		close(ex[0]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(126); /* the parent gave up */
 		execvp(argv[0], argv);
-		fprintf(stderr, "count_command: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
+		e = errno;
+		fprintf(stderr, "count_command: cannot run %s: %s\n", argv[0], strerror(e));
+		if (write(ex[1], &e, sizeof(e)) != sizeof(e))
+			_exit(126);
+		_exit(e == ENOENT ? 127 : 126);
 	}
 	close(go[0]);
+	close(ex[1]);
 	*go_fd = go[1];
+	*exec_fd = ex[0];
 	return pid;
 }
 
@@ -56,7 +70,7 @@ int main(int argc, char **argv)
 	struct psc_cpumap *cpus = NULL;
 	struct psc_threadmap *threads = NULL;
 	struct psc_evsel *evsel;
-	int go_fd = -1, status = 0, ret = 1, err, i;
+	int go_fd = -1, exec_fd = -1, status = 0, ret = 1, err, i;
 	pid_t pid;
 
 	if (argc < 2) {
@@ -70,7 +84,7 @@ int main(int argc, char **argv)
 			perr.pos > 0 ? perr.pos : 0, "");
 		return 2;
 	}
-	pid = fork_held(argv + 1, &go_fd);
+	pid = fork_held(argv + 1, &go_fd, &exec_fd);
 	if (pid < 0) {
 		perror("count_command: fork");
 		goto out;
@@ -108,6 +122,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	pid = -1;
+	/* The command never ran: it said why; there are no counts to show. */
+	if (read(exec_fd, &err, sizeof(err)) == sizeof(err)) {
+		ret = WEXITSTATUS(status);
+		goto out;
+	}
 	if (psc_evlist__read(evlist)) {
 		fprintf(stderr, "count_command: reading the counters failed: %s\n",
 			strerror(errno));
@@ -134,6 +153,8 @@ int main(int argc, char **argv)
 	/* Exit like the command did, as `perfscope stat -- CMD` does. */
 	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 out:
+	if (exec_fd >= 0)
+		close(exec_fd);
 	if (go_fd >= 0)
 		close(go_fd); /* a held child reads EOF and exits */
 	if (pid > 0)

@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 CC=${CC:-cc}
 EXAMPLES=(count_command measure_function per_cpu)
 
-plan $((7 + 2 * ${#EXAMPLES[@]}))
+plan $((8 + 2 * ${#EXAMPLES[@]}))
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
@@ -107,6 +107,11 @@ else
 	fail "count_command: exit $RC, page-faults '$pf'"
 	sed 's/^/#   /' "$OUT" "$ERR" | head -10
 fi
+
+# count_command: a command that cannot run exits 127 with the reason and shows no counts
+run_ex count_command /nonexistent/cmd
+check "count_command of a missing command: exit 127 (got $RC), the reason, no counts" \
+	sh -c "[ $RC -eq 127 ] && grep -q 'cannot run /nonexistent/cmd' '$ERR' && ! grep -q 'counts for' '$OUT'"
 
 # measure_function: psc_measure and the meter count the pages the function touches (at least;
 # a sanitizer's shadow memory faults too)
