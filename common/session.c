@@ -407,6 +407,8 @@ static bool peek(void *ctx, struct psc_order_ring *r)
 	const struct perf_event_header *hdr;
 	const struct perf_event_attr *attr;
 
+	/* Records before this one are delivered: let the kernel reuse their space already. */
+	psc_ring__release(r->ring);
 	for (;;) {
 		errno = 0;
 		hdr = psc_ring__next(r->ring);

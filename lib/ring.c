@@ -29,6 +29,7 @@ static int ring_init(struct psc_ring *ring, void *base, size_t data_offset, size
 	/* A forward ring resumes where an earlier reader stopped; a backward one starts at 0. */
 	ring->start = overwrite ? 0 : __atomic_load_n(&ring->pc->data_tail, __ATOMIC_RELAXED);
 	ring->end = ring->start;
+	ring->released = ring->start;
 	return 0;
 }
 
@@ -135,6 +136,13 @@ static int read_init_backward(struct psc_ring *ring)
 	return span ? 0 : -EAGAIN;
 }
 
+/* Release: our reads of the records happen before the kernel may overwrite them. */
+static void release_tail(struct psc_ring *ring)
+{
+	__atomic_store_n(&ring->pc->data_tail, ring->start, __ATOMIC_RELEASE);
+	ring->released = ring->start;
+}
+
 int psc_ring__read_init(struct psc_ring *ring)
 {
 	uint64_t head;
@@ -151,7 +159,7 @@ int psc_ring__read_init(struct psc_ring *ring)
 		ring->start = head;
 		ring->end = head;
 		/* Release the whole buffer, or the kernel would stay blocked on it forever. */
-		__atomic_store_n(&ring->pc->data_tail, head, __ATOMIC_RELEASE);
+		release_tail(ring);
 		return -EAGAIN;
 	}
 	ring->end = head;
@@ -269,8 +277,17 @@ void psc_ring__read_done(struct psc_ring *ring)
 		ring->prev = ring->head;
 		return;
 	}
-	/* Release: our reads of the records happen before the kernel may overwrite them. */
-	__atomic_store_n(&ring->pc->data_tail, ring->start, __ATOMIC_RELEASE);
+	release_tail(ring);
+}
+
+void psc_ring__release(struct psc_ring *ring)
+{
+	/*
+	 * Not per record: the kernel reads data_tail on every write, so each store would pull the
+	 * control page's cache line back to the writing CPU.
+	 */
+	if (!ring->overwrite && ring->start - ring->released >= ring->data_size / 8)
+		release_tail(ring);
 }
 
 static int ring_pause(struct psc_ring *ring, unsigned long on)

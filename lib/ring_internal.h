@@ -23,6 +23,7 @@ struct psc_ring {
 	uint64_t end; /* forward: data_head at read_init; overwrite: end of the range */
 	uint64_t head; /* data_head at read_init */
 	uint64_t prev; /* overwrite: data_head at the previous read_done */
+	uint64_t released; /* forward: the data_tail last stored */
 	bool clamped; /* overwrite: the range was cut to one buffer (oldest may be torn) */
 	const struct perf_event_header *cur; /* returned by next, not yet consumed */
 

@@ -98,6 +98,13 @@ PSC_API const struct perf_event_header *psc_ring__next(struct psc_ring *ring);
 PSC_API void psc_ring__consume(struct psc_ring *ring);
 /* Ends the batch: release-stores data_tail (forward rings) so the kernel can reuse the space. */
 PSC_API void psc_ring__read_done(struct psc_ring *ring);
+/*
+ * Mid-batch, hands the records consumed so far back to the kernel once they make up an eighth of
+ * the buffer or more (forward rings; a no-op otherwise). A reader that spends time on each record
+ * calls it between records, so a long batch does not hold the whole buffer until read_done and
+ * the kernel keeps room for new events. Records consumed before the call are invalid after it.
+ */
+PSC_API void psc_ring__release(struct psc_ring *ring);
 
 /* Stops / restarts the kernel writing into the ring (PERF_EVENT_IOC_PAUSE_OUTPUT). */
 PSC_API int psc_ring__pause(struct psc_ring *ring);

@@ -126,6 +126,71 @@ static void test_batch_snapshot(void **state)
 }
 
 /*
+ * release mid-batch hands back consumed records once they fill an eighth of the buffer, so the
+ * writer finds room while the reader is still in a long batch; never the unconsumed record.
+ */
+static void test_release_mid_batch(void **state)
+{
+	struct rec_builder b;
+	struct fake_ring f;
+	struct psc_ring *ring;
+	uint64_t i;
+
+	assert_int_equal(fake_ring_init(&f, 1024, false, 0), 0);
+	ring = psc_ring__new_mem(f.rd, f.len, false);
+	for (i = 0; i < 32; i++) /* 32 x 32 bytes: the buffer is full */
+		assert_true(fake_ring_write(&f, make_rec(&b, i, 4), 32));
+	assert_false(fake_ring_write(&f, make_rec(&b, 99, 4), 32));
+	assert_int_equal(psc_ring__read_init(ring), 0);
+	for (i = 0; i < 3; i++) {
+		check_rec(psc_ring__next(ring), i, 4);
+		psc_ring__consume(ring);
+		psc_ring__release(ring); /* 96 bytes consumed: under an eighth (128), kept */
+	}
+	assert_int_equal(f.pc->data_tail, 0);
+	check_rec(psc_ring__next(ring), 3, 4);
+	psc_ring__release(ring); /* the peeked record is not consumed: not released */
+	assert_int_equal(f.pc->data_tail, 0);
+	psc_ring__consume(ring);
+	psc_ring__release(ring);
+	assert_int_equal(f.pc->data_tail, 128);
+	/* the writer has room again, inside the same batch */
+	for (i = 32; i < 36; i++)
+		assert_true(fake_ring_write(&f, make_rec(&b, i, 4), 32));
+	assert_false(fake_ring_write(&f, make_rec(&b, 99, 4), 32));
+	for (i = 4; i < 32; i++) {
+		check_rec(psc_ring__next(ring), i, 4);
+		psc_ring__consume(ring);
+	}
+	assert_null(psc_ring__next(ring)); /* the batch ends where read_init saw the head */
+	psc_ring__read_done(ring);
+	assert_int_equal(f.pc->data_tail, 1024);
+	assert_int_equal(psc_ring__read_init(ring), 0);
+	for (i = 32; i < 36; i++) {
+		check_rec(psc_ring__next(ring), i, 4);
+		psc_ring__consume(ring);
+	}
+	psc_ring__read_done(ring);
+	psc_ring__delete(ring);
+	fake_ring_fini(&f);
+
+	/* an overwrite ring is mapped read-only: release must not write (it would fault) */
+	assert_int_equal(fake_ring_init(&f, 1024, true, 0), 0);
+	ring = psc_ring__new_mem(f.rd, f.len, true);
+	for (i = 0; i < 8; i++)
+		fake_ring_write(&f, make_rec(&b, i, 4), 32);
+	assert_int_equal(psc_ring__read_init(ring), 0);
+	for (i = 0; i < 8; i++) {
+		assert_non_null(psc_ring__next(ring));
+		psc_ring__consume(ring);
+		psc_ring__release(ring);
+	}
+	psc_ring__read_done(ring);
+	psc_ring__delete(ring);
+	fake_ring_fini(&f);
+}
+
+/*
  * Every start offset of a 256-byte buffer, records of every size from 16 to 96 bytes: each must
  * come back intact, in place when it does not wrap and copied aside when it does.
  */
@@ -502,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_in_order_zero_copy),
 		cmocka_unit_test(test_batch_snapshot),
+		cmocka_unit_test(test_release_mid_batch),
 		cmocka_unit_test(test_wrap_every_offset),
 		cmocka_unit_test(test_straddle),
 		cmocka_unit_test(test_full_buffer_record),
