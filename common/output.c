@@ -147,30 +147,47 @@ void psc_out__printf(struct psc_out *o, const char *fmt, ...)
 	o->len += n;
 }
 
+/*
+ * Decimal digits of v ending at end, two per division: numbers are written for every field of
+ * every event, and a division is the costly part.
+ */
+static char *u64_digits(char *end, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930"
+		"31323334353637383940414243444546474849505152535455565758596061"
+		"6263646566676869707172737475767778798081828384858687888990919293"
+		"949596979899";
+
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
 void psc_out__u64(struct psc_out *o, uint64_t v)
 {
-	char tmp[20];
-	int i = sizeof(tmp);
+	char tmp[20], *p = u64_digits(tmp + sizeof(tmp), v);
 
-	do {
-		tmp[--i] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	psc_out__write(o, tmp + i, sizeof(tmp) - i);
+	psc_out__write(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 void psc_out__u64_width(struct psc_out *o, uint64_t v, int width)
 {
-	char tmp[20];
-	int i = sizeof(tmp);
+	char tmp[20], *p = u64_digits(tmp + sizeof(tmp), v);
+	int n = (int)(tmp + sizeof(tmp) - p);
 
-	do {
-		tmp[--i] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	for (width -= (int)sizeof(tmp) - i; width > 0; width--)
+	for (width -= n; width > 0; width--)
 		psc_out__putc(o, ' ');
-	psc_out__write(o, tmp + i, sizeof(tmp) - i);
+	psc_out__write(o, p, (size_t)n);
 }
 
 void psc_out__i64(struct psc_out *o, int64_t v)
@@ -304,6 +321,38 @@ void psc_json__key(struct psc_json *j, const char *key)
 	psc_json_escape(j->out, key, strlen(key));
 	psc_out__write(j->out, "\":", 2);
 	j->after_key = true;
+}
+
+void psc_json__raw_key(struct psc_json *j, const char *quoted_colon, size_t n)
+{
+	sep(j);
+	psc_out__write(j->out, quoted_colon, n);
+	j->after_key = true;
+}
+
+void psc_json__raw(struct psc_json *j, const char *json, size_t n)
+{
+	sep(j);
+	psc_out__write(j->out, json, n);
+}
+
+char *psc_json_render(const char *s, bool key, size_t *len)
+{
+	size_t n = strlen(s);
+	/* an escape is at most 6 bytes per input byte; quotes, ':' and NUL */
+	struct psc_out o = { .fd = -1, .cap = 6 * n + 4 };
+
+	o.buf = malloc(o.cap);
+	if (!o.buf)
+		return NULL;
+	psc_out__putc(&o, '"');
+	psc_json_escape(&o, s, n);
+	psc_out__putc(&o, '"');
+	if (key)
+		psc_out__putc(&o, ':');
+	o.buf[o.len] = '\0';
+	*len = o.len;
+	return o.buf;
 }
 
 static void open_container(struct psc_json *j, char c, bool array)

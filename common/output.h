@@ -107,6 +107,17 @@ void psc_json__null(struct psc_json *j);
 /* "0x..." as a JSON string: addresses exceed the 2^53 integers JSON readers keep exact. */
 void psc_json__hex(struct psc_json *j, uint64_t v);
 
+/*
+ * Per-event writers render what repeats once: a key or value already in JSON form is written as
+ * is. PSC_JSON_KEY takes a string literal that needs no escaping (plain ASCII names).
+ */
+void psc_json__raw_key(struct psc_json *j, const char *quoted_colon, size_t n);
+void psc_json__raw(struct psc_json *j, const char *json, size_t n);
+#define PSC_JSON_KEY(j, lit) psc_json__raw_key((j), "\"" lit "\":", sizeof(lit) + 2)
+/* s as a JSON string ("...", escaped), followed by ':' when key; malloc'd, NUL-terminated, its
+ * length in *len. NULL when out of memory. */
+char *psc_json_render(const char *s, bool key, size_t *len);
+
 /* Escaped string contents (no quotes) into out; shared with writers of other formats. */
 void psc_json_escape(struct psc_out *out, const char *s, size_t n);
 

@@ -79,6 +79,11 @@ struct trace_event {
 	struct psc_tp_format *fmt; /* tracepoints */
 	int nr_fields;
 	const struct psc_tp_field **fields;
+	/* --format json: the name as a JSON string and each field's "name": key, rendered once */
+	char *json_name;
+	size_t json_name_len;
+	char **json_keys;
+	size_t *json_key_lens;
 };
 
 /* tid -> comm: from COMM records, else /proc/TID/comm the first time a tid is seen. */
@@ -252,13 +257,15 @@ static void print_text(struct trace *t, struct trace_event *ev, int cpu, const s
 		trace_stack__text(t->stack, o, s);
 }
 
-static void json_field(struct psc_json *j, const struct psc_tp_field *f, const struct psc_sample *s)
+static void json_field(struct psc_json *j, const struct trace_event *ev, int idx,
+		       const struct psc_sample *s)
 {
+	const struct psc_tp_field *f = ev->fields[idx];
 	uint32_t len, i, nr;
 	const char *str;
 	uint64_t v;
 
-	psc_json__key(j, f->name);
+	psc_json__raw_key(j, ev->json_keys[idx], ev->json_key_lens[idx]);
 	switch (f->kind) {
 	case PSC_TP_KIND_STRING:
 		str = psc_tp_field__str(f, s->raw.data, s->raw.size, &len);
@@ -299,40 +306,40 @@ static void print_json(struct trace *t, struct trace_event *ev, int cpu, const s
 	int i;
 
 	psc_json__begin(j, t->out);
-	psc_json__key(j, "time");
+	PSC_JSON_KEY(j, "time");
 	psc_json__u64(j, s->time);
-	psc_json__key(j, "cpu");
+	PSC_JSON_KEY(j, "cpu");
 	psc_json__i64(j, cpu);
-	psc_json__key(j, "pid");
+	PSC_JSON_KEY(j, "pid");
 	psc_json__u64(j, s->pid);
-	psc_json__key(j, "tid");
+	PSC_JSON_KEY(j, "tid");
 	psc_json__u64(j, s->tid);
-	psc_json__key(j, "comm");
+	PSC_JSON_KEY(j, "comm");
 	psc_json__str(j, comm_get(t, s->pid, s->tid));
-	psc_json__key(j, "event");
-	psc_json__str(j, ev->name);
+	PSC_JSON_KEY(j, "event");
+	psc_json__raw(j, ev->json_name, ev->json_name_len);
 	if (!ev->fmt) {
 		if (s->sample_type & PERF_SAMPLE_IP) {
-			psc_json__key(j, "ip");
+			PSC_JSON_KEY(j, "ip");
 			psc_json__hex(j, s->ip);
 		}
 		if (s->sample_type & PERF_SAMPLE_ADDR) {
-			psc_json__key(j, "addr");
+			PSC_JSON_KEY(j, "addr");
 			psc_json__hex(j, s->addr);
 		}
 		if (s->sample_type & PERF_SAMPLE_PERIOD) {
-			psc_json__key(j, "period");
+			PSC_JSON_KEY(j, "period");
 			psc_json__u64(j, s->period);
 		}
 	} else {
-		psc_json__key(j, "fields");
+		PSC_JSON_KEY(j, "fields");
 		psc_json__obj(j);
 		for (i = 0; i < ev->nr_fields; i++)
-			json_field(j, ev->fields[i], s);
+			json_field(j, ev, i, s);
 		psc_json__end(j);
 	}
 	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN)) {
-		psc_json__key(j, "stack");
+		PSC_JSON_KEY(j, "stack");
 		trace_stack__json(t->stack, j, s);
 	}
 	psc_json__end_line(j);
@@ -400,10 +407,35 @@ static void free_events(struct psc_evlist *evlist)
 		if (ev) {
 			psc_tp_format__delete(ev->fmt);
 			free(ev->fields);
+			free(ev->json_name);
+			for (int k = 0; ev->json_keys && k < ev->nr_fields; k++)
+				free(ev->json_keys[k]);
+			free(ev->json_keys);
+			free(ev->json_key_lens);
 			free(ev);
 		}
 		psc_evsel__set_priv(evsel, NULL);
 	}
+}
+
+/* The event's JSON name and field keys, so that no event escapes the same text again. */
+static int render_json(struct trace_event *ev)
+{
+	int i;
+
+	ev->json_name = psc_json_render(ev->name, false, &ev->json_name_len);
+	ev->json_keys = calloc(ev->nr_fields > 0 ? ev->nr_fields : 1, sizeof(*ev->json_keys));
+	ev->json_key_lens =
+		calloc(ev->nr_fields > 0 ? ev->nr_fields : 1, sizeof(*ev->json_key_lens));
+	if (!ev->json_name || !ev->json_keys || !ev->json_key_lens)
+		return -ENOMEM;
+	for (i = 0; i < ev->nr_fields; i++) {
+		ev->json_keys[i] =
+			psc_json_render(ev->fields[i]->name, true, &ev->json_key_lens[i]);
+		if (!ev->json_keys[i])
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Sampling policy: every occurrence of discrete events, a rate for the clock-like ones. */
@@ -481,6 +513,8 @@ static int add_event(struct trace *t, struct psc_evlist *evlist, const struct ps
 	}
 	psc_evsel__set_priv(evsel, ev);
 	ev->name = psc_evsel__name(evsel);
+	if (t->json_fmt && render_json(ev))
+		return -ENOMEM; /* ev is the evsel's now: freed with the evlist */
 	a = psc_evsel__attr_mut(evsel);
 	config_period(spec, a);
 	if (spec->kind == PSC_EVENT_TRACEPOINT)

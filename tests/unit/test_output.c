@@ -97,6 +97,65 @@ static void test_json(void **state)
 	close(fd);
 }
 
+/* Every decimal length and both sides of each power of ten, against printf. */
+static void test_u64_digits(void **state)
+{
+	int fd = memfd_create("out", 0);
+	struct psc_out *o = psc_out__new(fd, 0);
+	char want[64];
+	uint64_t p = 1;
+
+	for (int e = 0; e < 20; e++, p *= 10) {
+		const uint64_t vs[] = { p - 1, p, p + 1, p * 9 / 10 * 10 + 5 };
+
+		for (size_t i = 0; i < 4; i++) {
+			assert_int_equal(ftruncate(fd, 0), 0);
+			assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+			psc_out__u64(o, vs[i]);
+			psc_out__flush(o);
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)vs[i]);
+			assert_string_equal(contents(fd), want);
+		}
+	}
+	psc_out__delete(o);
+	close(fd);
+}
+
+/* Pre-rendered keys and values write the same text as the escaping writers. */
+static void test_json_raw(void **state)
+{
+	int fd = memfd_create("out", 0);
+	struct psc_out *o = psc_out__new(fd, 0);
+	struct psc_json j;
+	size_t klen, vlen;
+	char *key = psc_json_render("we\"ird\n", true, &klen);
+	char *val = psc_json_render("sched:sched_switch", false, &vlen);
+
+	assert_non_null(key);
+	assert_non_null(val);
+	assert_string_equal(key, "\"we\\\"ird\\n\":");
+	assert_int_equal(klen, strlen(key));
+	assert_string_equal(val, "\"sched:sched_switch\"");
+	psc_json__begin(&j, o);
+	PSC_JSON_KEY(&j, "event");
+	psc_json__raw(&j, val, vlen);
+	psc_json__raw_key(&j, key, klen);
+	psc_json__u64(&j, 7);
+	psc_json__key(&j, "arr");
+	psc_json__arr(&j);
+	psc_json__raw(&j, val, vlen);
+	psc_json__raw(&j, val, vlen);
+	psc_json__end_line(&j);
+	psc_out__flush(o);
+	assert_string_equal(contents(fd),
+			    "{\"event\":\"sched:sched_switch\",\"we\\\"ird\\n\":7,"
+			    "\"arr\":[\"sched:sched_switch\",\"sched:sched_switch\"]}\n");
+	free(key);
+	free(val);
+	psc_out__delete(o);
+	close(fd);
+}
+
 static void test_json_utf8(void **state)
 {
 	int fd = memfd_create("out", 0);
@@ -160,7 +219,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers_and_text), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_utf8),	 cmocka_unit_test(test_epipe_sticky),
-		cmocka_unit_test(test_enospc),
+		cmocka_unit_test(test_enospc),		 cmocka_unit_test(test_u64_digits),
+		cmocka_unit_test(test_json_raw),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
