@@ -26,10 +26,17 @@ if command -v perf >/dev/null && perf stat -x, -e page-faults true >/dev/null 2>
 	perf stat -x, -e page-faults,context-switches,task-clock -o /tmp/psc_perf_csv.$$ -- "$W" faults 3000
 	ppf=$(perf_value /tmp/psc_perf_csv.$$ page-faults)
 	check "page-faults agree with perf stat ($pf vs $ppf, 2%)" close_enough "$pf" "$ppf" 0.02
-	"$P" stat -e context-switches --format json -- "$W" sleeps 200 >/tmp/psc_cs.$$ 2>/dev/null
-	perf stat -x, -e context-switches -o /tmp/psc_perf_cs.$$ -- "$W" sleeps 200
-	a=$(ps_value /tmp/psc_cs.$$ context-switches); b=$(perf_value /tmp/psc_perf_cs.$$ context-switches)
-	check "context-switches agree with perf stat ($a vs $b, 10%)" close_enough "$a" "$b" 0.10
+	# 200 sleeps are 200 voluntary switches; preemption by other load adds a few at random, so
+	# each side is the least of 3 runs
+	a= b=
+	for _ in 1 2 3; do
+		"$P" stat -e context-switches --format json -- "$W" sleeps 200 >/tmp/psc_cs.$$ 2>/dev/null
+		perf stat -x, -e context-switches -o /tmp/psc_perf_cs.$$ -- "$W" sleeps 200
+		x=$(ps_value /tmp/psc_cs.$$ context-switches); y=$(perf_value /tmp/psc_perf_cs.$$ context-switches)
+		if [ -z "$a" ] || [ "${x:-0}" -lt "$a" ]; then a=${x:-0}; fi
+		if [ -z "$b" ] || [ "${y:-0}" -lt "$b" ]; then b=${y:-0}; fi
+	done
+	check "context-switches agree with perf stat ($a vs $b, least of 3 runs each, 10%)" close_enough "$a" "$b" 0.10
 	check "200 sleeps give at least 200 context switches ($a)" test "${a:-0}" -ge 200
 	rm -f /tmp/psc_perf_csv.$$ /tmp/psc_perf_cs.$$ /tmp/psc_cs.$$
 else
