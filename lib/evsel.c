@@ -368,8 +368,19 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 
 	if (!slot_ok(leader, cpu_idx, thread_idx) || leader->leader != leader)
 		return -EINVAL;
-	if (!(leader->attr.read_format & PERF_FORMAT_GROUP))
-		return psc_evsel__read(leader, cpu_idx, thread_idx, NULL);
+	if (!(leader->attr.read_format & PERF_FORMAT_GROUP)) {
+		/* a lone event, or an inherited group (opened without GROUP, see open): each fd */
+		if (!leader->members)
+			return psc_evsel__read(leader, cpu_idx, thread_idx, NULL);
+		for (int k = 0; k < leader->nr_members; k++) {
+			if (!leader->members[k]->fds)
+				continue;
+			err = psc_evsel__read(leader->members[k], cpu_idx, thread_idx, NULL);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
 	want = sizeof(uint64_t) * (3 + 2 * (size_t)leader->nr_members);
 	if (want > sizeof(stackbuf) && !(buf = malloc(want)))
 		return -ENOMEM;

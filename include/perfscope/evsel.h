@@ -75,7 +75,8 @@ PSC_API int psc_evsel__read(struct psc_evsel *evsel, int cpu_idx, int thread_idx
 			    struct psc_counts *out);
 /*
  * A leader with PERF_FORMAT_GROUP: one read(2) fills the counts of every member at
- * (cpu_idx, thread_idx); fetch them with psc_evsel__counts(). Plain evsels: same as read.
+ * (cpu_idx, thread_idx); fetch them with psc_evsel__counts(). An inherited group (opened with
+ * inherit, without PERF_FORMAT_GROUP) is read one fd per member. Plain evsels: same as read.
  */
 PSC_API int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx);
 /* The last value read at (cpu_idx, thread_idx), or summed over all of them with -1, -1. */

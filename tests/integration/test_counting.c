@@ -233,6 +233,36 @@ static void test_inherit_counts_children(void **state)
 	psc_evsel__counts(pf, -1, -1, &c);
 	assert_true(c.val >= 500);
 	psc_evlist__delete(evlist);
+
+	/* a group with inherit: the member's count, children included, is read too */
+	struct perf_event_attr b = sw_attr(PERF_COUNT_SW_PAGE_FAULTS_MIN);
+	struct psc_evsel *leader, *member;
+
+	evlist = self_evlist();
+	leader = psc_evsel__new(&a, "page-faults");
+	member = psc_evsel__new(&b, "minor-faults");
+	psc_evlist__add(evlist, leader);
+	psc_evlist__add(evlist, member);
+	assert_int_equal(psc_evsel__set_leader(member, leader), 0);
+	assert_int_equal(psc_evlist__open(evlist, &oo), 0);
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		touch_pages(500);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	psc_evlist__disable(evlist);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	psc_evsel__counts(leader, -1, -1, &c);
+	assert_true(c.val >= 500);
+	psc_evsel__counts(member, -1, -1, &c);
+	if (c.val < 500)
+		print_message("# inherited group member minor-faults read %llu\n",
+			      (unsigned long long)c.val);
+	assert_true(c.val >= 500);
+	psc_evlist__delete(evlist);
 }
 
 /* Without skip_unsupported, a failure rolls back every fd the open made. */
