@@ -44,13 +44,21 @@ int psc_evlist__add(struct psc_evlist *evlist, struct psc_evsel *evsel)
 int psc_evlist__add_specs(struct psc_evlist *evlist, const struct psc_event_list *specs, bool group)
 {
 	struct psc_evsel *leader = NULL;
+	int base = evlist->nr;
 
 	for (int i = 0; i < specs->nr; i++) {
-		struct psc_evsel *evsel = psc_evsel__new_spec(&specs->specs[i]);
+		const struct psc_event_spec *spec = &specs->specs[i];
+		struct psc_evsel *evsel = psc_evsel__new_spec(spec);
 		int err;
 
 		if (!evsel)
 			return -errno;
+		/* the groups the list wrote, "{a,b}": the parser names each member's leader */
+		if (!group && spec->leader >= 0 && spec->leader < i &&
+		    (err = psc_evsel__set_leader(evsel, evlist->entries[base + spec->leader]))) {
+			psc_evsel__delete(evsel);
+			return err;
+		}
 		if (group && leader && (err = psc_evsel__set_leader(evsel, leader))) {
 			psc_evsel__delete(evsel);
 			return err;

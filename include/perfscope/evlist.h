@@ -18,7 +18,8 @@ PSC_API struct psc_evlist *psc_evlist__new(void);
 PSC_API void psc_evlist__delete(struct psc_evlist *evlist);
 /* The evlist takes ownership of evsel. */
 PSC_API int psc_evlist__add(struct psc_evlist *evlist, struct psc_evsel *evsel);
-/* One evsel per parsed spec; group=true makes the first the leader of the rest. */
+/* One evsel per parsed spec; group=true makes the first the leader of the rest, false keeps the
+ * groups the list wrote ("{a,b},c": a leads b, c alone). */
 PSC_API int psc_evlist__add_specs(struct psc_evlist *evlist, const struct psc_event_list *specs,
 				  bool group);
 PSC_API int psc_evlist__nr(const struct psc_evlist *evlist);

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 52
+plan 54
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -53,6 +53,22 @@ if grep -q '<not supported>.*cycles' "$OUT"; then
 else
 	check "cycles counted (hardware PMU present)" grep -Eq '[0-9] +cycles' "$OUT"
 	skip "hardware PMU present"; skip "hardware PMU present"
+fi
+
+# groups as written: counted together with a command (inherited, read per member); a group whose
+# leader this machine lacks is unsupported as a whole, as in perf stat, and the rest still count
+run_capture "$P" stat -e '{task-clock,page-faults,minor-faults},cycles' --format json -- "$W" faults 500
+check "-e '{task-clock,page-faults,minor-faults}' with a command: every member counted" python3 -c '
+import json, sys
+o = {x["event"]: x for x in map(json.loads, open(sys.argv[1]))}
+assert o["page-faults"]["value"] >= 500 and o["minor-faults"]["value"] >= 500, o
+assert o["task-clock"]["value"] > 0, o' "$OUT"
+run_capture "$P" stat -e '{cycles,page-faults},minor-faults' -- "$W" faults 100
+if grep -q '<not supported>.*cpu-cycles' "$OUT"; then
+	check "a group led by an unsupported event is <not supported>, the event outside counts" \
+		sh -c "grep -q '<not supported>.*page-faults' '$OUT' && grep -Eq '^ +[0-9]+ +minor-faults' '$OUT'"
+else
+	skip "this machine counts cycles"
 fi
 
 # cache events: every one encodes to PERF_TYPE_HW_CACHE (unit test); here they need the PMU too

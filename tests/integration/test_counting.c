@@ -265,6 +265,39 @@ static void test_inherit_counts_children(void **state)
 	psc_evlist__delete(evlist);
 }
 
+/* add_specs keeps the groups the list wrote ({a,b}), or makes one group of all when asked. */
+static void test_add_specs_groups(void **state)
+{
+	struct psc_parse_error err;
+	struct psc_event_list *specs = NULL;
+	struct psc_evlist *evlist = psc_evlist__new();
+	struct psc_evsel *e[5];
+
+	assert_int_equal(
+		psc_parse_events("cs,{page-faults,minor-faults},task-clock", NULL, &specs, &err),
+		0);
+	assert_int_equal(psc_evlist__add_specs(evlist, specs, false), 0);
+	/* appended after what is there: the second time round, leaders are the new evsels */
+	assert_int_equal(psc_evlist__add_specs(evlist, specs, false), 0);
+	assert_int_equal(psc_evlist__nr(evlist), 8);
+	for (int i = 0; i < 4; i++)
+		e[i] = psc_evlist__at(evlist, 4 + i);
+	assert_ptr_equal(psc_evsel__leader(e[0]), e[0]);
+	assert_ptr_equal(psc_evsel__leader(e[1]), e[1]);
+	assert_ptr_equal(psc_evsel__leader(e[2]), e[1]);
+	assert_ptr_equal(psc_evsel__leader(e[3]), e[3]);
+	assert_ptr_equal(psc_evsel__leader(psc_evlist__at(evlist, 2)), psc_evlist__at(evlist, 1));
+	psc_evlist__delete(evlist);
+
+	evlist = psc_evlist__new();
+	assert_int_equal(psc_evlist__add_specs(evlist, specs, true), 0);
+	e[4] = psc_evlist__at(evlist, 0);
+	for (int i = 0; i < 4; i++)
+		assert_ptr_equal(psc_evsel__leader(psc_evlist__at(evlist, i)), e[4]);
+	psc_evlist__delete(evlist);
+	psc_event_list__delete(specs);
+}
+
 /* Without skip_unsupported, a failure rolls back every fd the open made. */
 static void test_failed_open_rolls_back(void **state)
 {
@@ -468,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_unsupported_skipped),
 		cmocka_unit_test(test_group_with_missing_member),
 		cmocka_unit_test(test_inherit_counts_children),
+		cmocka_unit_test(test_add_specs_groups),
 		cmocka_unit_test(test_failed_open_rolls_back),
 		cmocka_unit_test(test_per_cpu_system_wide),
 		cmocka_unit_test(test_cgroup_target),
