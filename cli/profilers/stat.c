@@ -144,9 +144,22 @@ static void print_line(struct stat_ctx *s, const struct psc_evsel *evsel, int cp
 		} else {
 			char msg[512];
 
+			const struct psc_evsel *leader = psc_evsel__leader(evsel);
+
 			psc_json__key(&j, "error");
-			psc_json__str(&j, psc_strerror_open(open_err, psc_evsel__name(evsel), msg,
-							    sizeof(msg)));
+			if (leader != evsel) { /* the event may be fine: its group cannot be */
+				char why[512];
+
+				snprintf(msg, sizeof(msg), "%s: its group cannot be counted: %s",
+					 psc_evsel__name(evsel),
+					 psc_strerror_open(open_err, psc_evsel__name(leader), why,
+							   sizeof(why)));
+				psc_json__str(&j, msg);
+			} else {
+				psc_json__str(&j,
+					      psc_strerror_open(open_err, psc_evsel__name(evsel),
+								msg, sizeof(msg)));
+			}
 		}
 		psc_json__end_line(&j);
 		return;

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 54
+plan 55
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -67,8 +67,13 @@ run_capture "$P" stat -e '{cycles,page-faults},minor-faults' -- "$W" faults 100
 if grep -q '<not supported>.*cpu-cycles' "$OUT"; then
 	check "a group led by an unsupported event is <not supported>, the event outside counts" \
 		sh -c "grep -q '<not supported>.*page-faults' '$OUT' && grep -Eq '^ +[0-9]+ +minor-faults' '$OUT'"
+	run_capture "$P" stat -e '{cycles,page-faults},minor-faults' --format json -- "$W" faults 100
+	check "JSON: the member's error blames its group's leader" python3 -c '
+import json, sys
+o = {x["event"]: x for x in map(json.loads, open(sys.argv[1]))}
+assert o["page-faults"]["error"].startswith("page-faults: its group cannot be counted: cpu-cycles"), o' "$OUT"
 else
-	skip "this machine counts cycles"
+	skip "this machine counts cycles"; skip "this machine counts cycles"
 fi
 
 # cache events: every one encodes to PERF_TYPE_HW_CACHE (unit test); here they need the PMU too
