@@ -19,13 +19,15 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# The Debian prometheus packages would start their services on install; the tests start their own
+# on loopback. A policy-rc.d that denies starts (exit 101) keeps packages installed now from
+# starting anything, and leaves services the machine already runs alone.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" >/dev/null
-# The Debian prometheus packages start their services on install; tests start their own on loopback.
-for svc in prometheus prometheus-node-exporter; do
-	if command -v systemctl >/dev/null 2>&1; then
-		systemctl disable --now "$svc" >/dev/null 2>&1 || true
-	fi
-	pkill -x "$svc" >/dev/null 2>&1 || true
-done
 echo "install-deps.sh: all packages present"
