@@ -2,6 +2,9 @@
  * cgroups, meters. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -346,51 +350,109 @@ static void test_per_cpu_system_wide(void **state)
 	psc_threadmap__put(threads);
 }
 
+/* The cgroup2 mount from /proc/mounts, or NULL. */
+static char *cgroup2_mount(void)
+{
+	static char dir[256];
+	char line[512], fs[64];
+	FILE *f = fopen("/proc/mounts", "r");
+	char *found = NULL;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %255s %63s", dir, fs) == 2 && !strcmp(fs, "cgroup2")) {
+			found = dir;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * A cgroup of our own with a child in it that makes exactly 500 page faults and waits: counting the
+ * cgroup on every CPU sees those faults, and nothing of this process outside it.
+ */
 static void test_cgroup_target(void **state)
 {
-	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
-	int cgfd = psc_cgroup__open("/");
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	char *mnt = cgroup2_mount(), path[320], procs[340], pid_s[16];
+	int go[2], done[2], cgfd, fd, err, read_err = -1;
+	bool moved, ran = false, removed;
 	struct psc_evlist *evlist;
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *threads;
-	struct psc_evsel *clk;
-	struct psc_counts c;
-	int err;
+	struct psc_evsel *pf;
+	struct psc_counts c = { 0 };
+	pid_t child;
+	char b = 0;
 
-	if (cgfd < 0) {
-		print_message("# skip: no cgroup hierarchy perf can use (%s)\n", strerror(-cgfd));
+	assert_int_equal(psc_cgroup__open("no/such/cgroup/here"), -ENOENT);
+	snprintf(path, sizeof(path), "%s/perfscope-test-%d", mnt ? mnt : "", (int)getpid());
+	if (!mnt || mkdir(path, 0755)) {
+		print_message("# skip: no cgroup2 mount where a test group can be made (%s)\n",
+			      mnt ? strerror(errno) : "none in /proc/mounts");
 		skip();
 	}
-	assert_int_equal(psc_cgroup__open("no/such/cgroup/here"), -ENOENT);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		/* wait until counted, fault 500 fresh pages, say so, wait to be killed */
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		touch_pages(500);
+		if (write(done[1], &b, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	/* No assertion until the child is killed and the group removed: a failure must not leave
+	 * them behind. */
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)child);
+	fd = open(procs, O_WRONLY);
+	moved = fd >= 0 && write(fd, pid_s, strlen(pid_s)) > 0;
+	if (fd >= 0)
+		close(fd);
+	cgfd = psc_cgroup__open(path);
 	evlist = psc_evlist__new();
 	cpus = psc_cpumap__new_online();
 	threads = psc_threadmap__new_any();
-	clk = psc_evsel__new(&a, "task-clock");
+	pf = psc_evsel__new(&a, "page-faults");
 	psc_evlist__set_maps(evlist, cpus, threads);
-	psc_evlist__add(evlist, clk);
+	psc_evlist__add(evlist, pf);
 	PSC_OPTS(psc_evlist_open_opts, oo, .cgroup_fd = cgfd);
-	err = psc_evlist__open(evlist, &oo);
-	if (err == -EBADF || err == -EOPNOTSUPP) {
-		print_message("# skip: this kernel cannot count the root cgroup (%s)\n",
-			      strerror(-err));
-		psc_evlist__delete(evlist);
-		psc_cpumap__put(cpus);
-		psc_threadmap__put(threads);
-		close(cgfd);
-		skip();
+	err = cgfd < 0 ? cgfd : psc_evlist__open(evlist, &oo);
+	if (moved && !err) {
+		psc_evlist__enable(evlist);
+		touch_pages(300); /* ours, outside the cgroup: not counted */
+		ran = write(go[1], &b, 1) == 1 && read(done[0], &b, 1) == 1;
+		psc_evlist__disable(evlist);
+		read_err = psc_evlist__read(evlist);
+		psc_evsel__counts(pf, -1, -1, &c);
 	}
-	assert_int_equal(err, 0);
-	psc_evlist__enable(evlist);
-	for (volatile int i = 0; i < 3000000; i++)
-		;
-	psc_evlist__disable(evlist);
-	assert_int_equal(psc_evlist__read(evlist), 0);
-	psc_evsel__counts(clk, -1, -1, &c);
-	assert_true(c.val > 0); /* this very test runs in the root cgroup's subtree */
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
 	psc_evlist__delete(evlist);
 	psc_cpumap__put(cpus);
 	psc_threadmap__put(threads);
-	close(cgfd);
+	if (cgfd >= 0)
+		close(cgfd);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	removed = rmdir(path) == 0;
+
+	assert_true(moved);
+	assert_int_equal(err, 0);
+	assert_true(ran);
+	assert_int_equal(read_err, 0);
+	print_message("# page faults in the cgroup: %llu\n", (unsigned long long)c.val);
+	/* the child's 500 and the few of its own code path, none of our 300 */
+	assert_true(c.val >= 500 && c.val < 800);
+	assert_true(removed);
 }
 
 static void fault_100(void *arg)
