@@ -215,6 +215,12 @@ int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned i
 		if (ret)
 			return ret;
 	}
+	/* getopt ate the "--": with nothing after it, the command the user meant to give is missing
+	 * (silently counting the whole machine instead would be a surprise) */
+	if ((flags & PSC_OPT_TARGET) && optind == argc && optind > 1 &&
+	    !strcmp(argv[optind - 1], "--"))
+		return usage_error(prof, "'--' is not followed by a command to run; give one "
+					 "(-- COMMAND ARGS...) or leave '--' out");
 	if (optind < argc) {
 		if (flags & PSC_OPT_POSITIONAL)
 			o->positional = argv + optind;

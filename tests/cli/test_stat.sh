@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 55
+plan 57
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -37,7 +37,9 @@ if command -v perf >/dev/null && perf stat -x, -e page-faults true >/dev/null 2>
 		if [ -z "$b" ] || [ "${y:-0}" -lt "$b" ]; then b=${y:-0}; fi
 	done
 	check "context-switches agree with perf stat ($a vs $b, least of 3 runs each, 10%)" close_enough "$a" "$b" 0.10
-	check "200 sleeps give at least 200 context switches ($a)" test "${a:-0}" -ge 200
+	# a sleep whose timer has already fired by the time the task blocks does not switch, so a
+	# few of the 200 may be missing; far fewer would mean switches are not being counted
+	check "200 sleeps give at least 190 context switches ($a)" test "${a:-0}" -ge 190
 	rm -f /tmp/psc_perf_csv.$$ /tmp/psc_perf_cs.$$ /tmp/psc_cs.$$
 else
 	skip "perf stat is not usable here"; skip "perf stat is not usable here"; skip "perf stat is not usable here"
@@ -211,6 +213,8 @@ expect_rc "-e without its value" 2 "$P" stat -e
 check "a missing value is named as such" grep -q "option '-e' needs a value" "$ERR"
 expect_rc "unknown option" 2 "$P" stat --bogus -- true
 check "an unknown option is named as such" grep -q "unknown option '--bogus'" "$ERR"
+expect_rc "'--' with no command after it" 2 "$P" stat -e task-clock --duration 0.1 --
+check "the missing command is named as such" grep -q "'--' is not followed by a command" "$ERR"
 expect_rc "empty event list" 2 "$P" stat -e '' -- true
 expect_rc "unknown event" 2 "$P" stat -e page-fault -- true
 check "unknown event suggests the close name" grep -q "page-faults" "$ERR"

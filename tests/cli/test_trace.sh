@@ -6,17 +6,17 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 41
+plan 42
 if ! need_root; then
-	for i in $(seq 41); do skip "needs root (tracepoints)"; done
+	for i in $(seq 42); do skip "needs root (tracepoints)"; done
 	done_testing
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 41); do skip "bench/gen_events not built"; done
+	for i in $(seq 42); do skip "bench/gen_events not built"; done
 	done_testing
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 41); do skip "no $TP tracepoint on this kernel"; done
+	for i in $(seq 42); do skip "no $TP tracepoint on this kernel"; done
 	done_testing
 fi
 
@@ -84,6 +84,7 @@ expect_rc "unknown filter field" 2 "$P" trace -e "sched:sched_switch/nope==1/" -
 if grep -q "prev_comm" "$ERR"; then ok "unknown field: the event's fields are listed"; else fail "fields not listed"; fi
 expect_rc "filter on a software event" 2 "$P" trace -e "page-faults/x==1/" --duration 0.1
 expect_rc "-m not a power of two" 2 "$P" trace -m 3 -e $TP --duration 0.1
+expect_rc "'--' with no command after it" 2 "$P" trace -e $TP --duration 0.1 --
 expect_rc "command not found" 127 "$P" trace -e $TP -- /nonexistent/perfscope-cmd
 if grep -q "cannot run '/nonexistent/perfscope-cmd'" "$ERR"; then ok "says which command cannot run"; else fail "no clear message"; fi
 expect_rc "no -e" 2 "$P" trace --duration 0.1
