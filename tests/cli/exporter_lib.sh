@@ -13,12 +13,10 @@ exporter_setup() {
 	local n=$1 why=$2
 	plan "$n"
 	if ! need_root; then
-		for _ in $(seq "$n"); do skip "needs root ($why)"; done
-		done_testing
+		skip_all "needs root ($why)"
 	fi
 	if ! command -v curl >/dev/null || ! command -v python3 >/dev/null; then
-		for _ in $(seq "$n"); do skip "needs curl and python3 (scripts/install-deps.sh)"; done
-		done_testing
+		skip_all "needs curl and python3 (scripts/install-deps.sh)"
 	fi
 	TMP=$(mktemp -d)
 	PIDS=()

@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 _tap_n=0
 _tap_failed=0
-plan() { echo "1..$1"; }
+_tap_plan=0
+plan() { _tap_plan=$1; echo "1..$1"; }
 ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
 fail() { _tap_n=$((_tap_n + 1)); _tap_failed=1; echo "not ok $_tap_n - $*"; }
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
@@ -27,5 +28,10 @@ _tap_tmpfiles=()
 done_testing() {
 	rm -f "${_tap_tmpfiles[@]}" 2>/dev/null
 	exit $_tap_failed
+}
+# skip_all REASON: skips every test of the plan not yet run and ends the script
+skip_all() {
+	while [ "$_tap_n" -lt "$_tap_plan" ]; do skip "$1"; done
+	done_testing
 }
 need_root() { [ "$(id -u)" -eq 0 ]; }

@@ -8,16 +8,13 @@ TP=syscalls:sys_enter_getppid
 
 plan 42
 if ! need_root; then
-	for i in $(seq 42); do skip "needs root (tracepoints)"; done
-	done_testing
+	skip_all "needs root (tracepoints)"
 fi
 if [ ! -x "$GEN" ]; then
-	for i in $(seq 42); do skip "bench/gen_events not built"; done
-	done_testing
+	skip_all "bench/gen_events not built"
 fi
 if ! "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1; then
-	for i in $(seq 42); do skip "no $TP tracepoint on this kernel"; done
-	done_testing
+	skip_all "no $TP tracepoint on this kernel"
 fi
 
 # stats: "perfscope trace: EVENT: N events, M lost" -> "N M"

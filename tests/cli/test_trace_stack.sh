@@ -8,10 +8,6 @@ TP=syscalls:sys_enter_getppid
 N=8
 
 plan 14
-skip_all() {
-	for i in $(seq 14); do skip "$1"; done
-	done_testing
-}
 need_root || skip_all "needs root (tracepoints)"
 [ -x "$GEN" ] || skip_all "bench/gen_events not built"
 "$P" trace -e $TP --duration 0.01 >/dev/null 2>&1 || skip_all "no $TP tracepoint on this kernel"
@@ -150,8 +146,7 @@ fi
 # 10-14: C++ names demangled, from the symbol table, a debuglink file and .gnu_debugdata
 CXX_BIN=$(command -v g++ || command -v c++ || true)
 if [ -z "$CXX_BIN" ]; then
-	for i in $(seq 5); do skip "no C++ compiler (g++)"; done
-	done_testing
+	skip_all "no C++ compiler (g++)"
 fi
 D=$(mktemp -d)
 _tap_tmpfiles+=("$D")
@@ -178,8 +173,7 @@ EOF
 # frame pointers, no sibling calls (enter_kernel keeps its frame, so poke is found above libc's
 # frameless syscall()), no sanitizers
 if ! "$CXX_BIN" -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls -o "$D/w" "$D/w.cc" 2>"$D/cc.err"; then
-	for i in $(seq 5); do skip "$CXX_BIN cannot build the test program: $(head -1 "$D/cc.err")"; done
-	done_testing
+	skip_all "$CXX_BIN cannot build the test program: $(head -1 "$D/cc.err")"
 fi
 POKE='psc_test::Widget<int>::poke(int)'
 cxx_case() { # cxx_case BINARY DESCRIPTION
