@@ -15,19 +15,12 @@
 #include "tp_formats.h"
 
 /* A synthetic __rel_loc event, as the kernel's trace-events-sample module defines one. */
-static const char fmt_rel[] =
-	"name: foo_rel_loc\n"
-	"ID: 1234\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:__rel_loc char[] foo;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:int bar;\toffset:12;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"print fmt: \"foo=%s bar=%d\", __get_rel_str(foo), REC->bar\n";
+static const char fmt_rel[] = "name: foo_rel_loc\n"
+			      "ID: 1234\n" TP_FORMAT_COMMON_FIELDS
+			      "\tfield:__rel_loc char[] foo;\toffset:8;\tsize:4;\tsigned:0;\n"
+			      "\tfield:int bar;\toffset:12;\tsize:4;\tsigned:1;\n"
+			      "\n"
+			      "print fmt: \"foo=%s bar=%d\", __get_rel_str(foo), REC->bar\n";
 
 static void put16(uint8_t *p, uint16_t v)
 {

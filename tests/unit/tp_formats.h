@@ -3,15 +3,18 @@
 #ifndef TP_FORMATS_H
 #define TP_FORMATS_H
 
+/* "format:" and the fields every event starts with, up to the blank line that ends them */
+#define TP_FORMAT_COMMON_FIELDS                                                        \
+	"format:\n"                                                                    \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"                     \
+	"\n"
+
 static const char fmt_sched_switch[] =
 	"name: sched_switch\n"
-	"ID: 372\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"ID: 372\n" TP_FORMAT_COMMON_FIELDS
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -24,13 +27,7 @@ static const char fmt_sched_switch[] =
 
 static const char fmt_sched_wakeup[] =
 	"name: sched_wakeup\n"
-	"ID: 374\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"ID: 374\n" TP_FORMAT_COMMON_FIELDS
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -40,13 +37,7 @@ static const char fmt_sched_wakeup[] =
 
 static const char fmt_sched_process_exec[] =
 	"name: sched_process_exec\n"
-	"ID: 365\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"ID: 365\n" TP_FORMAT_COMMON_FIELDS
 	"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
@@ -55,13 +46,7 @@ static const char fmt_sched_process_exec[] =
 
 static const char fmt_kmalloc[] =
 	"name: kmalloc\n"
-	"ID: 658\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"ID: 658\n" TP_FORMAT_COMMON_FIELDS
 	"\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:const void * ptr;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:size_t bytes_req;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -73,13 +58,7 @@ static const char fmt_kmalloc[] =
 
 static const char fmt_dma_map_sg[] =
 	"name: dma_map_sg\n"
-	"ID: 431\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"ID: 431\n" TP_FORMAT_COMMON_FIELDS
 	"\tfield:__data_loc char[] device;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:int full_nents;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:int full_ents;\toffset:16;\tsize:4;\tsigned:1;\n"
@@ -94,13 +73,7 @@ static const char fmt_dma_map_sg[] =
 
 static const char fmt_sys_enter_openat[] =
 	"name: sys_enter_openat\n"
-	"ID: 782\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"ID: 782\n" TP_FORMAT_COMMON_FIELDS
 	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -112,13 +85,7 @@ static const char fmt_sys_enter_openat[] =
 /* Fixed u8 arrays (addresses) that libtraceevent would call strings, and %pI4/%pI6c. */
 static const char fmt_inet_sock_set_state[] =
 	"name: inet_sock_set_state\n"
-	"ID: 2287\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
+	"ID: 2287\n" TP_FORMAT_COMMON_FIELDS
 	"\tfield:const void * skaddr;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:int oldstate;\toffset:16;\tsize:4;\tsigned:1;\n"
 	"\tfield:int newstate;\toffset:20;\tsize:4;\tsigned:1;\n"
