@@ -335,33 +335,50 @@ static bool slot_ok(const struct psc_evsel *evsel, int cpu_idx, int thread_idx)
 	       thread_idx < evsel->threads->nr;
 }
 
+/*
+ * Words of one value in a read(2) without PERF_FORMAT_GROUP: value, enabled, running, id, lost,
+ * each there when its bit is. The caller may have added PERF_FORMAT_LOST (a sampling session
+ * does), and a buffer short of what the format needs makes the kernel refuse the read.
+ */
+static inline int value_words(uint64_t fmt)
+{
+	return 1 + __builtin_popcountll(fmt & (READ_FORMAT_COUNTING | PERF_FORMAT_LOST));
+}
+
 int psc_evsel__read(struct psc_evsel *evsel, int cpu_idx, int thread_idx, struct psc_counts *out)
 {
-	uint64_t buf[4];
-	int slot;
+	uint64_t fmt = evsel->attr.read_format, buf[5];
+	struct psc_counts *c;
+	int slot, i = 1;
 	ssize_t n;
 
 	if (!slot_ok(evsel, cpu_idx, thread_idx))
 		return -EINVAL;
-	if (evsel->attr.read_format & PERF_FORMAT_GROUP)
+	if (fmt & PERF_FORMAT_GROUP)
 		return -EINVAL; /* use psc_evsel__read_group on the leader */
 	slot = slot_of(evsel, cpu_idx, thread_idx);
 	n = read(evsel->fds[slot], buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
-	if (n != sizeof(buf))
+	if (n != (ssize_t)sizeof(uint64_t) * value_words(fmt))
 		return -EIO;
-	evsel->counts[slot] = (struct psc_counts){ buf[0], buf[1], buf[2], buf[3] };
-	evsel->ids[slot] = buf[3];
+	c = &evsel->counts[slot];
+	c->val = buf[0];
+	c->ena = fmt & PERF_FORMAT_TOTAL_TIME_ENABLED ? buf[i++] : 0;
+	c->run = fmt & PERF_FORMAT_TOTAL_TIME_RUNNING ? buf[i++] : 0;
+	if (fmt & PERF_FORMAT_ID)
+		evsel->ids[slot] = buf[i];
+	c->id = evsel->ids[slot];
 	if (out)
-		*out = evsel->counts[slot];
+		*out = *c;
 	return 0;
 }
 
 int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 {
-	/* nr, enabled, running, then {value, id} per member */
-	uint64_t stackbuf[3 + 2 * 16], *buf = stackbuf;
+	/* nr, enabled, running, then {value, id, lost} per member (lost: PERF_FORMAT_LOST) */
+	uint64_t stackbuf[3 + 3 * 16], *buf = stackbuf;
+	uint64_t fmt = leader->attr.read_format, stride, hw, ena, run;
 	int slot, err = 0;
 	size_t want;
 	ssize_t n;
@@ -381,7 +398,11 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 		}
 		return 0;
 	}
-	want = sizeof(uint64_t) * (3 + 2 * (size_t)leader->nr_members);
+	/* The members were opened with the leader's read_format (evsel__open copies it). */
+	hw = 1 + !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+	     !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	stride = 1 + !!(fmt & PERF_FORMAT_ID) + !!(fmt & PERF_FORMAT_LOST);
+	want = sizeof(uint64_t) * (hw + stride * (size_t)leader->nr_members);
 	if (want > sizeof(stackbuf) && !(buf = malloc(want)))
 		return -ENOMEM;
 	slot = slot_of(leader, cpu_idx, thread_idx);
@@ -390,8 +411,8 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 		err = -errno;
 		goto out;
 	}
-	if (n < (ssize_t)(3 * sizeof(uint64_t)) || buf[0] > (uint64_t)leader->nr_members ||
-	    (size_t)n < sizeof(uint64_t) * (3 + 2 * buf[0])) {
+	if (n < (ssize_t)(hw * sizeof(uint64_t)) || buf[0] > (uint64_t)leader->nr_members ||
+	    (size_t)n < sizeof(uint64_t) * (hw + stride * buf[0])) {
 		err = -EIO;
 		goto out;
 	}
@@ -401,8 +422,11 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 	 * time is learnt from the read; a known one that does not match means the order is not
 	 * what we think, and the member is looked up by id instead.
 	 */
+	ena = fmt & PERF_FORMAT_TOTAL_TIME_ENABLED ? buf[1] : 0;
+	run = fmt & PERF_FORMAT_TOTAL_TIME_RUNNING ? buf[hw - 1] : 0;
 	for (uint64_t i = 0, m = 0; i < buf[0]; i++) {
-		uint64_t val = buf[3 + 2 * i], id = buf[4 + 2 * i];
+		const uint64_t *e = buf + hw + stride * i;
+		uint64_t val = e[0], id = fmt & PERF_FORMAT_ID ? e[1] : 0;
 		struct psc_evsel *member = NULL;
 
 		while (m < (uint64_t)leader->nr_members && !leader->members[m]->fds)
@@ -411,14 +435,14 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 			member = leader->members[m++];
 			if (!member->ids[slot])
 				member->ids[slot] = id;
-			else if (member->ids[slot] != id)
+			else if (id && member->ids[slot] != id)
 				member = NULL;
 		}
 		for (int k = 0; !member && k < leader->nr_members; k++)
 			if (leader->members[k]->fds && slot_id(leader->members[k], slot) == id)
 				member = leader->members[k];
 		if (member)
-			member->counts[slot] = (struct psc_counts){ val, buf[1], buf[2], id };
+			member->counts[slot] = (struct psc_counts){ val, ena, run, id };
 	}
 out:
 	if (buf != stackbuf)

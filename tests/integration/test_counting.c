@@ -130,6 +130,52 @@ static void test_group_one_read(void **state)
 	psc_evlist__delete(evlist);
 }
 
+/*
+ * Extra read_format bits an evsel may carry: the streaming session adds PERF_FORMAT_LOST to every
+ * event, which puts a lost count after the id of each value the kernel returns.
+ */
+static void test_read_with_lost_format(void **state)
+{
+	struct perf_event_attr a0 = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct perf_event_attr a1 = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct perf_event_attr a2 = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct psc_evlist *evlist = self_evlist();
+	struct psc_evsel *pf, *leader, *member;
+	struct psc_counts c;
+	int err;
+
+	a0.read_format = a1.read_format = a2.read_format = PERF_FORMAT_LOST;
+	pf = psc_evsel__new(&a0, "page-faults");
+	leader = psc_evsel__new(&a1, "task-clock");
+	member = psc_evsel__new(&a2, "page-faults");
+	assert_int_equal(psc_evsel__set_leader(member, leader), 0);
+	psc_evlist__add(evlist, pf);
+	psc_evlist__add(evlist, leader);
+	psc_evlist__add(evlist, member);
+	err = psc_evlist__open(evlist, NULL);
+	if (err == -EINVAL) {
+		print_message("# skip: PERF_FORMAT_LOST needs Linux 6.0\n");
+		psc_evlist__delete(evlist);
+		skip();
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	touch_pages(100);
+	assert_int_equal(psc_evlist__disable(evlist), 0);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	assert_int_equal(psc_evsel__counts(pf, 0, 0, &c), 0);
+	assert_in_range(c.val, 100, 130);
+	assert_true(c.ena > 0 && c.run == c.ena);
+	assert_ptr_equal(psc_evlist__evsel_by_id(evlist, c.id), pf);
+	assert_int_equal(psc_evsel__counts(member, 0, 0, &c), 0);
+	assert_in_range(c.val, 100, 130);
+	assert_ptr_equal(psc_evlist__evsel_by_id(evlist, c.id), member);
+	assert_int_equal(psc_evsel__counts(leader, 0, 0, &c), 0);
+	assert_true(c.val > 0);
+	assert_ptr_equal(psc_evlist__evsel_by_id(evlist, c.id), leader);
+	psc_evlist__delete(evlist);
+}
+
 /* On machines without a PMU hardware events fail; with skip_unsupported the rest still count. */
 static void test_unsupported_skipped(void **state)
 {
@@ -560,6 +606,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_page_faults_counted),
 		cmocka_unit_test(test_group_one_read),
+		cmocka_unit_test(test_read_with_lost_format),
 		cmocka_unit_test(test_unsupported_skipped),
 		cmocka_unit_test(test_group_with_missing_member),
 		cmocka_unit_test(test_inherit_counts_children),
