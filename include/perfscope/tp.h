@@ -210,7 +210,7 @@ static inline int psc_tp_field__elem(const struct psc_tp_field *f, const void *r
 	}
 	if (psc_tp_field__data(f, raw, raw_size, &data, &size))
 		return -ERANGE;
-	if ((uint64_t)(idx + 1) * es > size)
+	if (((uint64_t)idx + 1) * es > size)
 		return -ERANGE;
 	*val = psc_tp__load_int((const uint8_t *)data + (size_t)idx * es, es, f->is_signed);
 	return 0;

@@ -280,6 +280,11 @@ static void test_data_loc_array(void **state)
 	assert_int_equal(psc_tp_field__elem(phys, raw, 84, 1, &v), 0);
 	assert_int_equal(v, 0x2000);
 	assert_int_equal(psc_tp_field__elem(phys, raw, 84, 2, &v), -ERANGE);
+	/* an index whose idx + 1 wraps a u32 is still past the end, not element -1 + 1 */
+	v = 7;
+	assert_int_equal(psc_tp_field__elem(phys, raw, 84, UINT32_MAX, &v), -ERANGE);
+	assert_int_equal(psc_tp_field__elem(lengths, raw, 84, UINT32_MAX, &v), -ERANGE);
+	assert_int_equal(v, 7);
 	assert_int_equal(psc_tp_field__count(lengths, raw, 84), 3);
 	assert_int_equal(psc_tp_field__elem(lengths, raw, 84, 2, &v), 0);
 	assert_int_equal(v, 3);
