@@ -24,13 +24,16 @@ static __attribute__((noreturn)) void child(int go_rd, int err_wr, char *const a
 	sigset_t none;
 	char c;
 	ssize_t n;
-	int sig, err;
+	int err;
 
-	/* SIG_IGN survives exec; a command must not inherit perfscope's ignored SIGPIPE. */
+	/*
+	 * SIG_IGN survives exec: a command must not inherit the SIGPIPE that perfscope ignores
+	 * to see EPIPE. The signals it found ignored stay ignored, as they would be without
+	 * perfscope (nohup's SIGHUP, a background job's SIGINT); handlers are reset by exec and
+	 * the mask, blocked for signalfd/sigtimedwait, is cleared.
+	 */
 	sigemptyset(&sa.sa_mask);
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 

@@ -111,6 +111,22 @@ static void test_signal_exit_code(void **state)
 	psc_launch_release(&l);
 }
 
+/* nohup's ignored SIGHUP must still protect the command launched under it. */
+static void test_inherited_ignore_kept(void **state)
+{
+	char *argv[] = { "sh", "-c", "kill -HUP $$; exit 3", NULL };
+	struct psc_launch l;
+	int status;
+
+	signal(SIGHUP, SIG_IGN);
+	assert_int_equal(psc_launch_prepare(&l, argv), 0);
+	assert_int_equal(psc_launch_go(&l), 0);
+	assert_int_equal(psc_launch_wait(&l, &status, 1), 1);
+	assert_int_equal(psc_wait_status_to_exit_code(status), 3);
+	signal(SIGHUP, SIG_DFL);
+	psc_launch_release(&l);
+}
+
 static void test_pidfd(void **state)
 {
 	char *argv[] = { "true", NULL };
@@ -146,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_not_executable),
 		cmocka_unit_test(test_release_without_go),
 		cmocka_unit_test(test_signal_exit_code),
+		cmocka_unit_test(test_inherited_ignore_kept),
 		cmocka_unit_test(test_pidfd),
 		cmocka_unit_test(test_bad_argv),
 	};
