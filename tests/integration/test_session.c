@@ -89,9 +89,18 @@ static int count_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struc
 	return 0;
 }
 
+/* getppid_evlist leads a group with the tracepoint: a counting task-clock as its member. */
+static bool in_group;
+
 static struct psc_evlist *getppid_evlist(struct psc_cpumap *cpus, struct psc_threadmap *threads,
 					 size_t pages)
 {
+	struct perf_event_attr m = {
+		.size = sizeof(m),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+	};
+	struct psc_evsel *leader, *member;
 	struct perf_event_attr a = {
 		.size = sizeof(a),
 		.type = PERF_TYPE_TRACEPOINT,
@@ -105,8 +114,13 @@ static struct psc_evlist *getppid_evlist(struct psc_cpumap *cpus, struct psc_thr
 	PSC_OPTS(psc_mmap_opts, mo, .pages = pages);
 
 	assert_non_null(evlist);
-	assert_int_equal(psc_evlist__add(evlist, psc_evsel__new(&a, "syscalls:sys_enter_getppid")),
-			 0);
+	leader = psc_evsel__new(&a, "syscalls:sys_enter_getppid");
+	assert_int_equal(psc_evlist__add(evlist, leader), 0);
+	if (in_group) {
+		member = psc_evsel__new(&m, "task-clock");
+		assert_int_equal(psc_evsel__set_leader(member, leader), 0);
+		assert_int_equal(psc_evlist__add(evlist, member), 0);
+	}
 	assert_int_equal(psc_session_config_evlist(evlist, pages, PSC_SIDEBAND_COMM), 0);
 	assert_int_equal(psc_evlist__set_maps(evlist, cpus, threads), 0);
 	assert_int_equal(psc_evlist__open(evlist, &oo), 0);
@@ -390,6 +404,14 @@ static void t_lost(void **s)
 	NEED_TP();
 	test_lost_is_exact(s);
 }
+/* The lost count of an event read through its group's PERF_FORMAT_GROUP layout. */
+static void t_lost_group(void **s)
+{
+	NEED_TP();
+	in_group = true;
+	test_lost_is_exact(s);
+	in_group = false;
+}
 static void t_stop(void **s)
 {
 	NEED_TP();
@@ -404,9 +426,13 @@ static void t_command(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_exact),   cmocka_unit_test(t_filter),
-		cmocka_unit_test(t_lost),    cmocka_unit_test(t_stop),
-		cmocka_unit_test(t_command), cmocka_unit_test(test_config_keeps_wakeup),
+		cmocka_unit_test(t_exact),
+		cmocka_unit_test(t_filter),
+		cmocka_unit_test(t_lost),
+		cmocka_unit_test(t_lost_group),
+		cmocka_unit_test(t_stop),
+		cmocka_unit_test(t_command),
+		cmocka_unit_test(test_config_keeps_wakeup),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
