@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -870,30 +869,12 @@ static void on_timer(struct psc_session *s, int fd, bool interval)
 /* A command still running when we stop (signal, duration): ask it to end, then insist. */
 static void finish_command(struct psc_session *s)
 {
-	struct psc_target *t = s->opts.target;
-	struct pollfd p;
-	int status, fd;
+	int status;
 
-	if (!t || !t->launched || s->command_exit >= 0)
+	if (!s->opts.target || s->command_exit >= 0)
 		return;
-	if (psc_target_reap(t, &status) > 0)
-		goto done;
-	psc_target_forward_signal(t, SIGTERM);
-	fd = psc_launch_pidfd(&t->launch);
-	if (fd >= 0) {
-		p = (struct pollfd){ .fd = fd, .events = POLLIN };
-		poll(&p, 1, 2000);
-		close(fd);
-	} else {
-		usleep(100 * 1000);
-	}
-	if (psc_target_reap(t, &status) <= 0) {
-		psc_target_forward_signal(t, SIGKILL);
-		if (psc_target_wait(t, &status) <= 0)
-			return;
-	}
-done:
-	s->command_exit = psc_wait_status_to_exit_code(status);
+	if (psc_target_stop_command(s->opts.target, &status) > 0)
+		s->command_exit = psc_wait_status_to_exit_code(status);
 }
 
 int psc_session__run(struct psc_session *s)

@@ -1,6 +1,8 @@
 /* Turning -a/-C/-p/-t/-G/-- COMMAND into cpu and thread maps, opening events on them, starting. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +218,30 @@ void psc_target_forward_signal(struct psc_target *t, int sig)
 		psc_launch_kill(&t->launch, sig);
 }
 
+int psc_target_stop_command(struct psc_target *t, int *status)
+{
+	struct pollfd p;
+	int fd;
+
+	if (!t->launched || t->launch.pid <= 0) /* not started, or already reaped */
+		return 0;
+	if (psc_target_reap(t, status) > 0)
+		return 1;
+	psc_target_forward_signal(t, SIGTERM);
+	fd = psc_launch_pidfd(&t->launch);
+	if (fd >= 0) {
+		p = (struct pollfd){ .fd = fd, .events = POLLIN };
+		poll(&p, 1, 2000);
+		close(fd);
+	} else {
+		usleep(100 * 1000);
+	}
+	if (psc_target_reap(t, status) > 0)
+		return 1;
+	psc_target_forward_signal(t, SIGKILL);
+	return psc_target_wait(t, status);
+}
+
 /* A thread is alive while /proc/TID/stat exists and its state is not zombie or dead. */
 static bool thread_alive(pid_t tid)
 {
@@ -251,8 +277,13 @@ bool psc_target_alive(const struct psc_target *t)
 
 void psc_target_release(struct psc_target *t)
 {
-	if (t->has_command)
+	int status;
+
+	if (t->has_command) {
+		/* stat's --duration (or a failed write) ends before the command: not left behind */
+		psc_target_stop_command(t, &status);
 		psc_launch_release(&t->launch);
+	}
 	if (t->cgroup_fd >= 0)
 		close(t->cgroup_fd);
 	t->cgroup_fd = -1;

@@ -53,6 +53,13 @@ int psc_target_reap(struct psc_target *t, int *status);
 int psc_target_wait(struct psc_target *t, int *status);
 void psc_target_forward_signal(struct psc_target *t, int sig);
 /*
+ * A command still running when the profiler stops on its own (--duration, a closed output):
+ * SIGTERM, as perf does, then SIGKILL if it is still there 2 s later, so it is never left
+ * behind. 1 + *status once reaped (at once when it had already exited), 0 when there is none.
+ * psc_target_release does it too.
+ */
+int psc_target_stop_command(struct psc_target *t, int *status);
+/*
  * -p/-t targets: false once every thread followed has exited (gone, or a zombie), so a profiler
  * can stop like perf stat does. Always true for the other targets.
  */

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 57
+plan 58
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -206,6 +206,13 @@ kill -TERM $pid
 wait $pid
 rc=$?
 check "SIGTERM with a command: forwarded, exit 143 (got $rc), counts printed" sh -c "[ $rc -eq 143 ] && grep -q context-switches '$term_out'"
+# --duration ends before the command: like perf stat --timeout, the command is stopped (stat
+# reaps it before exiting), not left running behind
+cmd_pid=$(mktemp)
+run_capture "$P" stat -e context-switches --duration 0.2 -- sh -c "echo \$\$ >'$cmd_pid'; exec sleep 30"
+check "--duration with a command: exit 0 (got $RC), counts printed, the command is not left running" \
+	sh -c "[ $RC -eq 0 ] && grep -q context-switches '$OUT' && ! kill -0 \$(cat '$cmd_pid') 2>/dev/null"
+rm -f "$cmd_pid"
 rm -f "$term_out"
 
 # --- bad input ------------------------------------------------------------------------------
