@@ -14,7 +14,7 @@
 #include "profiler.h"
 
 static const char list_help[] =
-	"usage: perfscope list [--format text|json] [-v] [GLOB]\n"
+	"usage: perfscope list [--format text|json] [-v] [GLOB | KIND]\n"
 	"\n"
 	"Lists the events this machine offers: software, hardware and hardware-cache events by\n"
 	"their perf names, PMU events from /sys/bus/event_source, and tracepoints. Each event is\n"
@@ -24,16 +24,19 @@ static const char list_help[] =
 	"\n"
 	"  GLOB                  only names matching this shell pattern, e.g. 'sched:*', '*fault*'\n"
 	"                        (an event also matches through its alias, e.g. 'cs')\n"
+	"  KIND                  only events of one kind, as perf list takes them: hardware (hw),\n"
+	"                        software (sw), hardware-cache (cache), pmu, tracepoint\n"
 	"      --format F        text (default) or json: one object per event and line\n"
 	"\n"
 	"Examples:\n"
 	"  perfscope list                   # everything\n"
 	"  perfscope list 'sched:*'         # the scheduler's tracepoints\n"
 	"  perfscope list '*cache*'         # cache events, and whether this CPU has them\n"
+	"  perfscope list sw                # the software events\n"
 	"  perfscope list --format json | jq -r 'select(.supported) | .name'\n"
 	"\n"
-	"Exit status: 0; 1 when no event matches GLOB or the list cannot be written; 2 on a usage\n"
-	"error (a bad GLOB, more than one GLOB, an unknown option).\n";
+	"Exit status: 0; 1 when no event matches GLOB or KIND, or the list cannot be written; 2 on a\n"
+	"usage error (a bad GLOB, more than one GLOB, an unknown option).\n";
 
 static const char *const kind_names[] = {
 	[PSC_EVENT_HARDWARE] = "hardware",
@@ -44,8 +47,24 @@ static const char *const kind_names[] = {
 	[PSC_EVENT_TRACEPOINT] = "tracepoint",
 };
 
+/* perf list's selectors of one kind of event, with its short spellings */
+static const struct {
+	const char *word;
+	enum psc_event_kind kind;
+} kind_words[] = {
+	{ "hardware", PSC_EVENT_HARDWARE },
+	{ "hw", PSC_EVENT_HARDWARE },
+	{ "software", PSC_EVENT_SOFTWARE },
+	{ "sw", PSC_EVENT_SOFTWARE },
+	{ "hardware-cache", PSC_EVENT_CACHE },
+	{ "cache", PSC_EVENT_CACHE },
+	{ "pmu", PSC_EVENT_PMU },
+	{ "tracepoint", PSC_EVENT_TRACEPOINT },
+};
+
 struct list_ctx {
 	const char *glob;
+	int kind; /* only events of this kind; -1: every kind */
 	enum psc_format format;
 	struct psc_out *out;
 	int nr_shown, nr_unsupported;
@@ -56,6 +75,8 @@ static void show(struct list_ctx *l, const char *name, const char *alias, enum p
 {
 	char why[512] = "";
 
+	if (l->kind >= 0 && l->kind != (int)kind)
+		return;
 	if (l->glob && fnmatch(l->glob, name, 0) && (!alias || fnmatch(l->glob, alias, 0)))
 		return;
 	l->nr_shown++;
@@ -112,6 +133,8 @@ static void list_named(struct list_ctx *l)
 	for (int i = 0; (ne = psc_named_event__at(i)); i++) {
 		struct perf_event_attr attr = { 0 };
 
+		if (l->kind >= 0 && l->kind != (int)ne->kind)
+			continue;
 		if (l->glob && fnmatch(l->glob, ne->name, 0) &&
 		    (!ne->alias || fnmatch(l->glob, ne->alias, 0)))
 			continue;
@@ -243,6 +266,7 @@ static int list_run(int argc, char **argv)
 {
 	struct psc_cli_opts o;
 	struct list_ctx l = { 0 };
+	const char *selector;
 	int ret;
 
 	ret = psc_cli_opts_parse(&o, argc, argv, PSC_OPT_FORMAT | PSC_OPT_POSITIONAL, NULL,
@@ -254,7 +278,16 @@ static int list_run(int argc, char **argv)
 		return 2;
 	}
 	psc_cli_setup_log(o.verbose);
-	l.glob = o.positional ? o.positional[0] : NULL;
+	l.glob = selector = o.positional ? o.positional[0] : NULL;
+	l.kind = -1;
+	/* no event is named like a kind, so the word selects the kind instead of matching nothing
+	 */
+	for (size_t i = 0; l.glob && i < sizeof(kind_words) / sizeof(kind_words[0]); i++) {
+		if (!strcmp(l.glob, kind_words[i].word)) {
+			l.kind = (int)kind_words[i].kind;
+			l.glob = NULL;
+		}
+	}
 	if (l.glob && glob_problem(l.glob)) {
 		fprintf(stderr, "perfscope list: %s: '%s'\nSee 'perfscope help list'.\n",
 			glob_problem(l.glob), l.glob);
@@ -265,16 +298,18 @@ static int list_run(int argc, char **argv)
 	if (!l.out)
 		return 1;
 	list_named(&l);
-	list_pmus(&l);
-	list_tracepoints(&l);
+	if (l.kind < 0 || l.kind == PSC_EVENT_PMU)
+		list_pmus(&l);
+	if (l.kind < 0 || l.kind == PSC_EVENT_TRACEPOINT)
+		list_tracepoints(&l);
 	ret = psc_out__flush(l.out);
 	psc_out__delete(l.out);
 	if (ret && ret != -EPIPE) {
 		fprintf(stderr, "perfscope list: writing the list failed: %s\n", strerror(-ret));
 		return 1;
 	}
-	if (l.glob && !l.nr_shown) {
-		fprintf(stderr, "perfscope list: no event matches '%s'\n", l.glob);
+	if (selector && !l.nr_shown) {
+		fprintf(stderr, "perfscope list: no event matches '%s'\n", selector);
 		return 1;
 	}
 	return 0;

@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 29
+plan 31
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -52,6 +52,16 @@ else
 	fail "GLOB 'cs': exit $RC: $(head -3 "$OUT")"
 fi
 expect_rc "GLOB matching nothing" 1 "$P" list 'no-such-event-*'
+# a KIND, as perf list takes it: only events of that kind (the exporter's errors point at
+# 'perfscope list tracepoint')
+run_capture "$P" list sw
+check "KIND 'sw': the 12 software events and nothing else (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && [ \$(grep -c '\[software\]\$' '$OUT') -eq 12 ] && [ \$(wc -l <'$OUT') -eq 12 ]"
+run_capture "$P" list --format json tracepoint
+check "KIND 'tracepoint': every line a tracepoint (exit $RC)" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert int(sys.argv[2]) == 0 and rows and all(r["kind"] == "tracepoint" for r in rows), len(rows)' "$OUT" "$RC"
 
 # 8-10: JSON, one object per line, parsed by python3
 run_capture "$P" list --format json
