@@ -13,7 +13,8 @@ struct fuzz_cfg {
 	uint8_t read_format;
 	uint8_t regs_user;
 	uint8_t regs_intr;
-	uint8_t flags; /* bit0 sample_id_all, bit1 overwrite, bit2 hw_idx, bit3 counters */
+	uint8_t flags; /* bit0 sample_id_all, bit1 overwrite, bit2 hw_idx, bit3 counters, bit4 one
+			  record, bit5 release mid-batch */
 	uint8_t size_log2;
 	uint8_t pad[3];
 	uint16_t start; /* where tail and head start within the buffer, in u64 */
@@ -102,6 +103,9 @@ static void fuzz_ring(const struct fuzz_cfg *cfg, const struct perf_event_attr *
 			while ((h = psc_ring__next(ring))) {
 				decode_all(h, attr);
 				psc_ring__consume(ring);
+				/* as the session does between records */
+				if (cfg->flags & 32)
+					psc_ring__release(ring);
 			}
 			psc_ring__read_done(ring);
 		}
