@@ -396,6 +396,34 @@ static int seq_to_buf(struct trace_seq *s, char *buf, size_t len)
 	return (int)n;
 }
 
+/* libtraceevent's resolver: it moves *addrp to the function's start and prints the offset. */
+static char *tep_ksym(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct psc_tp_format *fmt = priv;
+	uint64_t start = *addrp;
+	const char *name = fmt->ksym_fn(fmt->ksym_priv, *addrp, &start);
+
+	if (!name)
+		return NULL;
+	*addrp = start;
+	*modp = NULL;
+	return (char *)name; /* not freed by libtraceevent */
+}
+
+int psc_tp_format__set_ksym_resolver(struct psc_tp_format *fmt, psc_tp_ksym_resolver_fn fn,
+				     void *priv)
+{
+	if (!fmt)
+		return -EINVAL;
+	fmt->ksym_fn = fn;
+	fmt->ksym_priv = priv;
+	if (!fn) {
+		tep_reset_function_resolver(fmt->tep);
+		return 0;
+	}
+	return tep_set_function_resolver(fmt->tep, tep_ksym, fmt) ? -ENOMEM : 0;
+}
+
 int psc_tp_format__print(struct psc_tp_format *fmt, const void *raw, uint32_t raw_size, char *buf,
 			 size_t len)
 {

@@ -23,6 +23,8 @@ struct psc_tp_format {
 	bool seq_ready;
 	void *scratch; /* padded copy of the payload handed to libtraceevent */
 	size_t scratch_cap;
+	psc_tp_ksym_resolver_fn ksym_fn; /* kernel functions in the print format, or NULL */
+	void *ksym_priv;
 };
 
 #endif

@@ -13,6 +13,7 @@
 #include <perfscope/ring.h>
 #include <perfscope/tp.h>
 
+#include "ksyms.h"
 #include "options.h"
 #include "output.h"
 #include "profiler.h"
@@ -103,6 +104,8 @@ struct trace {
 	char *pbuf; /* scratch for print fmt text */
 	size_t pbuf_len;
 	struct trace_stack *stack;
+	struct psc_ksyms *ksyms; /* for kernel functions in print formats, read at first need */
+	bool ksyms_tried;
 	uint64_t printed;
 	int write_err;
 };
@@ -394,6 +397,27 @@ static int on_round_end(void *ctx)
 
 /* ---- setup ---- */
 
+/*
+ * Kernel functions in a print format (a timer's function, a kmalloc call site) are named as perf
+ * script names them; kallsyms is read only once one is printed. Hidden kernel addresses
+ * (kptr_restrict) leave an empty table: the addresses are printed bare.
+ */
+static const char *trace_ksym(void *priv, uint64_t addr, uint64_t *start)
+{
+	struct trace *t = priv;
+	const struct psc_ksym *sym;
+	uint64_t off;
+
+	if (!t->ksyms_tried) {
+		t->ksyms_tried = true;
+		t->ksyms = psc_ksyms__load(NULL);
+	}
+	if (!t->ksyms || !(sym = psc_ksyms__find(t->ksyms, addr, &off)))
+		return NULL;
+	*start = sym->addr;
+	return sym->name;
+}
+
 static void free_events(struct psc_evlist *evlist)
 {
 	struct psc_evsel *evsel;
@@ -503,6 +527,12 @@ static int add_event(struct trace *t, struct psc_evlist *evlist, const struct ps
 		}
 		for (i = 0; i < ev->nr_fields; i++)
 			ev->fields[i] = psc_tp_format__field_at(ev->fmt, i);
+		if (psc_tp_format__set_ksym_resolver(ev->fmt, trace_ksym, t)) {
+			psc_tp_format__delete(ev->fmt);
+			free(ev->fields);
+			free(ev);
+			return -ENOMEM;
+		}
 	}
 	evsel = psc_evsel__new_spec(spec);
 	if (!evsel || psc_evlist__add(evlist, evsel)) {
@@ -792,6 +822,7 @@ out:
 	psc_out__delete(t.out);
 	free(t.comms);
 	free(t.pbuf);
+	psc_ksyms__delete(t.ksyms);
 	return ret;
 }
 

@@ -95,6 +95,23 @@ PSC_API int psc_tp_format__print(struct psc_tp_format *fmt, const void *raw, uin
 				 char *buf, size_t len);
 
 /*
+ * Finds the kernel function holding addr: returns its name and sets *start to its first
+ * address, or returns NULL when addr is in no known function. The name must stay valid while
+ * the format that calls it is in use.
+ */
+typedef const char *(*psc_tp_ksym_resolver_fn)(void *priv, uint64_t addr, uint64_t *start);
+
+/*
+ * Kernel addresses that the print format shows as functions (%pS/%ps: a timer's function, a
+ * kmalloc call site, a work item's function) are printed as name+0xoff or name, as perf script
+ * and /sys/kernel/tracing/trace show them, through fn; without a resolver (the default, and
+ * fn NULL) or when fn returns NULL, as bare addresses. The library reads no symbol table itself.
+ * Returns 0 or -EINVAL (fmt NULL).
+ */
+PSC_API int psc_tp_format__set_ksym_resolver(struct psc_tp_format *fmt, psc_tp_ksym_resolver_fn fn,
+					     void *priv);
+
+/*
  * Formats one field's value as text: decimal integers, 0x-hex pointers, strings as-is, arrays
  * as "{1,2,3}". Same return convention as psc_tp_format__print.
  */

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 42
+plan 43
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -275,6 +275,18 @@ else
 	if [ "$RC" -eq 0 ] && grep -q "^perfscope trace: cpu-clock: throttled [1-9][0-9]* times: .*max_sample_rate=5000" "$ERR"; then
 		ok "throttling reported per event, with the limit"
 	else fail "throttling: exit $RC"; sed 's/^/#   /' "$ERR" | head -3; fi
+fi
+
+# A kernel function in a print format (%pS/%ps) is named, as perf script names it: the timer a
+# sleep arms runs hrtimer_wakeup. Root reads kallsyms unless kernel.kptr_restrict is 2.
+if need_root && [ "$(cat /proc/sys/kernel/kptr_restrict 2>/dev/null)" != 2 ] &&
+	"$P" list timer:hrtimer_start >/dev/null 2>&1; then
+	run_capture "$P" trace -e timer:hrtimer_start -- sleep 0.1
+	if [ "$RC" -eq 0 ] && grep -q "timer:hrtimer_start: .* function=hrtimer_wakeup " "$OUT"; then
+		ok "kernel functions in print formats are named (function=hrtimer_wakeup)"
+	else fail "print format functions: exit $RC"; sed 's/^/#   /' "$OUT" | head -3; fi
+else
+	skip "kallsyms hidden or no timer:hrtimer_start here"
 fi
 
 done_testing

@@ -403,6 +403,48 @@ static void test_pointer_fields(void **state)
 	psc_tp_format__delete(fmt);
 }
 
+/* A resolver that knows one function, 0x40 bytes from 0xffffffff81001000. */
+static const char *one_ksym(void *priv, uint64_t addr, uint64_t *start)
+{
+	int *calls = priv;
+
+	(*calls)++;
+	if (addr < 0xffffffff81001000ull || addr >= 0xffffffff81001040ull)
+		return NULL;
+	*start = 0xffffffff81001000ull;
+	return "kmem_test_alloc";
+}
+
+/* %pS in the print fmt: name+offset through the resolver, as perf script prints it. */
+static void test_print_ksym(void **state)
+{
+	struct psc_tp_format *fmt = psc_tp_format__parse(fmt_kmalloc, "kmem");
+	uint8_t raw[56] = { 0 };
+	char buf[512];
+	int calls = 0;
+
+	assert_non_null(fmt);
+	put16(raw, 658);
+	put64(raw + 8, 0xffffffff81001012ull);
+	assert_true(psc_tp_format__print(fmt, raw, sizeof(raw), buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "call_site=0xffffffff81001012 ")); /* no resolver: bare */
+	assert_int_equal(psc_tp_format__set_ksym_resolver(fmt, one_ksym, &calls), 0);
+	assert_true(psc_tp_format__print(fmt, raw, sizeof(raw), buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "call_site=kmem_test_alloc+0x12 "));
+	assert_true(calls > 0);
+	/* an address in no function stays bare */
+	put64(raw + 8, 0xffffffff82000000ull);
+	assert_true(psc_tp_format__print(fmt, raw, sizeof(raw), buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "call_site=0xffffffff82000000 "));
+	/* and the resolver can be taken away again */
+	put64(raw + 8, 0xffffffff81001012ull);
+	assert_int_equal(psc_tp_format__set_ksym_resolver(fmt, NULL, NULL), 0);
+	assert_true(psc_tp_format__print(fmt, raw, sizeof(raw), buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "call_site=0xffffffff81001012 "));
+	assert_int_equal(psc_tp_format__set_ksym_resolver(NULL, one_ksym, NULL), -EINVAL);
+	psc_tp_format__delete(fmt);
+}
+
 static void test_print(void **state)
 {
 	struct psc_tp_format *fmt = psc_tp_format__parse(fmt_sched_switch, "sched");
@@ -540,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_u8_arrays_are_numbers),
 		cmocka_unit_test(test_pointer_fields),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_print_ksym),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_filter_check),
 		cmocka_unit_test(test_apply_filter_bad_fd),
