@@ -90,6 +90,21 @@ static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const 
 			return usage_error(
 				prof,
 				"-e needs an event list, e.g. -e page-faults,sched:sched_switch");
+		if (o->events) {
+			/* perf stat -e a -e b counts both: the lists are joined, not replaced */
+			size_t have = strlen(o->events), add = strlen(arg);
+
+			if (have + 1 + add >= sizeof(o->events_joined))
+				return usage_error(prof,
+						   "the -e lists together are longer than %zu "
+						   "characters; use wildcards (sched:sched_*)",
+						   sizeof(o->events_joined) - 1);
+			if (o->events != o->events_joined)
+				memcpy(o->events_joined, o->events, have);
+			o->events_joined[have] = ',';
+			memcpy(o->events_joined + have + 1, arg, add + 1);
+			arg = o->events_joined;
+		}
 		o->events = arg;
 		return 0;
 	case 'C':

@@ -12,7 +12,7 @@ enum psc_format {
 };
 
 struct psc_cli_opts {
-	const char *events; /* -e, NULL when absent */
+	const char *events; /* -e, NULL when absent; -e given again adds to the list, as in perf */
 	const char *cpus; /* -C list; NULL = all online */
 	bool all_cpus; /* -a */
 	pid_t pid; /* -p, 0 = none */
@@ -28,6 +28,7 @@ struct psc_cli_opts {
 	int verbose; /* -v, repeatable */
 	char **command; /* after --, NULL-terminated; NULL when none */
 	char **positional; /* PSC_OPT_POSITIONAL: the operands, NULL-terminated; NULL when none */
+	char events_joined[4096]; /* several -e: their lists joined by ','; events points here */
 };
 
 /*

@@ -36,7 +36,8 @@ static const char stat_help[] =
 	"\n"
 	"  -e, --event EVENTS    events to count (default: " DEFAULT_EVENTS ")\n"
 	"                        see 'perfscope list'; e.g. page-faults, cycles:u, sched:sched_switch,\n"
-	"                        'syscalls:sys_enter_read/fd==0/', msr/tsc/, L1-dcache-load-misses\n"
+	"                        'syscalls:sys_enter_read/fd==0/', msr/tsc/, L1-dcache-load-misses;\n"
+	"                        repeatable: -e a -e b counts both\n"
 	"  -a, --all-cpus        count on every online CPU (the default without a target)\n"
 	"  -C, --cpu CPUS        count on these CPUs only: 0-3,6\n"
 	"  -p, --pid PID         count the threads of an existing process (and what they fork\n"
@@ -49,6 +50,8 @@ static const char stat_help[] =
 	"      --format F        text (default) or json: one object per line\n"
 	"  -v, --verbose         library diagnostics on stderr (-vv: debug)\n"
 	"  -- COMMAND ARGS...    run COMMAND and count it (and its children); exit with its status\n"
+	"\n"
+	"SIGUSR1 prints the counts so far and goes on.\n"
 	"\n"
 	"Exit status: COMMAND's own status when it ends first (127/126 when it cannot be found or\n"
 	"run, 128+N when killed by signal N); else 0; 1 on a runtime failure, 2 on a usage error.\n"
@@ -210,7 +213,8 @@ static void print_counts(struct stat_ctx *s, struct psc_evlist *evlist, double i
 				psc_evsel__counts(evsel, -1, -1, &c);
 			struct psc_counts d = interval_ts >= 0 ? delta(&c, prev) : c;
 
-			*prev = c;
+			if (interval_ts >= 0)
+				*prev = c;
 			print_line(s, evsel, -1, &d, interval_ts);
 			continue;
 		}
@@ -226,7 +230,8 @@ static void print_counts(struct stat_ctx *s, struct psc_evlist *evlist, double i
 			}
 			struct psc_counts d = interval_ts >= 0 ? delta(&c, prev) : c;
 
-			*prev = c;
+			if (interval_ts >= 0)
+				*prev = c;
 			print_line(s, evsel, psc_cpumap__cpu(psc_evlist__cpus(evlist), cpu), &d,
 				   interval_ts);
 		}
@@ -243,6 +248,21 @@ static void print_footer(struct stat_ctx *s, double secs)
 {
 	if (s->o.format == PSC_FORMAT_TEXT)
 		psc_out__printf(s->out, "\n %14.9f seconds time elapsed\n\n", secs);
+}
+
+/* SIGUSR1: the totals so far, as the final report shows them; the next interval is unchanged. */
+static int print_so_far(struct stat_ctx *s, struct psc_evlist *evlist)
+{
+	int err = psc_evlist__read(evlist);
+
+	if (err) {
+		fprintf(stderr, "perfscope stat: reading the counters failed: %s\n", strerror(-err));
+		return 0;
+	}
+	print_header(s);
+	print_counts(s, evlist, -1);
+	print_footer(s, elapsed_s(s));
+	return psc_out__flush(s->out) ? -1 : 0;
 }
 
 #define TASK_POLL_S 0.1
@@ -294,6 +314,11 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
 			return -1;
+		}
+		if (sig == SIGUSR1) {
+			if (print_so_far(s, evlist))
+				return -1;
+			continue;
 		}
 		if (sig == SIGCHLD) {
 			int status, r = psc_target_reap(&s->target, &status);
@@ -392,6 +417,7 @@ static int stat_run(int argc, char **argv)
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGCHLD);
+	sigaddset(&sigs, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	ret = psc_target_setup(&s.target, &s.o, "stat", s.title, sizeof(s.title));
@@ -422,8 +448,6 @@ static int stat_run(int argc, char **argv)
 		exit_code = ret;
 		goto out;
 	}
-	if (s.o.interval_ms == 0)
-		print_header(&s);
 	if (run_loop(&s, evlist, &sigs, &exit_code) < 0 && psc_out__error(s.out) == 0) {
 		fprintf(stderr, "perfscope stat: %s\n", strerror(errno));
 		ret = 1;
@@ -435,12 +459,13 @@ static int stat_run(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (s.o.interval_ms)
+	if (s.o.interval_ms) {
 		print_counts(&s, evlist, elapsed_s(&s));
-	else
+	} else {
+		print_header(&s);
 		print_counts(&s, evlist, -1);
-	if (s.o.interval_ms == 0)
 		print_footer(&s, elapsed_s(&s));
+	}
 	if (psc_out__flush(s.out)) {
 		if (psc_out__error(s.out) != -EPIPE)
 			fprintf(stderr, "perfscope stat: writing the results failed: %s\n",

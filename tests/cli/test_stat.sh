@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 58
+plan 60
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -216,6 +216,14 @@ rm -f "$cmd_pid"
 rm -f "$term_out"
 
 # --- bad input ------------------------------------------------------------------------------
+# -e given twice: both lists are counted, as perf stat does (the second used to replace the first)
+run_capture "$P" stat -e context-switches -e 'page-faults,cpu-migrations' --format json -- true
+check "-e twice: the lists add up (exit $RC)" python3 -c '
+import json, sys
+names = [json.loads(l)["event"] for l in open(sys.argv[1])]
+assert names == ["context-switches", "page-faults", "cpu-migrations"], names' "$OUT"
+long_list=$(printf 'page-faults,%.0s' $(seq 300))page-faults
+expect_rc "-e lists together longer than 4095 characters" 2 "$P" stat -e "$long_list" -e "$long_list" -- true
 expect_rc "-e without its value" 2 "$P" stat -e
 check "a missing value is named as such" grep -q "option '-e' needs a value" "$ERR"
 expect_rc "unknown option" 2 "$P" stat --bogus -- true
