@@ -1,5 +1,6 @@
 /* perfscope: dispatches `perfscope PROFILER ...` through the profiler table; help and version. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,11 +47,29 @@ static void keep_std_fds(void)
 		close(fd);
 }
 
+/*
+ * Blocked for the whole run, so that neither can kill perfscope before a profiler is ready for it
+ * and leave a command it started running on its own: a write to a closed pipe (`| head -1`)
+ * returns EPIPE, which every profiler's output turns into a clean stop; SIGUSR1 (show what was
+ * counted so far) waits until a profiler takes it with signalfd or sigtimedwait, and is
+ * harmless in one that does not. A launched command starts with an empty mask.
+ */
+static void block_async_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct psc_profiler *prof;
 
 	keep_std_fds();
+	block_async_signals();
 
 	if (argc < 2) {
 		print_usage(stderr);

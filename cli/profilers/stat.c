@@ -256,7 +256,8 @@ static int print_so_far(struct stat_ctx *s, struct psc_evlist *evlist)
 	int err = psc_evlist__read(evlist);
 
 	if (err) {
-		fprintf(stderr, "perfscope stat: reading the counters failed: %s\n", strerror(-err));
+		fprintf(stderr, "perfscope stat: reading the counters failed: %s\n",
+			strerror(-err));
 		return 0;
 	}
 	print_header(s);

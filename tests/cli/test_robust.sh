@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# CLI tests of perfscope under hostile conditions: signals at awkward moments, closed pipes, odd targets.
+# shellcheck source=tests/cli/tap.sh
+source "$(dirname "$0")/tap.sh"
+P=${PERFSCOPE:?}
+plan 4
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# gone PIDFILE: true when the process whose pid the file holds has exited; else kills it (ours)
+gone() {
+	local pid
+	pid=$(cat "$1" 2>/dev/null) || return 0
+	[ -n "$pid" ] || return 0
+	for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	kill -9 "$pid" 2>/dev/null
+	return 1
+}
+
+if ! need_root; then
+	skip_all "needs root (system-wide counting)"
+fi
+
+# ---- 1-2: stat -i into '| head -1': the closed pipe stops stat (not SIGPIPE's death) and the
+# command it started is not left running on its own
+(
+	"$P" stat -e page-faults -i 50 -- sh -c "echo \$\$ >'$TMP/cmd1'; exec sleep 30" | head -1 >/dev/null
+	echo "${PIPESTATUS[0]}" >"$TMP/rc1"
+)
+rc=$(cat "$TMP/rc1")
+if [ "$rc" -ne 141 ] && [ "$rc" -le 2 ]; then ok "stat -i | head -1: stops on the closed pipe (exit $rc)"; else
+	fail "stat -i | head -1: exit $rc (141: killed by SIGPIPE)"; fi
+if gone "$TMP/cmd1"; then ok "stat -i | head -1: the command is not left running"; else
+	fail "stat -i | head -1: the command outlived perfscope"; fi
+
+# ---- 3-4: SIGUSR1 (here from the command itself, so it comes while stat counts) prints the
+# counts so far, and counting goes on to the command's own exit status
+run_capture "$P" stat -e page-faults --format json -- sh -c 'kill -USR1 $PPID; sleep 0.2; exit 3'
+n=$(grep -c '"event":"page-faults"' "$OUT")
+if [ "$RC" -eq 3 ]; then ok "stat: SIGUSR1 does not stop it; the command's status 3 is passed on"; else
+	fail "stat after SIGUSR1: exit $RC, wanted 3"; sed 's/^/#   /' "$ERR" | head -3; fi
+if [ "$n" -eq 2 ]; then ok "stat: SIGUSR1 printed the counts so far, then the final ones"; else
+	fail "stat: $n reports after SIGUSR1, wanted 2"; sed 's/^/#   /' "$OUT" | head -4; fi
+
+done_testing
