@@ -33,6 +33,33 @@ static void command_title(char *title, size_t len, char **argv)
 		snprintf(title + used, len - used, "'");
 }
 
+/* Why -G CGROUP cannot be used, and how to name one instead: 2 for a wrong name, 1 otherwise. */
+static int cgroup_error(const char *prof, const char *cgroup, int err)
+{
+	static const char how[] = "give a cgroup directory: a path in the cgroup2 mount (see "
+				  "'findmnt -t cgroup2'), absolute or relative to it, e.g. "
+				  "system.slice/ssh.service";
+
+	if (err == -ENODEV) {
+		fprintf(stderr,
+			"perfscope %s: cannot use cgroup '%s': no cgroup2 file system (nor a v1 "
+			"perf_event hierarchy) is mounted; mount one (mount -t cgroup2 none "
+			"/sys/fs/cgroup)\n",
+			prof, cgroup);
+		return 1;
+	}
+	if (err == -ENOENT || err == -ENOTDIR || err == -EINVAL) {
+		fprintf(stderr, "perfscope %s: cannot use cgroup '%s': %s; %s\n", prof, cgroup,
+			err == -ENOENT	  ? "no such cgroup"
+			: err == -ENOTDIR ? "not a cgroup that perf can count"
+					  : "an empty name",
+			how);
+		return 2;
+	}
+	fprintf(stderr, "perfscope %s: cannot use cgroup '%s': %s\n", prof, cgroup, strerror(-err));
+	return 1;
+}
+
 int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const char *prof,
 		     char *title, size_t title_len)
 {
@@ -96,14 +123,8 @@ int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const c
 		t->per_cpu = true;
 		if (o->cgroup) {
 			t->cgroup_fd = psc_cgroup__open(o->cgroup);
-			if (t->cgroup_fd < 0) {
-				fprintf(stderr, "perfscope %s: cannot use cgroup '%s': %s\n", prof,
-					o->cgroup,
-					t->cgroup_fd == -ENODEV
-						? "no cgroup hierarchy perf can use is mounted"
-						: strerror(-t->cgroup_fd));
-				return t->cgroup_fd == -ENOENT ? 2 : 1;
-			}
+			if (t->cgroup_fd < 0)
+				return cgroup_error(prof, o->cgroup, t->cgroup_fd);
 			snprintf(title, title_len, "cgroup '%s'", o->cgroup);
 		} else {
 			snprintf(title, title_len, "%s",

@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 4
+plan 8
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -41,5 +41,18 @@ if [ "$RC" -eq 3 ]; then ok "stat: SIGUSR1 does not stop it; the command's statu
 	fail "stat after SIGUSR1: exit $RC, wanted 3"; sed 's/^/#   /' "$ERR" | head -3; fi
 if [ "$n" -eq 2 ]; then ok "stat: SIGUSR1 printed the counts so far, then the final ones"; else
 	fail "stat: $n reports after SIGUSR1, wanted 2"; sed 's/^/#   /' "$OUT" | head -4; fi
+
+# ---- 5-8: -G with what is not a cgroup perf can count: a usage error naming the cgroup and what
+# to give instead (any directory opened, and every event then failed with a bare EBADF)
+expect_rc "-G /tmp (a directory, not a cgroup)" 2 "$P" stat -e page-faults -G /tmp --duration 0.1
+if grep -q "cgroup '/tmp': not a cgroup that perf can count; give a cgroup directory" "$ERR"; then
+	ok "-G /tmp: says why and what to give"; else fail "-G /tmp: $(tail -1 "$ERR")"; fi
+expect_rc "-G '' (an empty name)" 2 "$P" stat -e page-faults -G '' --duration 0.1
+v1=$(awk '$3 == "cgroup" && $4 !~ /perf_event/ {print $2; exit}' /proc/mounts)
+if [ -n "$v1" ]; then
+	expect_rc "-G $v1 (a v1 hierarchy without perf_event)" 2 "$P" trace -e sched:sched_switch -G "$v1" --duration 0.1
+else
+	skip "no cgroup v1 hierarchy of another controller is mounted"
+fi
 
 done_testing

@@ -433,6 +433,9 @@ static void test_cgroup_target(void **state)
 	char b = 0;
 
 	assert_int_equal(psc_cgroup__open("no/such/cgroup/here"), -ENOENT);
+	/* a directory that is no cgroup: refused here, not by every perf_event_open with EBADF */
+	assert_int_equal(psc_cgroup__open("/proc"), -ENOTDIR);
+	assert_int_equal(psc_cgroup__open(""), -EINVAL);
 	snprintf(path, sizeof(path), "%s/perfscope-test-%d", mnt ? mnt : "", (int)getpid());
 	if (!mnt || mkdir(path, 0755)) {
 		print_message("# skip: no cgroup2 mount where a test group can be made (%s)\n",
