@@ -202,6 +202,18 @@ static char *read_file(struct ctx *c, const yaml_node_t *n, const char *key, con
 		fail(c, n, "cannot read %s '%s'", key, path);
 		free(buf);
 		buf = NULL;
+	} else if (memchr(buf, '\0', (size_t)st.st_size)) {
+		/*
+		 * Read as a C string, the text would end at the NUL: a file of zeros would be an
+		 * empty web config, serving without the TLS and passwords it was meant to hold.
+		 */
+		fail(c, n, "%s '%s' is not a text file (it holds a NUL byte)%s", key, path,
+		     strcmp(key, "web config file")
+			     ? "; PEM is expected: a DER file converts with 'openssl x509 -inform der'"
+			       " (or 'openssl pkey -inform der' for a key)"
+			     : "");
+		free(buf);
+		buf = NULL;
 	}
 out:
 	if (f)

@@ -42,7 +42,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	char path[256];
-	const char *files[] = { "server.crt", "server.key", "ca.crt", "web.yml" };
+	const char *files[] = { "server.crt", "server.key", "ca.crt", "web.yml",
+				"zeros.yml",  "der.crt",    "der.yml" };
 	size_t i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -177,6 +178,38 @@ static void test_load_relative(void **state)
 	wc = webconfig_load("/nonexistent/web.yml", err, sizeof(err));
 	assert_null(wc);
 	assert_non_null(strstr(err, "/nonexistent/web.yml"));
+}
+
+/* A file holding a NUL byte is refused, not read as text that ends there. */
+static void test_load_binary(void **state)
+{
+	static const char zeros[64];
+	char path[256], err[512];
+	struct webconfig *wc;
+	FILE *f;
+
+	/* a file of zeros read as a C string was an empty config: no TLS, no passwords */
+	snprintf(path, sizeof(path), "%s/zeros.yml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(zeros, 1, sizeof(zeros), f), sizeof(zeros));
+	fclose(f);
+	wc = webconfig_load(path, err, sizeof(err));
+	assert_null(wc);
+	assert_non_null(strstr(err, "NUL byte"));
+
+	/* a DER certificate (binary) where PEM is expected */
+	snprintf(path, sizeof(path), "%s/der.crt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite("\x30\x82\x01\x00\x00\x01", 1, 6, f);
+	fclose(f);
+	write_file("der.yml", "tls_server_config:\n  cert_file: der.crt\n  key_file: server.key\n");
+	snprintf(path, sizeof(path), "%s/der.yml", dir);
+	wc = webconfig_load(path, err, sizeof(err));
+	assert_null(wc);
+	assert_non_null(strstr(err, "cert_file"));
+	assert_non_null(strstr(err, "PEM is expected"));
 }
 
 static void test_ciphers(void **state)
@@ -340,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_load_relative), cmocka_unit_test(test_ciphers),
 		cmocka_unit_test(test_errors),	      cmocka_unit_test(test_users),
 		cmocka_unit_test(test_rate),	      cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_load_binary),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
