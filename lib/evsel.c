@@ -379,6 +379,7 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 	/* nr, enabled, running, then {value, id, lost} per member (lost: PERF_FORMAT_LOST) */
 	uint64_t stackbuf[3 + 3 * 16], *buf = stackbuf;
 	uint64_t fmt = leader->attr.read_format, stride, hw, ena, run;
+	struct psc_evsel *const *members;
 	int slot, err = 0;
 	size_t want;
 	ssize_t n;
@@ -422,6 +423,8 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 	 * time is learnt from the read; a known one that does not match means the order is not
 	 * what we think, and the member is looked up by id instead.
 	 */
+	/* a lone evsel whose attr asked for PERF_FORMAT_GROUP has no member list: a group of one */
+	members = leader->members ? leader->members : &leader;
 	ena = fmt & PERF_FORMAT_TOTAL_TIME_ENABLED ? buf[1] : 0;
 	run = fmt & PERF_FORMAT_TOTAL_TIME_RUNNING ? buf[hw - 1] : 0;
 	for (uint64_t i = 0, m = 0; i < buf[0]; i++) {
@@ -429,18 +432,18 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 		uint64_t val = e[0], id = fmt & PERF_FORMAT_ID ? e[1] : 0;
 		struct psc_evsel *member = NULL;
 
-		while (m < (uint64_t)leader->nr_members && !leader->members[m]->fds)
+		while (m < (uint64_t)leader->nr_members && !members[m]->fds)
 			m++;
 		if (m < (uint64_t)leader->nr_members) {
-			member = leader->members[m++];
+			member = members[m++];
 			if (!member->ids[slot])
 				member->ids[slot] = id;
 			else if (id && member->ids[slot] != id)
 				member = NULL;
 		}
 		for (int k = 0; !member && k < leader->nr_members; k++)
-			if (leader->members[k]->fds && slot_id(leader->members[k], slot) == id)
-				member = leader->members[k];
+			if (members[k]->fds && slot_id(members[k], slot) == id)
+				member = members[k];
 		if (member)
 			member->counts[slot] = (struct psc_counts){ val, ena, run, id };
 	}

@@ -176,6 +176,29 @@ static void test_read_with_lost_format(void **state)
 	psc_evlist__delete(evlist);
 }
 
+/* An evsel alone whose attr asks for PERF_FORMAT_GROUP itself is read as a group of one. */
+static void test_lone_evsel_with_group_format(void **state)
+{
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct psc_evlist *evlist = self_evlist();
+	struct psc_evsel *pf;
+	struct psc_counts c;
+
+	a.read_format = PERF_FORMAT_GROUP;
+	pf = psc_evsel__new(&a, "page-faults");
+	assert_int_equal(psc_evlist__add(evlist, pf), 0);
+	assert_int_equal(psc_evlist__open(evlist, NULL), 0);
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	touch_pages(100);
+	assert_int_equal(psc_evlist__disable(evlist), 0);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	assert_int_equal(psc_evsel__counts(pf, 0, 0, &c), 0);
+	assert_in_range(c.val, 100, 130);
+	assert_true(c.ena > 0 && c.run == c.ena);
+	assert_ptr_equal(psc_evlist__evsel_by_id(evlist, c.id), pf);
+	psc_evlist__delete(evlist);
+}
+
 /* On machines without a PMU hardware events fail; with skip_unsupported the rest still count. */
 static void test_unsupported_skipped(void **state)
 {
@@ -610,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_page_faults_counted),
 		cmocka_unit_test(test_group_one_read),
 		cmocka_unit_test(test_read_with_lost_format),
+		cmocka_unit_test(test_lone_evsel_with_group_format),
 		cmocka_unit_test(test_unsupported_skipped),
 		cmocka_unit_test(test_group_with_missing_member),
 		cmocka_unit_test(test_inherit_counts_children),
