@@ -572,6 +572,13 @@ static void deadline_stop(struct http_server *srv)
 	}
 }
 
+static bool has_body(struct MHD_Connection *conn)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH) ||
+	       MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					   MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
@@ -584,6 +591,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	const char *why;
 
 	request_started(srv, conn);
+	/*
+	 * A response queued at the first call, when only the headers are in, makes
+	 * libmicrohttpd close the connection after it (it will not read what may follow): every
+	 * scrape paid a new connection (and TLS handshake), and pipelined requests after the
+	 * first went unanswered. A GET or HEAD without a body is answered at the second call,
+	 * keeping the connection; anything else still gets its answer, and the close, at once.
+	 */
+	if (!*req_cls) {
+		*req_cls = srv;
+		if ((get || head) && !has_body(conn))
+			return MHD_YES;
+	}
 	if (wc && !webconfig_rate_allow(wc, now_ns()))
 		return reply_text(srv, conn, MHD_HTTP_TOO_MANY_REQUESTS, "Too Many Requests\n",
 				  NULL);

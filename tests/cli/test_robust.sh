@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 8
+plan 11
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -54,5 +54,42 @@ if [ -n "$v1" ]; then
 else
 	skip "no cgroup v1 hierarchy of another controller is mounted"
 fi
+
+# ---- 9-11: the exporter keeps a connection for the next request: three pipelined requests on
+# one connection get three answers (the first was answered with "Connection: close" and the
+# others were dropped), and it still stops cleanly
+port=$(python3 "$(dirname "$0")/exporter_client.py" free-port)
+"$P" exporter --web.listen-address=127.0.0.1:"$port" 2>"$TMP/exporter.log" &
+epid=$!
+for _ in $(seq 100); do grep -q 'msg="listening on' "$TMP/exporter.log" && break; sleep 0.1; done
+answers=$(python3 - "$port" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: a\r\n\r\n" b"HEAD /metrics HTTP/1.1\r\nHost: a\r\n\r\n"
+          b"GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+data, end = b"", time.time() + 10
+while data.count(b"HTTP/1.1 200 OK\r\n") < 3 and time.time() < end:
+    try:
+        chunk = s.recv(65536)
+    except socket.timeout:
+        break
+    if not chunk:
+        break
+    data += chunk
+head = data.split(b"\r\n\r\n")[0].lower()
+print(data.count(b"HTTP/1.1 200 OK\r\n"), "close" if b"connection: close" in head else "kept")
+PY
+)
+if [ "${answers% *}" = 3 ]; then ok "exporter: 3 pipelined requests, 3 answers"; else
+	fail "exporter: pipelined requests answered: $answers"; fi
+if [ "${answers#* }" = kept ]; then ok "exporter: a scrape keeps its connection"; else
+	fail "exporter: the connection is closed after each scrape ($answers)"; fi
+kill -TERM "$epid"
+for _ in $(seq 100); do kill -0 "$epid" 2>/dev/null || break; sleep 0.1; done
+kill -9 "$epid" 2>/dev/null
+wait "$epid"
+erc=$?
+if [ "$erc" -eq 0 ]; then ok "exporter: stops on SIGTERM with exit 0"; else
+	fail "exporter: exit $erc on SIGTERM"; sed 's/^/#   /' "$TMP/exporter.log" | tail -3; fi
 
 done_testing
