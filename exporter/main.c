@@ -332,6 +332,24 @@ static int parse_args(struct args *a, int argc, char **argv)
 }
 
 /*
+ * --user names someone who exists: checked before anything is opened, so the answer is not lost
+ * after the start-up log (and no events are opened for nothing). Only root switches users.
+ */
+static int check_user(const char *user)
+{
+	if (geteuid() != 0 || !strcmp(user, "root"))
+		return 0;
+	errno = 0;
+	if (getpwnam(user))
+		return 0;
+	fprintf(stderr,
+		"perfscope exporter: --user=%s: no such user%s%s; give an existing user to serve as "
+		"(the default is nobody), or --user=root to keep root\n",
+		user, errno ? ": " : "", errno ? strerror(errno) : "");
+	return 1;
+}
+
+/*
  * Root opened the perf events; the server itself needs none of root's powers. The fds stay
  * readable after the switch, which is the point of doing it in this order.
  */
@@ -475,6 +493,9 @@ int psc_exporter_main(int argc, char **argv)
 		if (wc->http2)
 			xlog(XLOG_DEBUG, "http2 in the web config: perfscope serves HTTP/1.1");
 	}
+	ret = check_user(a.user);
+	if (ret)
+		goto out;
 	cfg.cpus = cpus;
 	for (int k = 0; k < PERF_KIND_TRACEPOINT; k++) {
 		cfg.disable[k] = a.disable[k];

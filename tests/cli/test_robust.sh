@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 11
+plan 13
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -91,5 +91,11 @@ wait "$epid"
 erc=$?
 if [ "$erc" -eq 0 ]; then ok "exporter: stops on SIGTERM with exit 0"; else
 	fail "exporter: exit $erc on SIGTERM"; sed 's/^/#   /' "$TMP/exporter.log" | tail -3; fi
+
+# ---- 12-13: --user naming nobody that exists: said before any event is opened, with what to give
+expect_rc "exporter --user=no_such_user_xyz" 1 "$P" exporter --web.listen-address=127.0.0.1:0 --user=no_such_user_xyz
+if ! grep -q 'counting' "$ERR" && grep -q 'no such user; give an existing user' "$ERR"; then
+	ok "exporter: an unknown --user is refused before the events open, saying what to give"; else
+	fail "exporter --user: $(grep -c . "$ERR") lines, last: $(tail -1 "$ERR")"; fi
 
 done_testing
