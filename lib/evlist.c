@@ -226,7 +226,12 @@ int psc_evlist__read(struct psc_evlist *evlist)
 		nr_threads = evsel->threads->nr;
 		for (int c = 0; c < nr_cpus; c++) {
 			for (int t = 0; t < nr_threads; t++) {
-				int err = psc_evsel__read_group(evsel, c, t);
+				int err;
+
+				/* a thread gone before the open: nothing counted, counts stay 0 */
+				if (evsel->fds[c * nr_threads + t] < 0)
+					continue;
+				err = psc_evsel__read_group(evsel, c, t);
 
 				if (err)
 					return err;

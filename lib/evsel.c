@@ -206,7 +206,7 @@ int psc_evsel__apply_filter(struct psc_evsel *evsel, const char *filter)
 int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc_threadmap *threads,
 		    const struct psc_evsel_open_opts *opts)
 {
-	int cgroup_fd, nr_cpus, nr_threads, err = 0;
+	int cgroup_fd, nr_cpus, nr_threads, err = 0, opened = 0, missing = 0;
 	struct perf_event_attr attr;
 	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
 
@@ -261,10 +261,22 @@ int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc
 			pid_t pid = cgroup_fd > 0 ? cgroup_fd : psc_threadmap__tid(threads, t);
 			int fd;
 
-			if (evsel->leader != evsel)
+			if (evsel->leader != evsel) {
 				group_fd = evsel->leader->fds[slot];
+				if (group_fd < 0)
+					continue; /* its thread was gone for the leader already */
+			}
 			fd = sys_perf_event_open(&attr, pid, psc_cpumap__cpu(cpus, c), group_fd,
 						 flags);
+			if (fd < 0 && errno == ESRCH && pid > 0 && cgroup_fd <= 0) {
+				/*
+				 * The thread exited after the thread map was read (a process whose
+				 * threads come and go): nothing of it to count, the slot stays
+				 * closed. Only a map whose every thread is gone fails (below).
+				 */
+				missing++;
+				continue;
+			}
 			if (fd < 0) {
 				err = -errno;
 				pr_debug("perf_event_open %s cpu %d tid %d: %s\n",
@@ -275,8 +287,11 @@ int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc
 			/* ids are fetched when first needed (slot_id): an ioctl each costs as much
 			 * as a read */
 			evsel->fds[slot] = fd;
+			opened++;
 		}
 	}
+	if (!err && !opened && missing)
+		err = -ESRCH;
 	if (!err && evsel->filter) {
 		err = apply_filter_fds(evsel, evsel->filter);
 		if (err)
@@ -357,6 +372,8 @@ int psc_evsel__read(struct psc_evsel *evsel, int cpu_idx, int thread_idx, struct
 	if (fmt & PERF_FORMAT_GROUP)
 		return -EINVAL; /* use psc_evsel__read_group on the leader */
 	slot = slot_of(evsel, cpu_idx, thread_idx);
+	if (evsel->fds[slot] < 0)
+		return -EBADF; /* its thread was gone at open (psc_evsel__open) */
 	n = read(evsel->fds[slot], buf, sizeof(buf));
 	if (n < 0)
 		return -errno;
@@ -391,7 +408,8 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 		if (!leader->members)
 			return psc_evsel__read(leader, cpu_idx, thread_idx, NULL);
 		for (int k = 0; k < leader->nr_members; k++) {
-			if (!leader->members[k]->fds)
+			if (!leader->members[k]->fds ||
+			    leader->members[k]->fds[slot_of(leader, cpu_idx, thread_idx)] < 0)
 				continue;
 			err = psc_evsel__read(leader->members[k], cpu_idx, thread_idx, NULL);
 			if (err)
@@ -407,6 +425,10 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 	if (want > sizeof(stackbuf) && !(buf = malloc(want)))
 		return -ENOMEM;
 	slot = slot_of(leader, cpu_idx, thread_idx);
+	if (leader->fds[slot] < 0) {
+		err = -EBADF; /* its thread was gone at open (psc_evsel__open) */
+		goto out;
+	}
 	n = read(leader->fds[slot], buf, want);
 	if (n < 0) {
 		err = -errno;

@@ -58,7 +58,9 @@ struct psc_evsel_open_opts {
 };
 /*
  * Opens one fd per cpu x thread. Members open after their leader, with the leader's fd on the
- * same cpu/thread as group_fd. A failure closes everything this call opened and returns -errno.
+ * same cpu/thread as group_fd. A thread of the map that has exited since the map was read leaves
+ * its slots closed (psc_evsel__fd gives -1, its counts stay 0); -ESRCH when every thread is gone.
+ * A failure closes everything this call opened and returns -errno.
  */
 PSC_API int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus,
 			    struct psc_threadmap *threads, const struct psc_evsel_open_opts *opts);
@@ -70,7 +72,7 @@ PSC_API int psc_evsel__reset(struct psc_evsel *evsel);
 /* Kernel ftrace filter on every fd (tracepoints only); -EINVAL when the kernel rejects it. */
 PSC_API int psc_evsel__apply_filter(struct psc_evsel *evsel, const char *filter);
 
-/* One read(2) of this evsel's fd at (cpu_idx, thread_idx). */
+/* One read(2) of this evsel's fd at (cpu_idx, thread_idx); -EBADF when that slot is closed. */
 PSC_API int psc_evsel__read(struct psc_evsel *evsel, int cpu_idx, int thread_idx,
 			    struct psc_counts *out);
 /*

@@ -1,6 +1,7 @@
 /* Integration: real counters on this kernel: software events, groups, unsupported events, CPUs,
  * cgroups, meters. */
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -197,6 +199,126 @@ static void test_lone_evsel_with_group_format(void **state)
 	assert_true(c.ena > 0 && c.run == c.ena);
 	assert_ptr_equal(psc_evlist__evsel_by_id(evlist, c.id), pf);
 	psc_evlist__delete(evlist);
+}
+
+/* A child process with two threads; the second one exits when `go` is written. */
+struct two_threads {
+	pid_t pid, tid; /* the process, its second thread */
+	int go, end;
+};
+
+static int thread_fd;
+
+static void *second_thread(void *arg)
+{
+	pid_t tid = gettid();
+	char b;
+
+	(void)arg;
+	if (write(thread_fd, &tid, sizeof(tid)) != sizeof(tid) || read(thread_fd, &b, 1) != 1)
+		_exit(1);
+	return NULL;
+}
+
+static void two_threads_start(struct two_threads *t)
+{
+	int sv[2], end[2];
+	pthread_t th;
+	char b;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(pipe(end), 0);
+	t->pid = fork();
+	assert_true(t->pid >= 0);
+	if (t->pid == 0) {
+		close(sv[0]);
+		close(end[1]);
+		thread_fd = sv[1];
+		if (pthread_create(&th, NULL, second_thread, NULL) || pthread_join(th, NULL))
+			_exit(1);
+		if (read(end[0], &b, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	close(end[0]);
+	t->go = sv[0];
+	t->end = end[1];
+	assert_int_equal(read(t->go, &t->tid, sizeof(t->tid)), sizeof(t->tid));
+}
+
+/* Lets the second thread exit and waits until the kernel no longer lists it. */
+static void two_threads_drop_second(struct two_threads *t)
+{
+	char path[64];
+
+	assert_int_equal(write(t->go, "g", 1), 1);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)t->pid, (int)t->tid);
+	while (access(path, F_OK) == 0)
+		usleep(1000);
+}
+
+static void two_threads_end(struct two_threads *t)
+{
+	int status;
+
+	close(t->end);
+	close(t->go);
+	assert_int_equal(waitpid(t->pid, &status, 0), t->pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * A thread of the map that exits before the events are opened (-p of a process whose threads
+ * come and go): there is nothing of it to count, and the open goes on with the others; only a
+ * map whose every thread is gone fails, with ESRCH.
+ */
+static void test_thread_gone_before_open(void **state)
+{
+	struct perf_event_attr a0 = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct perf_event_attr a1 = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	struct perf_event_attr a2 = sw_attr(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	struct psc_evlist *evlist = psc_evlist__new();
+	struct psc_cpumap *cpus = psc_cpumap__new_any();
+	struct psc_threadmap *threads;
+	struct psc_evsel *leader, *member, *alone;
+	struct two_threads t;
+	int gone = -1;
+
+	two_threads_start(&t);
+	threads = psc_threadmap__new_pid(t.pid);
+	assert_non_null(threads);
+	assert_int_equal(psc_threadmap__nr(threads), 2);
+	for (int i = 0; i < 2; i++)
+		if (psc_threadmap__tid(threads, i) == t.tid)
+			gone = i;
+	assert_true(gone >= 0);
+	two_threads_drop_second(&t);
+
+	leader = psc_evsel__new(&a0, "task-clock");
+	member = psc_evsel__new(&a1, "page-faults");
+	alone = psc_evsel__new(&a2, "context-switches");
+	assert_int_equal(psc_evsel__set_leader(member, leader), 0);
+	psc_evlist__add(evlist, leader);
+	psc_evlist__add(evlist, member);
+	psc_evlist__add(evlist, alone);
+	assert_int_equal(psc_evlist__set_maps(evlist, cpus, threads), 0);
+	assert_int_equal(psc_evlist__open(evlist, NULL), 0);
+	assert_int_equal(psc_evsel__fd(leader, 0, gone), -1);
+	assert_int_equal(psc_evsel__fd(member, 0, gone), -1);
+	assert_int_equal(psc_evsel__fd(alone, 0, gone), -1);
+	assert_true(psc_evsel__fd(leader, 0, !gone) >= 0);
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	assert_int_equal(psc_evlist__disable(evlist), 0);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	psc_evlist__close(evlist);
+
+	/* the whole process gone: nothing can be counted */
+	two_threads_end(&t);
+	assert_int_equal(psc_evlist__open(evlist, NULL), -ESRCH);
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
 }
 
 /* On machines without a PMU hardware events fail; with skip_unsupported the rest still count. */
@@ -634,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_group_one_read),
 		cmocka_unit_test(test_read_with_lost_format),
 		cmocka_unit_test(test_lone_evsel_with_group_format),
+		cmocka_unit_test(test_thread_gone_before_open),
 		cmocka_unit_test(test_unsupported_skipped),
 		cmocka_unit_test(test_group_with_missing_member),
 		cmocka_unit_test(test_inherit_counts_children),
