@@ -1,4 +1,5 @@
 /* perfscope: dispatches `perfscope PROFILER ...` through the profiler table; help and version. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -64,12 +65,9 @@ static void block_async_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const struct psc_profiler *prof;
-
-	keep_std_fds();
-	block_async_signals();
 
 	if (argc < 2) {
 		print_usage(stderr);
@@ -118,4 +116,24 @@ int main(int argc, char **argv)
 	if (!prof)
 		return suggest_and_fail(argv[1]);
 	return prof->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	keep_std_fds();
+	block_async_signals();
+	ret = dispatch(argc, argv);
+	/*
+	 * Help and version go through stdio, whose errors show only at the flush: a help text that
+	 * did not reach a full disk must not exit 0; a reader that left (| head) is no failure.
+	 * (The profilers write their data with psc_out and report their own write errors.)
+	 */
+	if ((fflush(stdout) || ferror(stdout)) && errno != EPIPE) {
+		fprintf(stderr, "perfscope: writing to standard output failed: %s\n",
+			strerror(errno));
+		return ret ? ret : 1;
+	}
+	return ret;
 }

@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 31
+plan 32
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -193,4 +193,13 @@ run_capture "$P" -v list cs
 check "perfscope -v PROFILER runs the profiler verbosely, not just the version (exit $RC)" \
 	sh -c "[ $RC -eq 0 ] && grep -q '^  context-switches OR cs ' '$OUT' && ! grep -q '^perfscope [0-9]' '$OUT'"
 expect_rc "--version with arguments" 2 "$P" --version list
+# help and version that cannot be written (a full disk) fail, instead of exiting 0
+if [ -w /dev/full ]; then
+	"$P" help stat >/dev/full 2>/dev/null; rc_help=$?
+	"$P" --version >/dev/full 2>/dev/null; rc_version=$?
+	check "help and --version to /dev/full exit 1 (got $rc_help, $rc_version)" \
+		test "$rc_help$rc_version" = 11
+else
+	skip "no /dev/full"
+fi
 done_testing
