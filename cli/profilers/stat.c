@@ -51,7 +51,8 @@ static const char stat_help[] =
 	"  -v, --verbose         library diagnostics on stderr (-vv: debug)\n"
 	"  -- COMMAND ARGS...    run COMMAND and count it (and its children); exit with its status\n"
 	"\n"
-	"SIGUSR1 prints the counts so far and goes on.\n"
+	"SIGINT/SIGTERM are passed on to COMMAND (a second one kills it); SIGUSR1 prints the\n"
+	"counts so far and goes on.\n"
 	"\n"
 	"Exit status: COMMAND's own status when it ends first (127/126 when it cannot be found or\n"
 	"run, 128+N when killed by signal N); else 0; 1 on a runtime failure, 2 on a usage error.\n"
@@ -277,6 +278,7 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 {
 	double next_interval = s->o.interval_ms ? s->o.interval_ms / 1000.0 : INFINITY;
 	double deadline = s->o.duration_s > 0 ? s->o.duration_s : INFINITY;
+	bool forwarded = false;
 
 	for (;;) {
 		double now = elapsed_s(s), wake = fmin(next_interval, deadline);
@@ -330,14 +332,15 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 			}
 			continue;
 		}
-		/* SIGINT/SIGTERM: a command gets the signal too and we report once it ends. */
+		/*
+		 * SIGINT/SIGTERM: a command gets the signal too and we report once it ends (its
+		 * SIGCHLD). One that ignores it is killed at the second signal, rather than
+		 * waited for with every further Ctrl-C blocked.
+		 */
 		if (s->target.has_command) {
-			int status;
-
-			psc_target_forward_signal(&s->target, sig);
-			if (psc_target_wait(&s->target, &status) > 0)
-				*exit_code = psc_wait_status_to_exit_code(status);
-			return 0;
+			psc_target_forward_signal(&s->target, forwarded ? SIGKILL : sig);
+			forwarded = true;
+			continue;
 		}
 		return 0;
 	}

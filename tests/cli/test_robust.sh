@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 13
+plan 15
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -42,7 +42,23 @@ if [ "$RC" -eq 3 ]; then ok "stat: SIGUSR1 does not stop it; the command's statu
 if [ "$n" -eq 2 ]; then ok "stat: SIGUSR1 printed the counts so far, then the final ones"; else
 	fail "stat: $n reports after SIGUSR1, wanted 2"; sed 's/^/#   /' "$OUT" | head -4; fi
 
-# ---- 5-8: -G with what is not a cgroup perf can count: a usage error naming the cgroup and what
+# ---- 5-6: a command that ignores SIGINT/SIGTERM: the first is passed on, the second kills it
+# (stat waited for it with every further signal blocked)
+"$P" stat -e page-faults -- sh -c "echo \$\$ >'$TMP/cmd2'; trap '' INT TERM; kill -TERM \$PPID; sleep 1; kill -TERM \$PPID; exec sleep 30" >"$TMP/out2" 2>&1 &
+spid=$!
+for _ in $(seq 100); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$spid" 2>/dev/null; then
+	kill -9 "$spid"
+	fail "stat: still waiting 10 s after a second SIGTERM"
+else
+	wait "$spid"
+	rc=$?
+	if [ "$rc" -eq 137 ] && grep -q page-faults "$TMP/out2"; then ok "stat: the second SIGTERM kills the command that ignores it, counts printed (exit $rc)"; else
+		fail "stat after two SIGTERMs: exit $rc"; sed 's/^/#   /' "$TMP/out2" | head -3; fi
+fi
+if gone "$TMP/cmd2"; then ok "stat: that command is gone"; else fail "stat: the command outlived two SIGTERMs"; fi
+
+# ---- 7-10: -G with what is not a cgroup perf can count: a usage error naming the cgroup and what
 # to give instead (any directory opened, and every event then failed with a bare EBADF)
 expect_rc "-G /tmp (a directory, not a cgroup)" 2 "$P" stat -e page-faults -G /tmp --duration 0.1
 if grep -q "cgroup '/tmp': not a cgroup that perf can count; give a cgroup directory" "$ERR"; then
@@ -55,7 +71,7 @@ else
 	skip "no cgroup v1 hierarchy of another controller is mounted"
 fi
 
-# ---- 9-11: the exporter keeps a connection for the next request: three pipelined requests on
+# ---- 11-13: the exporter keeps a connection for the next request: three pipelined requests on
 # one connection get three answers (the first was answered with "Connection: close" and the
 # others were dropped), and it still stops cleanly
 port=$(python3 "$(dirname "$0")/exporter_client.py" free-port)
@@ -92,7 +108,7 @@ erc=$?
 if [ "$erc" -eq 0 ]; then ok "exporter: stops on SIGTERM with exit 0"; else
 	fail "exporter: exit $erc on SIGTERM"; sed 's/^/#   /' "$TMP/exporter.log" | tail -3; fi
 
-# ---- 12-13: --user naming nobody that exists: said before any event is opened, with what to give
+# ---- 14-15: --user naming nobody that exists: said before any event is opened, with what to give
 expect_rc "exporter --user=no_such_user_xyz" 1 "$P" exporter --web.listen-address=127.0.0.1:0 --user=no_such_user_xyz
 if ! grep -q 'counting' "$ERR" && grep -q 'no such user; give an existing user' "$ERR"; then
 	ok "exporter: an unknown --user is refused before the events open, saying what to give"; else
