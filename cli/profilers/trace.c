@@ -1,4 +1,5 @@
 /* perfscope trace: print every event as it happens (tracepoints, software, sampled hardware). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -188,6 +189,55 @@ static const char *comm_get(struct trace *t, uint32_t pid, uint32_t tid)
 	comm_set(t, tid, buf, (size_t)n);
 	c = comm_slot(t, tid);
 	return c->tid ? c->comm : "<...>";
+}
+
+/* The threads of one process, named now (tid 0: every thread of pid). */
+static void comm_preload_pid(struct trace *t, const char *pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *task;
+
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	task = opendir(path);
+	if (!task)
+		return;
+	while ((d = readdir(task)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			comm_get(t, (uint32_t)atoi(pid), (uint32_t)atoi(d->d_name));
+	closedir(task);
+}
+
+/*
+ * Threads that exist before the trace starts are named from /proc now, as perf record does: one
+ * that exits during the trace is gone from /proc by the time its last events (its exit, say)
+ * are printed, and would show as <...>. Threads started later are named by COMM and FORK
+ * records; a launched command by its exec.
+ */
+static void comm_preload(struct trace *t, const struct psc_target *tg)
+{
+	char pid[16];
+	struct dirent *d;
+	DIR *proc;
+
+	if (tg->has_command)
+		return;
+	if (t->o.tid) {
+		comm_get(t, (uint32_t)t->o.tid, (uint32_t)t->o.tid);
+		return;
+	}
+	if (t->o.pid) {
+		snprintf(pid, sizeof(pid), "%d", (int)t->o.pid);
+		comm_preload_pid(t, pid);
+		return;
+	}
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	while ((d = readdir(proc)))
+		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
+			comm_preload_pid(t, d->d_name);
+	closedir(proc);
 }
 
 /* ---- output of one event ---- */
@@ -765,6 +815,7 @@ static int trace_run(int argc, char **argv)
 		goto out;
 	}
 
+	comm_preload(&t, &tg);
 	{
 		PSC_OPTS(psc_session_opts, so, .order = t.o.order, .interval_ms = t.o.interval_ms,
 			 .duration_s = t.o.duration_s, .prof = "trace", .target = &tg,

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 43
+plan 44
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -288,5 +288,24 @@ if need_root && [ "$(cat /proc/sys/kernel/kptr_restrict 2>/dev/null)" != 2 ] &&
 else
 	skip "kallsyms hidden or no timer:hrtimer_start here"
 fi
+
+# A thread that existed before the trace and exits during it is named by its comm, as perf names
+# it, not <...>: its parent reaps it at once, so /proc has forgotten it by the time its exit
+# event is printed. The trace is known to run once its first -i line is out.
+dir=$(mktemp -d); _tap_tmpfiles+=("$dir/fifo" "$dir/pid" "$dir/out" "$dir/err")
+mkfifo "$dir/fifo"
+sh -c "cat '$dir/fifo' >/dev/null & echo \$! >'$dir/pid'; wait" &
+shp=$!
+for _ in $(seq 100); do [ -s "$dir/pid" ] && break; sleep 0.02; done
+"$P" trace -e sched:sched_process_exit -p "$(cat "$dir/pid")" -i 50 >"$dir/out" 2>"$dir/err" &
+tp=$!
+for _ in $(seq 200); do [ -s "$dir/err" ] && break; sleep 0.05; done
+echo >"$dir/fifo"
+wait $tp; rc=$?
+wait $shp
+if [ $rc -eq 0 ] && grep -Eq '^ +cat +[0-9]+/[0-9]+ .*sched:sched_process_exit: comm=cat ' "$dir/out"; then
+	ok "a thread older than the trace keeps its name to its exit (not <...>)"
+else fail "comm of a thread older than the trace: exit $rc: $(head -1 "$dir/out")"; fi
+rm -rf "$dir"
 
 done_testing
