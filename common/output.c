@@ -2,11 +2,13 @@
 #include "output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct psc_out *psc_out__new(int fd, size_t bufsz)
@@ -23,7 +25,29 @@ struct psc_out *psc_out__new(int fd, size_t bufsz)
 		return NULL;
 	}
 	o->fd = fd;
+	o->stop_fd = -1;
 	return o;
+}
+
+int psc_out__watch(struct psc_out *o, int stop_fd)
+{
+	char path[64];
+	struct stat st;
+	int fd;
+
+	if (fstat(o->fd, &st))
+		return -errno;
+	if (S_ISFIFO(st.st_mode) && !o->own_fd) {
+		/* a new open file description: O_NONBLOCK on it is ours alone */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", o->fd);
+		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		o->fd = fd;
+		o->own_fd = true;
+	}
+	o->stop_fd = stop_fd;
+	return 0;
 }
 
 void psc_out__delete(struct psc_out *o)
@@ -31,8 +55,25 @@ void psc_out__delete(struct psc_out *o)
 	if (!o)
 		return;
 	psc_out__flush(o);
+	if (o->own_fd)
+		close(o->fd);
 	free(o->buf);
 	free(o);
+}
+
+/* Waits until o->fd takes more; false with errno set (EINTR: the stop fd turned readable). */
+static bool wait_room(struct psc_out *o)
+{
+	struct pollfd p[2] = { { .fd = o->fd, .events = POLLOUT },
+			       { .fd = o->stop_fd, .events = POLLIN } };
+
+	if (poll(p, o->stop_fd >= 0 ? 2 : 1, -1) < 0)
+		return errno == EINTR;
+	if (!(p[0].revents & (POLLOUT | POLLERR | POLLHUP)) && (p[1].revents & POLLIN)) {
+		errno = EINTR;
+		return false;
+	}
+	return true;
 }
 
 int psc_out__flush(struct psc_out *o)
@@ -54,14 +95,9 @@ int psc_out__flush(struct psc_out *o)
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN) {
-			/* A non-blocking stdout (inherited from a shell or a pipe): wait for room.
-			 */
-			struct pollfd p = { .fd = o->fd, .events = POLLOUT };
-
-			if (poll(&p, 1, -1) >= 0 || errno == EINTR)
-				continue;
-		}
+		/* A non-blocking stdout (inherited, or ours from psc_out__watch) */
+		if (n < 0 && errno == EAGAIN && wait_room(o))
+			continue;
 		o->err = n < 0 ? -errno : -EIO;
 		break;
 	}
@@ -340,7 +376,7 @@ char *psc_json_render(const char *s, bool key, size_t *len)
 {
 	size_t n = strlen(s);
 	/* an escape is at most 6 bytes per input byte; quotes, ':' and NUL */
-	struct psc_out o = { .fd = -1, .cap = 6 * n + 4 };
+	struct psc_out o = { .fd = -1, .stop_fd = -1, .cap = 6 * n + 4 };
 
 	o.buf = malloc(o.cap);
 	if (!o.buf)

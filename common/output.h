@@ -19,6 +19,8 @@ struct psc_out {
 	char *buf;
 	size_t len, cap;
 	int fd;
+	int stop_fd; /* psc_out__watch: readable when waiting for room must end; else -1 */
+	bool own_fd; /* fd is a private description of the pipe, closed at delete */
 	int err; /* first write error, -errno; 0 while all is well */
 	uint64_t written; /* bytes that reached the fd */
 	uint64_t dropped; /* bytes discarded after an error */
@@ -26,6 +28,16 @@ struct psc_out {
 
 /* bufsz 0: 64 KiB. Returns NULL and sets errno. The fd is not owned. */
 struct psc_out *psc_out__new(int fd, size_t bufsz);
+/*
+ * A profiler stopped by SIGINT/SIGTERM must not stay blocked in write(2) on a pipe its reader has
+ * stopped reading (`| less` scrolled back, a stuck consumer): those signals are blocked for
+ * signalfd/sigtimedwait, so they would wait behind the full pipe. When o writes to a pipe, this
+ * gives it a private non-blocking description of it (the command sharing stdout keeps blocking
+ * writes) and waits for room with poll() on the pipe and on stop_fd (a signalfd of the stop
+ * signals, polled, never read). When stop_fd turns readable first, the error is -EINTR: the rest
+ * is dropped and counted, as after EPIPE. Returns 0 or -errno (o unchanged).
+ */
+int psc_out__watch(struct psc_out *o, int stop_fd);
 /* Flushes (errors ignored: check psc_out__flush first) and frees. NULL is a no-op. */
 void psc_out__delete(struct psc_out *o);
 /* Writes the buffer out. Returns 0 or the sticky -errno. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -383,8 +384,8 @@ static int stat_run(int argc, char **argv)
 	struct psc_parse_error perr = { .pos = -1 };
 	struct psc_event_list *specs = NULL;
 	struct psc_evlist *evlist = NULL;
-	sigset_t sigs;
-	int ret, exit_code = 0;
+	sigset_t sigs, stop;
+	int ret, exit_code = 0, stop_fd = -1;
 
 	ret = psc_cli_opts_parse(&s.o, argc, argv,
 				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_TARGET | PSC_OPT_INTERVAL |
@@ -423,6 +424,13 @@ static int stat_run(int argc, char **argv)
 	sigaddset(&sigs, SIGCHLD);
 	sigaddset(&sigs, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	/* a stop signal must not wait behind a pipe nobody reads (output.h) */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	stop_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (stop_fd >= 0)
+		psc_out__watch(s.out, stop_fd);
 
 	ret = psc_target_setup(&s.target, &s.o, "stat", s.title, sizeof(s.title));
 	if (ret)
@@ -471,7 +479,10 @@ static int stat_run(int argc, char **argv)
 		print_footer(&s, elapsed_s(&s));
 	}
 	if (psc_out__flush(s.out)) {
-		if (psc_out__error(s.out) != -EPIPE)
+		if (psc_out__error(s.out) == -EINTR)
+			fprintf(stderr, "perfscope stat: stopped while standard output was not "
+					"being read; the counts were not written\n");
+		else if (psc_out__error(s.out) != -EPIPE)
 			fprintf(stderr, "perfscope stat: writing the results failed: %s\n",
 				strerror(-psc_out__error(s.out)));
 		ret = 1;
@@ -483,6 +494,8 @@ out:
 	psc_evlist__delete(evlist);
 	psc_event_list__delete(specs);
 	psc_out__delete(s.out);
+	if (stop_fd >= 0)
+		close(stop_fd);
 	free(s.prev);
 	return ret;
 }

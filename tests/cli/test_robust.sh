@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 15
+plan 17
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -58,7 +58,37 @@ else
 fi
 if gone "$TMP/cmd2"; then ok "stat: that command is gone"; else fail "stat: the command outlived two SIGTERMs"; fi
 
-# ---- 7-10: -G with what is not a cgroup perf can count: a usage error naming the cgroup and what
+# ---- 7-8: SIGINT while stdout is a full pipe nobody reads: stat stops and says the counts were not
+# written (SIGINT, blocked for sigtimedwait, waited behind the blocking write for ever)
+res=$(python3 - "$P" <<'PY'
+import fcntl, os, signal, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
+try:
+    while True:
+        os.write(w, b"x" * 4096)  # fill it: stat's first write blocks
+except BlockingIOError:
+    pass
+fcntl.fcntl(w, fcntl.F_SETFL, 0)
+p = subprocess.Popen([sys.argv[1], "stat", "-a", "-i", "50", "-e", "page-faults"], stdout=w,
+                     stderr=subprocess.PIPE)
+os.close(w)
+time.sleep(0.5)
+p.send_signal(signal.SIGINT)
+try:
+    err = p.communicate(timeout=20)[1].decode()
+    print(p.returncode, "not written" in err)
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.wait()
+    print("hung", False)
+PY
+)
+if [ "${res% *}" != hung ]; then ok "stat -i into a full pipe: SIGINT stops it (exit ${res% *})"; else
+	fail "stat -i into a full pipe: still running 20 s after SIGINT"; fi
+if [ "${res#* }" = True ]; then ok "stat: says the counts were not written"; else fail "stat: no message ($res)"; fi
+
+# ---- 9-12: -G with what is not a cgroup perf can count: a usage error naming the cgroup and what
 # to give instead (any directory opened, and every event then failed with a bare EBADF)
 expect_rc "-G /tmp (a directory, not a cgroup)" 2 "$P" stat -e page-faults -G /tmp --duration 0.1
 if grep -q "cgroup '/tmp': not a cgroup that perf can count; give a cgroup directory" "$ERR"; then
@@ -71,7 +101,7 @@ else
 	skip "no cgroup v1 hierarchy of another controller is mounted"
 fi
 
-# ---- 11-13: the exporter keeps a connection for the next request: three pipelined requests on
+# ---- 13-15: the exporter keeps a connection for the next request: three pipelined requests on
 # one connection get three answers (the first was answered with "Connection: close" and the
 # others were dropped), and it still stops cleanly
 port=$(python3 "$(dirname "$0")/exporter_client.py" free-port)
@@ -108,7 +138,7 @@ erc=$?
 if [ "$erc" -eq 0 ]; then ok "exporter: stops on SIGTERM with exit 0"; else
 	fail "exporter: exit $erc on SIGTERM"; sed 's/^/#   /' "$TMP/exporter.log" | tail -3; fi
 
-# ---- 14-15: --user naming nobody that exists: said before any event is opened, with what to give
+# ---- 16-17: --user naming nobody that exists: said before any event is opened, with what to give
 expect_rc "exporter --user=no_such_user_xyz" 1 "$P" exporter --web.listen-address=127.0.0.1:0 --user=no_such_user_xyz
 if ! grep -q 'counting' "$ERR" && grep -q 'no such user; give an existing user' "$ERR"; then
 	ok "exporter: an unknown --user is refused before the events open, saying what to give"; else

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -214,13 +215,38 @@ static void test_enospc(void **state)
 	close(fd);
 }
 
+/* A pipe nobody reads and a stop signal pending: the flush gives up instead of blocking. */
+static void test_watch_stop(void **state)
+{
+	static char big[1 << 17];
+	int p[2], efd = eventfd(1, EFD_CLOEXEC); /* readable: as a signalfd with a signal pending */
+	struct psc_out *o;
+
+	assert_true(efd >= 0);
+	assert_int_equal(pipe(p), 0);
+	o = psc_out__new(p[1], sizeof(big));
+	assert_int_equal(psc_out__watch(o, efd), 0);
+	assert_int_not_equal(o->fd, p[1]); /* a private description of the pipe */
+	/* the shared one stays blocking, for a command writing to the same stdout */
+	assert_false(fcntl(p[1], F_GETFL) & O_NONBLOCK);
+	memset(big, 'x', sizeof(big));
+	psc_out__write(o, big, sizeof(big)); /* twice a pipe's default 64 KiB */
+	assert_int_equal(psc_out__flush(o), -EINTR);
+	assert_true(o->written > 0 && o->written < sizeof(big));
+	assert_int_equal(o->written + o->dropped, sizeof(big));
+	psc_out__delete(o);
+	close(p[0]);
+	close(p[1]);
+	close(efd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers_and_text), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_utf8),	 cmocka_unit_test(test_epipe_sticky),
 		cmocka_unit_test(test_enospc),		 cmocka_unit_test(test_u64_digits),
-		cmocka_unit_test(test_json_raw),
+		cmocka_unit_test(test_json_raw),	 cmocka_unit_test(test_watch_stop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
