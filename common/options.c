@@ -28,7 +28,7 @@ static const struct shared_opt shared_opts[] = {
 	{ { "event", required_argument, NULL, 'e' }, PSC_OPT_EVENTS, "e:" },
 	{ { "cpu", required_argument, NULL, 'C' }, PSC_OPT_CPUS, "C:" },
 	{ { "all-cpus", no_argument, NULL, 'a' }, PSC_OPT_CPUS, "a" },
-	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, PSC_OPT_CPUS, NULL },
+	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, PSC_OPT_PER_CPU, NULL },
 	{ { "pid", required_argument, NULL, 'p' }, PSC_OPT_TARGET, "p:" },
 	{ { "tid", required_argument, NULL, 't' }, PSC_OPT_TARGET, "t:" },
 	{ { "cgroup", required_argument, NULL, 'G' }, PSC_OPT_TARGET, "G:" },
@@ -171,6 +171,40 @@ static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const 
 	return usage_error(prof, "internal: unhandled option %d", c);
 }
 
+/*
+ * perf's spellings of options that perfscope spells differently: a perf user's first try gets
+ * the equivalent instead of a bare "unknown option".
+ */
+static const struct {
+	const char *perf; /* "-I" or "--timeout" (a long one also matches "--timeout=...") */
+	unsigned int flag; /* the profiler must take the equivalent */
+	const char *hint;
+} perf_spellings[] = {
+	{ "-I", PSC_OPT_INTERVAL, "-i MS prints every MS milliseconds (perf's -I)" },
+	{ "--interval-print", PSC_OPT_INTERVAL, "-i MS prints every MS milliseconds" },
+	{ "-A", PSC_OPT_PER_CPU, "--per-cpu gives one line per CPU (perf's -A)" },
+	{ "--no-aggr", PSC_OPT_PER_CPU, "--per-cpu gives one line per CPU" },
+	{ "--timeout", PSC_OPT_DURATION, "--duration S stops after S seconds (not milliseconds)" },
+	{ "-j", PSC_OPT_FORMAT, "--format json prints JSON lines" },
+	{ "--json", PSC_OPT_FORMAT, "--format json prints JSON lines" },
+	{ "-x", PSC_OPT_FORMAT, "--format json is the machine-readable output" },
+	{ "--field-separator", PSC_OPT_FORMAT, "--format json is the machine-readable output" },
+};
+
+static int unknown_option(const char *prof, unsigned int flags, const char *opt)
+{
+	for (size_t i = 0; i < sizeof(perf_spellings) / sizeof(perf_spellings[0]); i++) {
+		const char *p = perf_spellings[i].perf;
+		size_t n = strlen(p);
+
+		if (!(perf_spellings[i].flag & flags) || strncmp(opt, p, n) ||
+		    (opt[n] && (p[1] == '-' ? opt[n] != '=' : false)))
+			continue;
+		return usage_error(prof, "unknown option '%s'; %s", opt, perf_spellings[i].hint);
+	}
+	return usage_error(prof, "unknown option '%s'", opt);
+}
+
 int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned int flags,
 		       const struct psc_extra_opts *extra, const char *help)
 {
@@ -212,9 +246,12 @@ int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned i
 		if (c == ':')
 			return usage_error(prof, "option '%s' needs a value", argv[optind - 1]);
 		if (c == '?') {
-			if (optopt && optopt < 256)
-				return usage_error(prof, "unknown option '-%c'", optopt);
-			return usage_error(prof, "unknown option '%s'", argv[optind - 1]);
+			if (optopt && optopt < 256) {
+				char opt[3] = { '-', (char)optopt, 0 };
+
+				return unknown_option(prof, flags, opt);
+			}
+			return unknown_option(prof, flags, argv[optind - 1]);
 		}
 		bool shared = false;
 

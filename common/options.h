@@ -38,13 +38,14 @@ struct psc_cli_opts {
  */
 enum psc_opt_flags {
 	PSC_OPT_EVENTS = 1 << 0,
-	PSC_OPT_CPUS = 1 << 1, /* -C, -a, --per-cpu */
+	PSC_OPT_CPUS = 1 << 1, /* -C, -a */
 	PSC_OPT_TARGET = 1 << 2, /* -p, -t, -G, -- COMMAND */
 	PSC_OPT_INTERVAL = 1 << 3,
 	PSC_OPT_DURATION = 1 << 4,
 	PSC_OPT_MMAP = 1 << 5, /* -m, --order, -g */
 	PSC_OPT_FORMAT = 1 << 6,
 	PSC_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
+	PSC_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
 };
 
 struct option;

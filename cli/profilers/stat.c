@@ -388,8 +388,8 @@ static int stat_run(int argc, char **argv)
 	int ret, exit_code = 0, stop_fd = -1;
 
 	ret = psc_cli_opts_parse(&s.o, argc, argv,
-				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_TARGET | PSC_OPT_INTERVAL |
-					 PSC_OPT_DURATION | PSC_OPT_FORMAT,
+				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_PER_CPU | PSC_OPT_TARGET |
+					 PSC_OPT_INTERVAL | PSC_OPT_DURATION | PSC_OPT_FORMAT,
 				 NULL, stat_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;

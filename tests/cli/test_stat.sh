@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 60
+plan 62
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -224,6 +224,9 @@ names = [json.loads(l)["event"] for l in open(sys.argv[1])]
 assert names == ["context-switches", "page-faults", "cpu-migrations"], names' "$OUT"
 long_list=$(printf 'page-faults,%.0s' $(seq 300))page-faults
 expect_rc "-e lists together longer than 4095 characters" 2 "$P" stat -e "$long_list" -e "$long_list" -- true
+# perf's spellings of options perfscope spells differently name the equivalent
+expect_rc "perf's -I" 2 "$P" stat -I 1000 -- true
+check "perf's -I is answered with -i MS" grep -q "unknown option '-I'; -i MS prints every MS milliseconds" "$ERR"
 expect_rc "-e without its value" 2 "$P" stat -e
 check "a missing value is named as such" grep -q "option '-e' needs a value" "$ERR"
 expect_rc "unknown option" 2 "$P" stat --bogus -- true

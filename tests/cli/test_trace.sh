@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 44
+plan 45
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -307,5 +307,8 @@ if [ $rc -eq 0 ] && grep -Eq '^ +cat +[0-9]+/[0-9]+ .*sched:sched_process_exit: 
 	ok "a thread older than the trace keeps its name to its exit (not <...>)"
 else fail "comm of a thread older than the trace: exit $rc: $(head -1 "$dir/out")"; fi
 rm -rf "$dir"
+
+# --per-cpu is stat's: trace refuses it instead of accepting it to do nothing
+expect_rc "trace --per-cpu is an unknown option" 2 "$P" trace --per-cpu -e $TP -- true
 
 done_testing
