@@ -936,6 +936,12 @@ int psc_session__run(struct psc_session *s)
 	}
 	refresh_lost(s);
 	finish_command(s);
+	/*
+	 * A stop signal that came after the loop ended for another reason (a full pipe given up
+	 * on, --duration, a second Ctrl-C while the command is finished) is taken here: restoring
+	 * the mask with it pending would kill perfscope before the profiler's report.
+	 */
+	on_signal(s);
 	if (s->mask_saved) {
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
 		s->mask_saved = false;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <perfscope/perfscope.h>
@@ -663,6 +664,11 @@ static void report_end(struct trace *t, struct psc_session *s)
 		fprintf(stderr,
 			"perfscope trace: standard output was closed after %llu events; stopped\n",
 			(unsigned long long)t->printed);
+	else if (err == -EINTR)
+		fprintf(stderr,
+			"perfscope trace: stopped while standard output was not being read; %llu "
+			"bytes of events were not written\n",
+			(unsigned long long)t->out->dropped);
 	else if (err)
 		fprintf(stderr,
 			"perfscope trace: writing events to standard output failed after %llu events: "
@@ -705,7 +711,8 @@ static int trace_run(int argc, char **argv)
 	struct psc_session *sess = NULL;
 	struct psc_target tg = { .cgroup_fd = -1 };
 	char title[256], msg[512];
-	int ret, i, err;
+	int ret, i, err, stop_fd = -1;
+	sigset_t stop;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 
 	bool no_order = false;
@@ -742,6 +749,13 @@ static int trace_run(int argc, char **argv)
 	}
 	t.json_fmt = t.o.format == PSC_FORMAT_JSON;
 	t.out = psc_out__new(STDOUT_FILENO, 256 * 1024);
+	/* a stop signal must not wait behind a pipe nobody reads (output.h) */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	stop_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (t.out && stop_fd >= 0)
+		psc_out__watch(t.out, stop_fd);
 	evlist = psc_evlist__new();
 	t.pbuf_len = 4096;
 	t.pbuf = malloc(t.pbuf_len);
@@ -850,7 +864,8 @@ static int trace_run(int argc, char **argv)
 	if (err < 0) {
 		fprintf(stderr, "perfscope trace: %s\n", strerror(-err));
 		ret = 1;
-	} else if (psc_out__error(t.out) && psc_out__error(t.out) != -EPIPE) {
+	} else if (psc_out__error(t.out) && psc_out__error(t.out) != -EPIPE &&
+		   psc_out__error(t.out) != -EINTR) {
 		ret = 1;
 	} else if (psc_session__end(sess) == PSC_SESSION_COMMAND) {
 		/* Its own status when it ended by itself; when we stopped it, ours (a clean stop).
@@ -872,6 +887,8 @@ out:
 	psc_event_list__delete(specs);
 	trace_stack__delete(t.stack);
 	psc_out__delete(t.out);
+	if (stop_fd >= 0)
+		close(stop_fd);
 	free(t.comms);
 	free(t.pbuf);
 	psc_ksyms__delete(t.ksyms);

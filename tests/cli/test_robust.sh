@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 17
+plan 19
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -58,37 +58,57 @@ else
 fi
 if gone "$TMP/cmd2"; then ok "stat: that command is gone"; else fail "stat: the command outlived two SIGTERMs"; fi
 
-# ---- 7-8: SIGINT while stdout is a full pipe nobody reads: stat stops and says the counts were not
-# written (SIGINT, blocked for sigtimedwait, waited behind the blocking write for ever)
-res=$(python3 - "$P" <<'PY'
+# ---- 7-10: SIGINT while stdout is a full pipe nobody reads: stat and trace stop and say what was
+# not written (SIGINT, blocked for sigtimedwait/signalfd, waited behind the blocking write for
+# ever). The signal is sent once they block it; a second one 5 s later ends the wait of a
+# first that came before they were writing.
+cat >"$TMP/fullpipe.py" <<'PY'
 import fcntl, os, signal, subprocess, sys, time
 r, w = os.pipe()
 fcntl.fcntl(w, fcntl.F_SETFL, os.O_NONBLOCK)
 try:
     while True:
-        os.write(w, b"x" * 4096)  # fill it: stat's first write blocks
+        os.write(w, b"x" * 4096)  # fill it: the first write blocks
 except BlockingIOError:
     pass
 fcntl.fcntl(w, fcntl.F_SETFL, 0)
-p = subprocess.Popen([sys.argv[1], "stat", "-a", "-i", "50", "-e", "page-faults"], stdout=w,
-                     stderr=subprocess.PIPE)
+p = subprocess.Popen(sys.argv[1:], stdout=w, stderr=subprocess.PIPE)
 os.close(w)
-time.sleep(0.5)
-p.send_signal(signal.SIGINT)
-try:
-    err = p.communicate(timeout=20)[1].decode()
-    print(p.returncode, "not written" in err)
-except subprocess.TimeoutExpired:
+
+
+def sigint_blocked():
+    with open("/proc/%d/status" % p.pid) as f:
+        return any(l.startswith("SigBlk:") and int(l.split()[1], 16) & 2 for l in f)
+
+
+for _ in range(400):
+    if p.poll() is not None or sigint_blocked():
+        break
+    time.sleep(0.05)
+time.sleep(0.3)
+err = "hung"
+for wait in (5, 20):
+    p.send_signal(signal.SIGINT)
+    try:
+        err = p.communicate(timeout=wait)[1].decode()
+        break
+    except subprocess.TimeoutExpired:
+        pass
+else:
     p.kill()
     p.wait()
-    print("hung", False)
+print(p.returncode, "not being read" in err)
 PY
-)
-if [ "${res% *}" != hung ]; then ok "stat -i into a full pipe: SIGINT stops it (exit ${res% *})"; else
-	fail "stat -i into a full pipe: still running 20 s after SIGINT"; fi
+res=$(python3 "$TMP/fullpipe.py" "$P" stat -a -i 50 -e page-faults)
+if [ "${res% *}" = 1 ]; then ok "stat -i into a full pipe: SIGINT stops it (exit 1: the counts are lost)"; else
+	fail "stat -i into a full pipe after SIGINT: $res"; fi
 if [ "${res#* }" = True ]; then ok "stat: says the counts were not written"; else fail "stat: no message ($res)"; fi
+res=$(python3 "$TMP/fullpipe.py" "$P" trace -a -e sched:sched_switch)
+if [ "${res% *}" = 0 ]; then ok "trace into a full pipe: SIGINT stops it (exit 0)"; else
+	fail "trace into a full pipe after SIGINT: $res"; fi
+if [ "${res#* }" = True ]; then ok "trace: says what was not written"; else fail "trace: no message ($res)"; fi
 
-# ---- 9-12: -G with what is not a cgroup perf can count: a usage error naming the cgroup and what
+# ---- 11-14: -G with what is not a cgroup perf can count: a usage error naming the cgroup and what
 # to give instead (any directory opened, and every event then failed with a bare EBADF)
 expect_rc "-G /tmp (a directory, not a cgroup)" 2 "$P" stat -e page-faults -G /tmp --duration 0.1
 if grep -q "cgroup '/tmp': not a cgroup that perf can count; give a cgroup directory" "$ERR"; then
@@ -101,7 +121,7 @@ else
 	skip "no cgroup v1 hierarchy of another controller is mounted"
 fi
 
-# ---- 13-15: the exporter keeps a connection for the next request: three pipelined requests on
+# ---- 15-17: the exporter keeps a connection for the next request: three pipelined requests on
 # one connection get three answers (the first was answered with "Connection: close" and the
 # others were dropped), and it still stops cleanly
 port=$(python3 "$(dirname "$0")/exporter_client.py" free-port)
@@ -138,7 +158,7 @@ erc=$?
 if [ "$erc" -eq 0 ]; then ok "exporter: stops on SIGTERM with exit 0"; else
 	fail "exporter: exit $erc on SIGTERM"; sed 's/^/#   /' "$TMP/exporter.log" | tail -3; fi
 
-# ---- 16-17: --user naming nobody that exists: said before any event is opened, with what to give
+# ---- 18-19: --user naming nobody that exists: said before any event is opened, with what to give
 expect_rc "exporter --user=no_such_user_xyz" 1 "$P" exporter --web.listen-address=127.0.0.1:0 --user=no_such_user_xyz
 if ! grep -q 'counting' "$ERR" && grep -q 'no such user; give an existing user' "$ERR"; then
 	ok "exporter: an unknown --user is refused before the events open, saying what to give"; else
