@@ -249,6 +249,8 @@ int psc_target_stop_command(struct psc_target *t, int *status)
 	if (psc_target_reap(t, status) > 0)
 		return 1;
 	psc_target_forward_signal(t, SIGTERM);
+	/* a stopped command (SIGSTOP, Ctrl-Z of its own) handles SIGTERM only once continued */
+	psc_target_forward_signal(t, SIGCONT);
 	fd = psc_launch_pidfd(&t->launch);
 	if (fd >= 0) {
 		p = (struct pollfd){ .fd = fd, .events = POLLIN };

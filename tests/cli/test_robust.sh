@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 19
+plan 21
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -163,5 +163,13 @@ expect_rc "exporter --user=no_such_user_xyz" 1 "$P" exporter --web.listen-addres
 if ! grep -q 'counting' "$ERR" && grep -q 'no such user; give an existing user' "$ERR"; then
 	ok "exporter: an unknown --user is refused before the events open, saying what to give"; else
 	fail "exporter --user: $(grep -c . "$ERR") lines, last: $(tail -1 "$ERR")"; fi
+
+# ---- 20-21: a command that stopped itself, still there at --duration: it is continued, so that it
+# gets the SIGTERM (it was killed 2 s later without seeing it)
+run_capture "$P" trace -e sched:sched_process_exit --duration 0.5 -- \
+	sh -c "echo \$\$ >'$TMP/cmd3'; trap 'echo term >\"$TMP/term3\"; exit 5' TERM; kill -STOP \$\$; exec sleep 30"
+if [ "$RC" -eq 0 ] && [ -s "$TMP/term3" ]; then ok "trace --duration: a stopped command is continued and handles SIGTERM"; else
+	fail "trace --duration with a stopped command: exit $RC, SIGTERM handled: $(cat "$TMP/term3" 2>/dev/null || echo no)"; fi
+if gone "$TMP/cmd3"; then ok "trace: the stopped command is gone"; else fail "trace: the stopped command outlived it"; fi
 
 done_testing
