@@ -51,6 +51,7 @@ struct http_server {
 	int64_t reaper_wakes_at; /* INT64_MAX while it waits for news */
 	bool sync_ready, reaper_running, stopping;
 	uint64_t nr_shut;
+	unsigned int nr_conns; /* in conns */
 };
 
 /* Splits "HOST:PORT", "[V6]:PORT" or ":PORT" into host (maybe "") and port; -1 with err if bad. */
@@ -186,9 +187,20 @@ static int64_t now_ns(void)
 static void add_common_headers(struct http_server *srv, struct MHD_Response *r)
 {
 	const struct webconfig *wc = srv->opts.webconfig;
+	bool full;
 
 	for (int i = 0; wc && i < wc->nr_headers; i++)
 		MHD_add_response_header(r, wc->headers[i].name, wc->headers[i].value);
+	/*
+	 * A connection is kept for the next request only while slots are free: at the limit, a
+	 * client asking again and again on its connection would keep those waiting to be
+	 * accepted out for as long as it liked.
+	 */
+	pthread_mutex_lock(&srv->lock);
+	full = srv->nr_conns >= srv->opts.max_connections;
+	pthread_mutex_unlock(&srv->lock);
+	if (full)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
 static enum MHD_Result reply_text(struct http_server *srv, struct MHD_Connection *conn,
@@ -465,6 +477,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		t->prev = &srv->conns;
 		t->next->prev = t;
 		srv->conns.next = t;
+		srv->nr_conns++;
 		deadline_moved(srv, t);
 		pthread_mutex_unlock(&srv->lock);
 		*socket_context = t;
@@ -475,6 +488,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	pthread_mutex_lock(&srv->lock);
 	t->prev->next = t->next;
 	t->next->prev = t->prev;
+	srv->nr_conns--;
 	pthread_mutex_unlock(&srv->lock);
 	free(t);
 	*socket_context = NULL;

@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 21
+plan 23
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -158,13 +158,40 @@ erc=$?
 if [ "$erc" -eq 0 ]; then ok "exporter: stops on SIGTERM with exit 0"; else
 	fail "exporter: exit $erc on SIGTERM"; sed 's/^/#   /' "$TMP/exporter.log" | tail -3; fi
 
-# ---- 18-19: --user naming nobody that exists: said before any event is opened, with what to give
+# ---- 18-19: at --web.max-connections, connections are not kept: a client asking again and again
+# on its own would keep those waiting to be accepted out (2 slots: the first of two connections is
+# kept, the second, which fills the slots, is answered with "Connection: close")
+port=$(python3 "$(dirname "$0")/exporter_client.py" free-port)
+"$P" exporter --web.listen-address=127.0.0.1:"$port" --web.max-connections=2 2>"$TMP/exporter2.log" &
+epid=$!
+for _ in $(seq 100); do grep -q 'msg="listening on' "$TMP/exporter2.log" && break; sleep 0.1; done
+kept=$(python3 - "$port" <<'PY'
+import http.client, sys
+port = int(sys.argv[1])
+a = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+b = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+out = []
+for c in (a, b):
+    c.request("GET", "/metrics")
+    r = c.getresponse()
+    r.read()
+    out.append("close" if (r.getheader("Connection") or "").lower() == "close" else "kept")
+print(" ".join(out))
+PY
+)
+if [ "${kept% *}" = kept ]; then ok "exporter: a connection below the limit is kept"; else fail "exporter, below the limit: $kept"; fi
+if [ "${kept#* }" = close ]; then ok "exporter: the connection that fills the limit is closed after its answer"; else
+	fail "exporter, at the limit: $kept"; fi
+kill -TERM "$epid"
+wait "$epid"
+
+# ---- 20-21: --user naming nobody that exists: said before any event is opened, with what to give
 expect_rc "exporter --user=no_such_user_xyz" 1 "$P" exporter --web.listen-address=127.0.0.1:0 --user=no_such_user_xyz
 if ! grep -q 'counting' "$ERR" && grep -q 'no such user; give an existing user' "$ERR"; then
 	ok "exporter: an unknown --user is refused before the events open, saying what to give"; else
 	fail "exporter --user: $(grep -c . "$ERR") lines, last: $(tail -1 "$ERR")"; fi
 
-# ---- 20-21: a command that stopped itself, still there at --duration: it is continued, so that it
+# ---- 22-23: a command that stopped itself, still there at --duration: it is continued, so that it
 # gets the SIGTERM (it was killed 2 s later without seeing it)
 run_capture "$P" trace -e sched:sched_process_exit --duration 0.5 -- \
 	sh -c "echo \$\$ >'$TMP/cmd3'; trap 'echo term >\"$TMP/term3\"; exit 5' TERM; kill -STOP \$\$; exec sleep 30"
