@@ -643,8 +643,12 @@ void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 {
 	struct psc_evsel *evsel;
 	const char *p = s->opts.prof;
+	char when[48] = "";
 	int i, r;
 
+	/* an interval's lines say so: they must not be mistaken for the totals printed at exit */
+	if (interval)
+		snprintf(when, sizeof(when), " in the last %ld ms", (long)s->opts.interval_ms);
 	for (i = 0; i <= s->nr_evsels; i++) {
 		uint64_t seen = s->samples[i], lost = 0, l;
 		const char *name;
@@ -663,15 +667,15 @@ void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 		}
 		if ((!evsel || psc_session_is_sideband(evsel)) && !seen && !lost)
 			continue;
-		fprintf(f, "perfscope %s: %s: %llu events, %llu lost\n", p, name,
-			(unsigned long long)seen, (unsigned long long)lost);
+		fprintf(f, "perfscope %s: %s: %llu events, %llu lost%s\n", p, name,
+			(unsigned long long)seen, (unsigned long long)lost, when);
 		for (r = 0; r < s->nr_rings && lost; r++) {
 			size_t k = (size_t)i * s->nr_rings + r;
 
 			l = interval ? s->lost[k] - s->lost_prev[k] : s->lost[k];
 			if (l)
-				fprintf(f, "perfscope %s: %s: lost %llu events on cpu %d\n", p,
-					name, (unsigned long long)l, s->rings[r].cpu);
+				fprintf(f, "perfscope %s: %s: lost %llu events on cpu %d%s\n", p,
+					name, (unsigned long long)l, s->rings[r].cpu, when);
 		}
 		if (!interval && s->throttled[i])
 			fprintf(f,
