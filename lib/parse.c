@@ -387,6 +387,24 @@ static const struct {
 #define NR_ATTRS (int)(sizeof(attrs) / sizeof(attrs[0]))
 #define MAX_TOP 8
 
+/*
+ * True when a filter's text is an ATTR ("stack", "alias=x"): no ftrace filter is a bare word or
+ * has a single '=', so the user meant ATTRs and left out the filter before them.
+ */
+static bool looks_like_attr(const char *s, size_t len)
+{
+	for (int i = 0; i < NR_ATTRS; i++) {
+		size_t n = strlen(attrs[i].name);
+
+		if (len < n || strncmp(s, attrs[i].name, n))
+			continue;
+		if (attrs[i].val == NOVAL ? len == n
+					  : len > n + 1 && s[n] == '=' && s[n + 1] != '=')
+			return true;
+	}
+	return false;
+}
+
 static int unknown_attr(struct parser *ps, const char *name, size_t len, int pos)
 {
 	char list[300], hint[300];
@@ -612,6 +630,12 @@ static int parse_slash(struct parser *ps, int *pos, struct psc_event_spec *spec,
 				&ps->p, -EINVAL, fstart,
 				"filters apply to tracepoints only; '%s' is a %s event (leave the filter empty: %s//ATTR/)",
 				spec->name, kind_name(spec->kind), spec->name);
+		if (looks_like_attr(s + fstart, (size_t)(fend - fstart)))
+			return psc_evparse_fail(
+				&ps->p, -EINVAL, fstart,
+				"'%.*s' is an ATTR, not a filter: the first /.../ after a tracepoint is its "
+				"filter; leave it empty to give ATTRs only: %s//%.*s/",
+				fend - fstart, s + fstart, spec->name, fend - fstart, s + fstart);
 		spec->filter = strndup(s + fstart, (size_t)(fend - fstart));
 		if (!spec->filter)
 			return psc_evparse_fail(&ps->p, -ENOMEM, fstart, "out of memory");

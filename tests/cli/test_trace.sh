@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 45
+plan 47
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -313,5 +313,10 @@ rm -rf "$dir"
 
 # --per-cpu is stat's: trace refuses it instead of accepting it to do nothing
 expect_rc "trace --per-cpu is an unknown option" 2 "$P" trace --per-cpu -e $TP -- true
+
+# an ATTR where the filter goes (sys:name/stack/) is a usage error that writes the fix out
+expect_rc "an ATTR in the filter's place" 2 "$P" trace -e "$TP/stack/" -- true
+check "an ATTR in the filter's place: the error gives the form with an empty filter" \
+	grep -qF "leave it empty to give ATTRs only: $TP//stack/" "$ERR"
 
 done_testing

@@ -573,6 +573,11 @@ static void test_attr_errors(void **state)
 		     "missing closing '/' after ATTR 'stack'");
 	expect_error("sched:sched_switch/f/stack,cs", -EINVAL, 26, "every ATTR ends with '/'");
 	expect_error("sched:sched_switch//stak/", -EINVAL, 20, "did you mean 'stack'");
+	/* an ATTR where the filter goes: the empty filter before it was left out */
+	expect_error("sched:sched_switch/stack/", -EINVAL, 19,
+		     "'stack' is an ATTR, not a filter: the first /.../ after a tracepoint is its "
+		     "filter; leave it empty to give ATTRs only: sched:sched_switch//stack/");
+	expect_error("sched:sched_switch/alias=sw/", -EINVAL, 19, "sched:sched_switch//alias=sw/");
 	expect_error("sched:sched_switch//bogus/", -EINVAL, 20,
 		     "expected one of stack, max-stack=N");
 	expect_error("sched:sched_switch//period=abc/", -EINVAL, 27, "bad number 'abc'");
