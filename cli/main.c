@@ -77,9 +77,16 @@ static int dispatch(int argc, char **argv)
 	 * "perfscope -v PROFILER ARGS": -v is the profiler's --verbose, as it is after the
 	 * profiler's name; printing the version and dropping the command would be a surprise.
 	 */
-	if (argc > 2 && !strcmp(argv[1], "-v")) {
-		static char verbose[] = "-v";
+	if ((argc > 2 && !strcmp(argv[1], "-v")) || !strcmp(argv[1], "-vv") ||
+	    !strcmp(argv[1], "--verbose")) {
+		char *verbose = argv[1]; /* -v, -vv or --verbose: the profiler takes each */
 
+		if (argc < 3) {
+			fprintf(stderr,
+				"perfscope: %s needs a profiler: perfscope %s PROFILER ...\n",
+				verbose, verbose);
+			return 2;
+		}
 		prof = psc_profiler_find(argv[2]);
 		if (!prof)
 			return suggest_and_fail(argv[2]);

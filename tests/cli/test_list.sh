@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 32
+plan 33
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -193,6 +193,9 @@ run_capture "$P" -v list cs
 check "perfscope -v PROFILER runs the profiler verbosely, not just the version (exit $RC)" \
 	sh -c "[ $RC -eq 0 ] && grep -q '^  context-switches OR cs ' '$OUT' && ! grep -q '^perfscope [0-9]' '$OUT'"
 expect_rc "--version with arguments" 2 "$P" --version list
+run_capture "$P" -vv list cs
+check "perfscope -vv PROFILER runs the profiler with -vv (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && grep -q '^  context-switches OR cs ' '$OUT'"
 # help and version that cannot be written (a full disk) fail, instead of exiting 0
 if [ -w /dev/full ]; then
 	"$P" help stat >/dev/full 2>/dev/null; rc_help=$?
