@@ -38,6 +38,7 @@ static const struct shared_opt shared_opts[] = {
 	{ { "order", no_argument, NULL, OPT_ORDER }, PSC_OPT_MMAP, NULL },
 	{ { "call-graph", no_argument, NULL, 'g' }, PSC_OPT_MMAP, "g" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, PSC_OPT_FORMAT, NULL },
+	{ { "output", required_argument, NULL, 'o' }, PSC_OPT_OUTPUT, "o:" },
 };
 
 static int usage_error(const char *prof, const char *fmt, ...)
@@ -166,6 +167,11 @@ static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const 
 		else
 			return usage_error(prof, "--format must be 'text' or 'json', not '%s'",
 					   arg);
+		return 0;
+	case 'o':
+		if (!*arg)
+			return usage_error(prof, "-o needs a file name, e.g. -o /tmp/out.txt");
+		o->output = arg;
 		return 0;
 	}
 	return usage_error(prof, "internal: unhandled option %d", c);

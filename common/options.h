@@ -1,4 +1,4 @@
-/* Command-line options shared by every profiler (-e -C -a -p -t -G -i -m --duration --format
+/* Command-line options shared by every profiler (-e -C -a -p -t -G -i -m --duration --format -o
  * --order -v, -- CMD). */
 #ifndef PERFSCOPE_COMMON_OPTIONS_H
 #define PERFSCOPE_COMMON_OPTIONS_H
@@ -25,6 +25,7 @@ struct psc_cli_opts {
 	bool callchain; /* -g */
 	bool per_cpu; /* --per-cpu */
 	enum psc_format format; /* --format */
+	const char *output; /* -o FILE: the profiler's output goes there; NULL = stdout */
 	int verbose; /* -v, repeatable */
 	char **command; /* after --, NULL-terminated; NULL when none */
 	char **positional; /* PSC_OPT_POSITIONAL: the operands, NULL-terminated; NULL when none */
@@ -46,6 +47,7 @@ enum psc_opt_flags {
 	PSC_OPT_FORMAT = 1 << 6,
 	PSC_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
 	PSC_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
+	PSC_OPT_OUTPUT = 1 << 9, /* -o FILE */
 };
 
 struct option;

@@ -29,6 +29,27 @@ struct psc_out *psc_out__new(int fd, size_t bufsz)
 	return o;
 }
 
+struct psc_out *psc_out__open(const char *path, size_t bufsz)
+{
+	struct psc_out *o;
+	int fd, saved;
+
+	if (!path)
+		return psc_out__new(STDOUT_FILENO, bufsz);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	o = psc_out__new(fd, bufsz);
+	if (!o) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return NULL;
+	}
+	o->own_fd = true;
+	return o;
+}
+
 int psc_out__watch(struct psc_out *o, int stop_fd)
 {
 	char path[64];
@@ -37,7 +58,12 @@ int psc_out__watch(struct psc_out *o, int stop_fd)
 
 	if (fstat(o->fd, &st))
 		return -errno;
-	if (S_ISFIFO(st.st_mode) && !o->own_fd) {
+	if (S_ISFIFO(st.st_mode) && o->own_fd) {
+		/* -o FIFO: the description is ours alone already */
+		fd = fcntl(o->fd, F_GETFL);
+		if (fd < 0 || fcntl(o->fd, F_SETFL, fd | O_NONBLOCK))
+			return -errno;
+	} else if (S_ISFIFO(st.st_mode)) {
 		/* a new open file description: O_NONBLOCK on it is ours alone */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", o->fd);
 		fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);

@@ -20,7 +20,8 @@ struct psc_out {
 	size_t len, cap;
 	int fd;
 	int stop_fd; /* psc_out__watch: readable when waiting for room must end; else -1 */
-	bool own_fd; /* fd is a private description of the pipe, closed at delete */
+	bool own_fd; /* fd is ours (-o FILE, or a private description of the pipe): closed at delete
+		      */
 	int err; /* first write error, -errno; 0 while all is well */
 	uint64_t written; /* bytes that reached the fd */
 	uint64_t dropped; /* bytes discarded after an error */
@@ -28,6 +29,9 @@ struct psc_out {
 
 /* bufsz 0: 64 KiB. Returns NULL and sets errno. The fd is not owned. */
 struct psc_out *psc_out__new(int fd, size_t bufsz);
+/* -o FILE: output to path, created or truncated (0644) and closed at delete; NULL path: standard
+ * output, as psc_out__new(STDOUT_FILENO). Returns NULL and sets errno. */
+struct psc_out *psc_out__open(const char *path, size_t bufsz);
 /*
  * A profiler stopped by SIGINT/SIGTERM must not stay blocked in write(2) on a pipe its reader has
  * stopped reading (`| less` scrolled back, a stuck consumer): those signals are blocked for

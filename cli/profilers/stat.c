@@ -29,7 +29,8 @@
 
 static const char stat_help[] =
 	"usage: perfscope stat [-e EVENTS] [-a | -C CPUS] [-p PID | -t TID | -G CGROUP]\n"
-	"                      [-i MS] [--per-cpu] [--duration S] [--format text|json] [-- COMMAND ARGS...]\n"
+	"                      [-i MS] [--per-cpu] [--duration S] [--format text|json] [-o FILE]\n"
+	"                      [-- COMMAND ARGS...]\n"
 	"\n"
 	"Counts events, like perf stat. Values are scaled when the kernel had to multiplex\n"
 	"counters, and the share of time each event really ran is shown as (NN.NN%).\n"
@@ -49,6 +50,7 @@ static const char stat_help[] =
 	"      --per-cpu         one line per CPU and event (system-wide modes)\n"
 	"      --duration S      stop after S seconds (a COMMAND still running is sent SIGTERM)\n"
 	"      --format F        text (default) or json: one object per line\n"
+	"  -o, --output FILE     write the counts to FILE, not standard output (COMMAND keeps it)\n"
 	"  -v, --verbose         library diagnostics on stderr (-vv: debug)\n"
 	"  -- COMMAND ARGS...    run COMMAND and count it (and its children); exit with its status\n"
 	"\n"
@@ -63,6 +65,7 @@ static const char stat_help[] =
 	"  perfscope stat -e page-faults,context-switches,task-clock -- ./a.out\n"
 	"  perfscope stat -a --per-cpu -i 1000 -e context-switches,cpu-migrations\n"
 	"  perfscope stat -p 1234 --duration 5 --format json\n"
+	"  perfscope stat --format json -o /tmp/counts.json -- ./a.out\n"
 	"  perfscope stat -C 0 -e 'sched:sched_switch,irq:*' --duration 2\n";
 
 struct stat_ctx {
@@ -389,7 +392,8 @@ static int stat_run(int argc, char **argv)
 
 	ret = psc_cli_opts_parse(&s.o, argc, argv,
 				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_PER_CPU | PSC_OPT_TARGET |
-					 PSC_OPT_INTERVAL | PSC_OPT_DURATION | PSC_OPT_FORMAT,
+					 PSC_OPT_INTERVAL | PSC_OPT_DURATION | PSC_OPT_FORMAT |
+					 PSC_OPT_OUTPUT,
 				 NULL, stat_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
@@ -409,7 +413,13 @@ static int stat_run(int argc, char **argv)
 		return ret;
 	}
 
-	s.out = psc_out__new(STDOUT_FILENO, 0);
+	s.out = psc_out__open(s.o.output, 0);
+	if (!s.out && s.o.output) {
+		fprintf(stderr, "perfscope stat: cannot write to '%s': %s\n", s.o.output,
+			strerror(errno));
+		psc_event_list__delete(specs);
+		return 1;
+	}
 	evlist = psc_evlist__new();
 	if (!s.out || !evlist || psc_evlist__add_specs(evlist, specs, false)) {
 		fprintf(stderr, "perfscope stat: out of memory\n");
@@ -480,10 +490,13 @@ static int stat_run(int argc, char **argv)
 	}
 	if (psc_out__flush(s.out)) {
 		if (psc_out__error(s.out) == -EINTR)
-			fprintf(stderr, "perfscope stat: stopped while standard output was not "
-					"being read; the counts were not written\n");
+			fprintf(stderr,
+				"perfscope stat: stopped while %s was not being read; the counts "
+				"were not written\n",
+				s.o.output ? s.o.output : "standard output");
 		else if (psc_out__error(s.out) != -EPIPE)
-			fprintf(stderr, "perfscope stat: writing the results failed: %s\n",
+			fprintf(stderr, "perfscope stat: writing the results to %s failed: %s\n",
+				s.o.output ? s.o.output : "standard output",
 				strerror(-psc_out__error(s.out)));
 		ret = 1;
 		goto out;

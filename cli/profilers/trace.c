@@ -25,7 +25,8 @@
 
 static const char trace_help[] =
 	"usage: perfscope trace -e EVENTS [-C CPUS] [-p PID | -t TID | -G CGROUP] [-g] [--no-order]\n"
-	"                       [-m PAGES] [--duration S] [-i MS] [--format text|json] [-- COMMAND ARGS...]\n"
+	"                       [-m PAGES] [--duration S] [-i MS] [--format text|json] [-o FILE]\n"
+	"                       [-- COMMAND ARGS...]\n"
 	"\n"
 	"Prints every event as it happens: time, CPU, comm/pid/tid, event name (or its alias), its\n"
 	"fields through the kernel's own print format, and its stack with -g or /stack/. Events are\n"
@@ -55,6 +56,7 @@ static const char trace_help[] =
 	"      --duration S      stop after S seconds\n"
 	"  -i, --interval MS     print events seen and lost per event every MS milliseconds\n"
 	"      --format F        text (default) or json: one object per event, fields typed\n"
+	"  -o, --output FILE     write the events to FILE, not standard output (COMMAND keeps it)\n"
 	"  -v, --verbose         library diagnostics on stderr (with stacks: symbolizer statistics)\n"
 	"  -- COMMAND ARGS...    run COMMAND, trace it and its children, stop when it exits and\n"
 	"                        exit with its status\n"
@@ -658,22 +660,21 @@ static bool wants_stacks(const struct psc_event_list *specs, bool callchain)
 static void report_end(struct trace *t, struct psc_session *s)
 {
 	int err = psc_out__error(t->out);
+	const char *to = t->o.output ? t->o.output : "standard output";
 
 	psc_session__print_stats(s, stderr, false);
 	if (err == -EPIPE)
-		fprintf(stderr,
-			"perfscope trace: standard output was closed after %llu events; stopped\n",
+		fprintf(stderr, "perfscope trace: %s was closed after %llu events; stopped\n", to,
 			(unsigned long long)t->printed);
 	else if (err == -EINTR)
 		fprintf(stderr,
-			"perfscope trace: stopped while standard output was not being read; %llu "
-			"bytes of events were not written\n",
-			(unsigned long long)t->out->dropped);
+			"perfscope trace: stopped while %s was not being read; %llu bytes of events "
+			"were not written\n",
+			to, (unsigned long long)t->out->dropped);
 	else if (err)
 		fprintf(stderr,
-			"perfscope trace: writing events to standard output failed after %llu events: "
-			"%s; stopped\n",
-			(unsigned long long)t->printed, strerror(-err));
+			"perfscope trace: writing events to %s failed after %llu events: %s; stopped\n",
+			to, (unsigned long long)t->printed, strerror(-err));
 	switch (psc_session__end(s)) {
 	case PSC_SESSION_PROCESS:
 		fprintf(stderr, "perfscope trace: the traced process exited; stopped\n");
@@ -724,7 +725,8 @@ static int trace_run(int argc, char **argv)
 
 	ret = psc_cli_opts_parse(&t.o, argc, argv,
 				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_TARGET | PSC_OPT_INTERVAL |
-					 PSC_OPT_DURATION | PSC_OPT_MMAP | PSC_OPT_FORMAT,
+					 PSC_OPT_DURATION | PSC_OPT_MMAP | PSC_OPT_FORMAT |
+					 PSC_OPT_OUTPUT,
 				 &extra, trace_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
@@ -748,7 +750,13 @@ static int trace_run(int argc, char **argv)
 		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
 	}
 	t.json_fmt = t.o.format == PSC_FORMAT_JSON;
-	t.out = psc_out__new(STDOUT_FILENO, 256 * 1024);
+	t.out = psc_out__open(t.o.output, 256 * 1024);
+	if (!t.out && t.o.output) {
+		fprintf(stderr, "perfscope trace: cannot write to '%s': %s\n", t.o.output,
+			strerror(errno));
+		psc_event_list__delete(specs);
+		return 1;
+	}
 	/* a stop signal must not wait behind a pipe nobody reads (output.h) */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);

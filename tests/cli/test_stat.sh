@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 62
+plan 67
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -233,6 +233,15 @@ expect_rc "unknown option" 2 "$P" stat --bogus -- true
 check "an unknown option is named as such" grep -q "unknown option '--bogus'" "$ERR"
 expect_rc "'--' with no command after it" 2 "$P" stat -e task-clock --duration 0.1 --
 check "the missing command is named as such" grep -q "'--' is not followed by a command" "$ERR"
+# -o FILE: the counts go to FILE, the command keeps standard output for itself
+OFILE=$(mktemp)
+run_capture "$P" stat -e page-faults --format json -o "$OFILE" -- sh -c 'echo from-command'
+check "-o: the command's output alone on stdout" test "$RC" -eq 0 -a "$(cat "$OUT")" = from-command
+check "-o: the counts in the file, as JSON" grep -q '^{"event":"page-faults","supported":true' "$OFILE"
+rm -f "$OFILE"
+expect_rc "-o into a directory that does not exist" 1 "$P" stat -e page-faults -o /nonexistent/psc/x -- true
+check "the file that cannot be written is named" grep -q "cannot write to '/nonexistent/psc/x'" "$ERR"
+expect_rc "-o with an empty name" 2 "$P" stat -o '' -- true
 expect_rc "empty event list" 2 "$P" stat -e '' -- true
 expect_rc "unknown event" 2 "$P" stat -e page-fault -- true
 check "unknown event suggests the close name" grep -q "page-faults" "$ERR"

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 47
+plan 50
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -27,6 +27,15 @@ if [ "$RC" -eq 0 ] && [ "$lines" -eq 5000 ]; then ok "5000 calls -> 5000 lines";
 set -- $(stat_of $TP "$ERR")
 if [ "$1" = 5000 ] && [ "$2" = 0 ]; then ok "stderr says 5000 events, 0 lost"; else fail "stderr stats: $*"; sed 's/^/#   /' "$ERR" | head; fi
 if grep -q "sys_enter_getppid" "$ERR"; then ok "stdout has events only, stats on stderr"; else fail "no stats on stderr"; fi
+
+# -o FILE: exactly the events in FILE, the command's own output alone on stdout
+OFILE=$(mktemp)
+run_capture "$P" trace -e $TP -o "$OFILE" -- sh -c "'$GEN' -q getppid 300; echo from-command"
+check "-o: the command's output alone on stdout" test "$RC" -eq 0 -a "$(cat "$OUT")" = from-command
+# (sh makes a getppid call of its own: count gen_events' lines)
+check "-o: 300 calls -> 300 events in the file" test "$(grep -c '^ *gen_events .*sys_enter_getppid' "$OFILE")" -eq 300
+rm -f "$OFILE"
+expect_rc "-o into a directory that does not exist" 1 "$P" trace -e $TP -o /nonexistent/psc/x -- true
 
 # 4-5: the kernel filter applies
 run_capture "$P" trace --no-order -e "$TP/common_pid>0/" -- "$GEN" -q getppid 3000
