@@ -48,6 +48,15 @@ __attribute__((no_sanitize_address)) static void touch_pages(int n)
 	munmap((void *)p, n * page);
 }
 
+/* Counts the open evlist around touching `pages` fresh pages, then reads it. */
+static void count_touching(struct psc_evlist *evlist, int pages)
+{
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	touch_pages(pages);
+	assert_int_equal(psc_evlist__disable(evlist), 0);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+}
+
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -83,10 +92,7 @@ static void test_page_faults_counted(void **state)
 
 	assert_int_equal(psc_evlist__add(evlist, pf), 0);
 	assert_int_equal(psc_evlist__open(evlist, NULL), 0);
-	assert_int_equal(psc_evlist__enable(evlist), 0);
-	touch_pages(500);
-	assert_int_equal(psc_evlist__disable(evlist), 0);
-	assert_int_equal(psc_evlist__read(evlist), 0);
+	count_touching(evlist, 500);
 	assert_int_equal(psc_evsel__counts(pf, 0, 0, &c), 0);
 	/* exactly the 500 touched pages, plus at most a few from the test's own code */
 	assert_in_range(c.val, 500, 520);
@@ -161,10 +167,7 @@ static void test_read_with_lost_format(void **state)
 		skip();
 	}
 	assert_int_equal(err, 0);
-	assert_int_equal(psc_evlist__enable(evlist), 0);
-	touch_pages(100);
-	assert_int_equal(psc_evlist__disable(evlist), 0);
-	assert_int_equal(psc_evlist__read(evlist), 0);
+	count_touching(evlist, 100);
 	assert_int_equal(psc_evsel__counts(pf, 0, 0, &c), 0);
 	assert_in_range(c.val, 100, 130);
 	assert_true(c.ena > 0 && c.run == c.ena);
@@ -190,10 +193,7 @@ static void test_lone_evsel_with_group_format(void **state)
 	pf = psc_evsel__new(&a, "page-faults");
 	assert_int_equal(psc_evlist__add(evlist, pf), 0);
 	assert_int_equal(psc_evlist__open(evlist, NULL), 0);
-	assert_int_equal(psc_evlist__enable(evlist), 0);
-	touch_pages(100);
-	assert_int_equal(psc_evlist__disable(evlist), 0);
-	assert_int_equal(psc_evlist__read(evlist), 0);
+	count_touching(evlist, 100);
 	assert_int_equal(psc_evsel__counts(pf, 0, 0, &c), 0);
 	assert_in_range(c.val, 100, 130);
 	assert_true(c.ena > 0 && c.run == c.ena);
