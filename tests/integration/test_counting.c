@@ -57,6 +57,24 @@ static void count_touching(struct psc_evlist *evlist, int pages)
 	assert_int_equal(psc_evlist__read(evlist), 0);
 }
 
+/* Counts the open evlist around a child that touches `pages` fresh pages and exits. */
+static void count_child_touching(struct psc_evlist *evlist, int pages)
+{
+	int status;
+	pid_t child;
+
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		touch_pages(pages);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(psc_evlist__disable(evlist), 0);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+}
+
 static int count_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -409,22 +427,11 @@ static void test_inherit_counts_children(void **state)
 	struct psc_evlist *evlist = self_evlist();
 	struct psc_evsel *pf = psc_evsel__new(&a, "page-faults");
 	struct psc_counts c;
-	int status;
-	pid_t child;
 
 	psc_evlist__add(evlist, pf);
 	PSC_OPTS(psc_evlist_open_opts, oo, .inherit = true);
 	assert_int_equal(psc_evlist__open(evlist, &oo), 0);
-	assert_int_equal(psc_evlist__enable(evlist), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		touch_pages(500);
-		_exit(0);
-	}
-	assert_int_equal(waitpid(child, &status, 0), child);
-	psc_evlist__disable(evlist);
-	assert_int_equal(psc_evlist__read(evlist), 0);
+	count_child_touching(evlist, 500);
 	psc_evsel__counts(pf, -1, -1, &c);
 	assert_true(c.val >= 500);
 	psc_evlist__delete(evlist);
@@ -440,16 +447,7 @@ static void test_inherit_counts_children(void **state)
 	psc_evlist__add(evlist, member);
 	assert_int_equal(psc_evsel__set_leader(member, leader), 0);
 	assert_int_equal(psc_evlist__open(evlist, &oo), 0);
-	assert_int_equal(psc_evlist__enable(evlist), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		touch_pages(500);
-		_exit(0);
-	}
-	assert_int_equal(waitpid(child, &status, 0), child);
-	psc_evlist__disable(evlist);
-	assert_int_equal(psc_evlist__read(evlist), 0);
+	count_child_touching(evlist, 500);
 	psc_evsel__counts(leader, -1, -1, &c);
 	assert_true(c.val >= 500);
 	psc_evsel__counts(member, -1, -1, &c);
