@@ -517,57 +517,18 @@ static int ring_for_fd(const struct psc_session *s, int cpu, pid_t tid)
 	return -1;
 }
 
-/*
- * The PERF_FORMAT_LOST count of one fd of evsel. An event in a group was opened with
- * PERF_FORMAT_GROUP: its fd reads the whole group, {value, id, lost} per member, and its own
- * entry is the one with its id.
- */
-static bool read_lost(const struct psc_evsel *evsel, int c, int t, uint64_t *lost)
-{
-	const uint64_t fmt = psc_evsel__attr(evsel)->read_format;
-	const int fd = psc_evsel__fd(evsel, c, t);
-	uint64_t buf[3 + 3 * 64], id;
-	size_t hw, stride, words;
-	ssize_t n;
-
-	if (fd < 0 || (n = read(fd, buf, sizeof(buf))) < 0)
-		return false;
-	words = (size_t)n / sizeof(*buf);
-	if (!(fmt & PERF_FORMAT_GROUP)) {
-		if (words !=
-		    1 + (size_t)__builtin_popcountll(fmt & (PERF_FORMAT_TOTAL_TIME_ENABLED |
-							    PERF_FORMAT_TOTAL_TIME_RUNNING |
-							    PERF_FORMAT_ID | PERF_FORMAT_LOST)))
-			return false;
-		*lost = buf[words - 1];
-		return true;
-	}
-	hw = 1 + !!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-	     !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING);
-	stride = 2 + !!(fmt & PERF_FORMAT_ID);
-	id = psc_evsel__id(evsel, c, t);
-	if (!(fmt & PERF_FORMAT_ID) || !id || words < hw)
-		return false;
-	for (size_t k = 0; k < buf[0] && hw + stride * (k + 1) <= words; k++) {
-		const uint64_t *e = buf + hw + stride * k;
-
-		if (e[1] == id) {
-			*lost = e[2];
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The kernel's per-fd lost counts (PERF_FORMAT_LOST) into the evsel x ring matrix. */
 static void refresh_lost(struct psc_session *s)
 {
 	struct psc_evsel *evsel;
-	uint64_t total = 0, l;
+	struct psc_counts counts;
+	uint64_t total = 0;
 	int i, c, t, r;
 
 	if (!s->lost_fmt)
 		return;
+	/* one read per fd, or per group through its leader; a failed one keeps its last counts */
+	psc_evlist__read(s->evlist);
 	psc_evlist__for_each(s->evlist, i, evsel)
 	{
 		struct psc_cpumap *cpus = psc_evsel__cpus(evsel);
@@ -579,13 +540,13 @@ static void refresh_lost(struct psc_session *s)
 		memset(row, 0, s->nr_rings * sizeof(*row));
 		for (c = 0; c < psc_cpumap__nr(cpus); c++) {
 			for (t = 0; t < psc_threadmap__nr(threads); t++) {
-				if (!read_lost(evsel, c, t, &l))
+				if (psc_evsel__counts(evsel, c, t, &counts))
 					continue;
 				r = ring_for_fd(s, psc_cpumap__cpu(cpus, c),
 						psc_threadmap__tid(threads, t));
 				if (r < 0)
 					continue;
-				row[r] += l; /* threads on one CPU add up */
+				row[r] += counts.lost; /* threads on one CPU add up */
 			}
 		}
 	}

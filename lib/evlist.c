@@ -215,6 +215,8 @@ int psc_evlist__reset(struct psc_evlist *evlist)
 
 int psc_evlist__read(struct psc_evlist *evlist)
 {
+	int first_err = 0;
+
 	for (int i = 0; i < evlist->nr; i++) {
 		struct psc_evsel *evsel = evlist->entries[i];
 		int nr_cpus, nr_threads;
@@ -233,12 +235,12 @@ int psc_evlist__read(struct psc_evlist *evlist)
 					continue;
 				err = psc_evsel__read_group(evsel, c, t);
 
-				if (err)
-					return err;
+				if (err && !first_err)
+					first_err = err;
 			}
 		}
 	}
-	return 0;
+	return first_err;
 }
 
 static inline unsigned int id_hash(uint64_t id, unsigned int mask)

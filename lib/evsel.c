@@ -384,8 +384,9 @@ int psc_evsel__read(struct psc_evsel *evsel, int cpu_idx, int thread_idx, struct
 	c->ena = fmt & PERF_FORMAT_TOTAL_TIME_ENABLED ? buf[i++] : 0;
 	c->run = fmt & PERF_FORMAT_TOTAL_TIME_RUNNING ? buf[i++] : 0;
 	if (fmt & PERF_FORMAT_ID)
-		evsel->ids[slot] = buf[i];
+		evsel->ids[slot] = buf[i++];
 	c->id = evsel->ids[slot];
+	c->lost = fmt & PERF_FORMAT_LOST ? buf[i] : 0;
 	if (out)
 		*out = *c;
 	return 0;
@@ -452,6 +453,7 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 	for (uint64_t i = 0, m = 0; i < buf[0]; i++) {
 		const uint64_t *e = buf + hw + stride * i;
 		uint64_t val = e[0], id = fmt & PERF_FORMAT_ID ? e[1] : 0;
+		uint64_t lost = fmt & PERF_FORMAT_LOST ? e[stride - 1] : 0;
 		struct psc_evsel *member = NULL;
 
 		while (m < (uint64_t)leader->nr_members && !members[m]->fds)
@@ -467,7 +469,7 @@ int psc_evsel__read_group(struct psc_evsel *leader, int cpu_idx, int thread_idx)
 			if (members[k]->fds && slot_id(members[k], slot) == id)
 				member = members[k];
 		if (member)
-			member->counts[slot] = (struct psc_counts){ val, ena, run, id };
+			member->counts[slot] = (struct psc_counts){ val, ena, run, id, lost };
 	}
 out:
 	if (buf != stackbuf)
@@ -489,6 +491,7 @@ int psc_evsel__counts(const struct psc_evsel *evsel, int cpu_idx, int thread_idx
 			out->val += evsel->counts[i].val;
 			out->ena += evsel->counts[i].ena;
 			out->run += evsel->counts[i].run;
+			out->lost += evsel->counts[i].lost;
 		}
 		return 0;
 	}

@@ -55,7 +55,11 @@ PSC_API int psc_evlist__enable(struct psc_evlist *evlist);
 PSC_API int psc_evlist__disable(struct psc_evlist *evlist);
 PSC_API int psc_evlist__reset(struct psc_evlist *evlist);
 
-/* Reads every open counter: one read(2) per group leader (or lone evsel) per cpu x thread. */
+/*
+ * Reads every open counter: one read(2) per group leader (or lone evsel) per cpu x thread. A read
+ * that fails leaves that slot's previous counts and the others are still read; returns 0 or the
+ * first error.
+ */
 PSC_API int psc_evlist__read(struct psc_evlist *evlist);
 
 /* The evsel whose fd has this kernel id (from PERF_SAMPLE_ID/IDENTIFIER), or NULL. */

@@ -16,12 +16,17 @@ struct psc_cpumap;
 struct psc_threadmap;
 struct psc_event_spec;
 
-/* One reading: raw value, time the event was enabled/running (ns), and its kernel id. */
+/*
+ * One reading: raw value, time the event was enabled/running (ns), its kernel id, and, when the
+ * read_format has PERF_FORMAT_LOST (Linux 6.0+, which a sampling session adds), the records the
+ * kernel dropped from this fd's ring buffer.
+ */
 struct psc_counts {
 	uint64_t val;
 	uint64_t ena;
 	uint64_t run;
 	uint64_t id;
+	uint64_t lost;
 };
 
 /*
