@@ -1,5 +1,5 @@
 #!/bin/bash
-# Tracing benchmark: consumer CPU per million events and lost events for perfscope's ring path, perfscope trace, perf record (+ perf script) and bpftrace, all in one run.
+# Tracing benchmark: consumer CPU per million events, peak memory and lost events for perfscope's ring path, perfscope trace, perf record (+ perf script) and bpftrace, all in one run.
 #
 # usage: bench/bench_trace.sh [-n N] [-p ROUNDTRIPS] [-r REPS] [-S] BUILD_DIR     (as root)
 #
@@ -8,7 +8,8 @@
 # CPU). Workload 2: a pipe ping-pong of ROUNDTRIPS round trips traced with sched:sched_switch.
 # Each consumer runs alone in the background while the workload runs in the foreground, is
 # stopped with SIGINT, and its CPU time (user + system, its own process and threads only: the
-# `times` of a subshell that does nothing but wait for it) is divided by the events it saw.
+# `times` of a subshell that does nothing but wait for it) is divided by the events it saw; its
+# peak RSS is VmHWM from /proc/PID/status just before it is stopped (perf script's: GNU time's %M).
 # Then a rate sweep (-S skips it): perf record and perfscope trace --format json, both with
 # default buffers, at rising getppid rates, to find the rate at which perf record starts to lose
 # events and what perfscope loses there.
@@ -60,7 +61,7 @@ times_cpu() {
 }
 
 # measure NAME CONSUMER...: runs CONSUMER in the background, the workload in WORK in the
-# foreground, stops CONSUMER with SIGINT and leaves NAME.out/.err/.cpu/.gen in $TMP.
+# foreground, stops CONSUMER with SIGINT and leaves NAME.out/.err/.cpu/.gen/.rss (kB) in $TMP.
 measure() {
 	local name=$1 i
 	shift
@@ -86,10 +87,15 @@ measure() {
 	sleep 0.7
 	"${WORK[@]}" 2>"$TMP/$name.gen" >/dev/null
 	sleep 0.5 # let the consumer catch up before it is told to stop
+	rss_kb "$(cat "$TMP/$name.pid")" >"$TMP/$name.rss"
 	kill -INT "$(cat "$TMP/$name.pid")" 2>/dev/null
 	wait $sub
 	times_cpu "$TMP/$name.times" >"$TMP/$name.cpu"
 }
+
+# Peak resident memory of PID so far, in kB (VmHWM); 0 when it is gone.
+rss_kb() { awk '/^VmHWM:/ { kb = $2 } END { print kb + 0 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+mib() { awk -v k="${1:-0}" 'BEGIN { if (k > 0) printf "%.1f", k / 1024; else print "-" }'; }
 
 # The workload's own rate from gen_events' summary line.
 gen_rate() { sed -n 's/.*(\([0-9]*\)\/s)$/\1/p' "$TMP/$1.gen"; }
@@ -108,22 +114,23 @@ ev_perf_file() {
 }
 
 ROWS=()
-# row LABEL EVENTS LOST CPU RATE
-row() { ROWS+=("$1|$2|$3|$4|$5"); }
+# row LABEL EVENTS LOST CPU RATE RSS_KB
+row() { ROWS+=("$1|$2|$3|$4|$5|${6:-0}"); }
 
 table() {
-	local bare=$1 r label ev lost cpu rate nse
-	echo "| consumer | events seen | lost | consumer CPU s | CPU s per M events | ns/event | × bare floor | workload calls/s |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	local bare=$1 r label ev lost cpu rate rss nse
+	echo "| consumer | events seen | lost | consumer CPU s | CPU s per M events | ns/event | × bare floor | peak RSS MiB | workload calls/s |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for r in "${ROWS[@]}"; do
-		IFS='|' read -r label ev lost cpu rate <<<"$r"
+		IFS='|' read -r label ev lost cpu rate rss <<<"$r"
 		if [ "${ev:-0}" -gt 0 ] 2>/dev/null; then
 			nse=$(awk -v c="$cpu" -v e="$ev" 'BEGIN { printf "%.0f", c * 1e9 / e }')
-			printf '| %s | %s | %s | %s | %.3f | %s | %s | %s |\n' "$label" "$ev" "$lost" "$cpu" \
+			printf '| %s | %s | %s | %s | %.3f | %s | %s | %s | %s |\n' "$label" "$ev" "$lost" "$cpu" \
 				"$(awk -v c="$cpu" -v e="$ev" 'BEGIN { print c * 1e6 / e }')" "$nse" \
-				"$(awk -v n="$nse" -v b="$bare" 'BEGIN { if (b > 0) printf "%.1f", n / b; else print "-" }')" "${rate:--}"
+				"$(awk -v n="$nse" -v b="$bare" 'BEGIN { if (b > 0) printf "%.1f", n / b; else print "-" }')" \
+				"$(mib "$rss")" "${rate:--}"
 		else
-			printf '| %s | %s | %s | %s | - | - | - | %s |\n' "$label" "${ev:--}" "${lost:--}" "$cpu" "${rate:--}"
+			printf '| %s | %s | %s | %s | - | - | - | %s | %s |\n' "$label" "${ev:--}" "${lost:--}" "$cpu" "$(mib "$rss")" "${rate:--}"
 		fi
 	done
 	ROWS=()
@@ -140,31 +147,38 @@ bench() {
 		measure "$key.$r" "$@"
 		read -r ev lost <<<"$($parser "$key.$r" "$CUR_TP")"
 		cpu=$(cat "$TMP/$key.$r.cpu")
-		echo "$(nsper "$cpu" "${ev:-0}") $cpu ${ev:-0} ${lost:-0} $(gen_rate "$key.$r")"
+		echo "$(nsper "$cpu" "${ev:-0}") $cpu ${ev:-0} ${lost:-0} $(gen_rate "$key.$r") $(cat "$TMP/$key.$r.rss")"
 	done | sort -n >"$TMP/$key.runs"
-	read -r NS cpu ev lost rate <<<"$(sed -n "$(((REPS + 1) / 2))p" "$TMP/$key.runs")"
-	row "$label" "$ev" "$lost" "$cpu" "$rate"
+	read -r NS cpu ev lost rate rss <<<"$(sed -n "$(((REPS + 1) / 2))p" "$TMP/$key.runs")"
+	row "$label" "$ev" "$lost" "$cpu" "$rate" "$rss"
 }
 
 ev_workload() { echo "$WORK_N n/a"; }
 
 # perf record to tmpfs, then perf script of its file, REPS times; rows for each and the sum.
 bench_perf_file() {
-	local key=$1 r ev lost pr ps
+	local key=$1 r ev lost pr ps prss psrss
 	for ((r = 1; r <= REPS; r++)); do
 		measure "$key.$r" perf record -e "$CUR_TP" -a -o "$SHM/perf.data"
 		read -r ev lost <<<"$(ev_perf_file "$key.$r" "$SHM/perf.data" "$CUR_TP")"
 		say "$key.$r: perf script"
-		(perf script -i "$SHM/perf.data" >/dev/null 2>&1; times >"$TMP/$key.$r.ps.times")
+		if [ -x /usr/bin/time ]; then
+			(/usr/bin/time -f %M -o "$TMP/$key.$r.ps.rss" perf script -i "$SHM/perf.data" >/dev/null 2>&1
+				times >"$TMP/$key.$r.ps.times")
+		else
+			(perf script -i "$SHM/perf.data" >/dev/null 2>&1; times >"$TMP/$key.$r.ps.times")
+			echo 0 >"$TMP/$key.$r.ps.rss"
+		fi
 		rm -f "$SHM/perf.data"
 		pr=$(cat "$TMP/$key.$r.cpu")
 		ps=$(times_cpu "$TMP/$key.$r.ps.times")
-		echo "$(nsper "$(awk -v a="$pr" -v b="$ps" 'BEGIN { print a + b }')" "${ev:-0}") $pr $ps ${ev:-0} ${lost:-0} $(gen_rate "$key.$r")"
+		echo "$(nsper "$(awk -v a="$pr" -v b="$ps" 'BEGIN { print a + b }')" "${ev:-0}") $pr $ps ${ev:-0} ${lost:-0} $(gen_rate "$key.$r") $(cat "$TMP/$key.$r.rss") $(tail -1 "$TMP/$key.$r.ps.rss")"
 	done | sort -n >"$TMP/$key.runs"
-	read -r NS pr ps ev lost rate <<<"$(sed -n "$(((REPS + 1) / 2))p" "$TMP/$key.runs")"
-	row "perf record -o tmpfs" "$ev" "$lost" "$pr" "$rate"
-	row "perf script of that file" "$ev" "" "$ps" ""
-	row "perf record -o tmpfs + perf script" "$ev" "$lost" "$(awk -v a="$pr" -v b="$ps" 'BEGIN { printf "%.3f", a + b }')" ""
+	read -r NS pr ps ev lost rate prss psrss <<<"$(sed -n "$(((REPS + 1) / 2))p" "$TMP/$key.runs")"
+	row "perf record -o tmpfs" "$ev" "$lost" "$pr" "$rate" "$prss"
+	row "perf script of that file" "$ev" "" "$ps" "" "$psrss"
+	row "perf record -o tmpfs + perf script" "$ev" "$lost" "$(awk -v a="$pr" -v b="$ps" 'BEGIN { printf "%.3f", a + b }')" "" \
+		"$(( ${prss:-0} > ${psrss:-0} ? ${prss:-0} : ${psrss:-0} ))"
 }
 
 # run_set NAME TRACEPOINT: every consumer on the workload in WORK; sets BARE_NS RING_NS JSON_NS PRPS_NS

@@ -11,7 +11,7 @@ BUILD_PKGS=(
 TEST_PKGS=(
 	libcmocka-dev libclang-rt-14-dev
 	linux-perf prometheus prometheus-node-exporter
-	curl jq procps python3 bpftrace openssl groff-base man-db systemd
+	curl jq procps python3 bpftrace openssl groff-base man-db systemd time
 )
 
 if [ "$(id -u)" -ne 0 ]; then
