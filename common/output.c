@@ -87,7 +87,16 @@ void psc_out__delete(struct psc_out *o)
 	free(o);
 }
 
-/* Waits until o->fd takes more; false with errno set (EINTR: the stop fd turned readable). */
+/*
+ * Once a stop signal is pending, a reader that makes room within this is slow (| gzip, ssh), not
+ * gone: its output is still written, and a Ctrl-C does not drop the last events.
+ */
+#define STOP_GRACE_MS 1000
+
+/*
+ * Waits until o->fd takes more; false with errno set (EINTR: the stop fd turned readable and the
+ * pipe took nothing for STOP_GRACE_MS).
+ */
 static bool wait_room(struct psc_out *o)
 {
 	struct pollfd p[2] = { { .fd = o->fd, .events = POLLOUT },
@@ -96,6 +105,8 @@ static bool wait_room(struct psc_out *o)
 	if (poll(p, o->stop_fd >= 0 ? 2 : 1, -1) < 0)
 		return errno == EINTR;
 	if (!(p[0].revents & (POLLOUT | POLLERR | POLLHUP)) && (p[1].revents & POLLIN)) {
+		if (poll(p, 1, STOP_GRACE_MS) > 0)
+			return true;
 		errno = EINTR;
 		return false;
 	}

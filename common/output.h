@@ -38,8 +38,9 @@ struct psc_out *psc_out__open(const char *path, size_t bufsz);
  * signalfd/sigtimedwait, so they would wait behind the full pipe. When o writes to a pipe, this
  * gives it a private non-blocking description of it (the command sharing stdout keeps blocking
  * writes) and waits for room with poll() on the pipe and on stop_fd (a signalfd of the stop
- * signals, polled, never read). When stop_fd turns readable first, the error is -EINTR: the rest
- * is dropped and counted, as after EPIPE. Returns 0 or -errno (o unchanged).
+ * signals, polled, never read). When stop_fd turns readable first and the pipe then takes nothing
+ * for a second (a slow reader still gets the rest), the error is -EINTR: the rest is dropped and
+ * counted, as after EPIPE. Returns 0 or -errno (o unchanged).
  */
 int psc_out__watch(struct psc_out *o, int stop_fd);
 /* Flushes (errors ignored: check psc_out__flush first) and frees. NULL is a no-op. */

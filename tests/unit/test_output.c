@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -240,13 +241,57 @@ static void test_watch_stop(void **state)
 	close(efd);
 }
 
+/*
+ * A stop signal while a slow reader (| gzip, ssh) is still reading: the rest is written, not
+ * dropped as if nobody read the pipe (a Ctrl-C of trace | gzip lost its last events).
+ */
+static void test_watch_stop_slow_reader(void **state)
+{
+	static char big[1 << 17];
+	int p[2], status, efd = eventfd(1, EFD_CLOEXEC); /* a stop signal pending */
+	struct psc_out *o;
+	pid_t pid;
+
+	assert_true(efd >= 0);
+	assert_int_equal(pipe(p), 0);
+	o = psc_out__new(p[1], sizeof(big));
+	assert_int_equal(psc_out__watch(o, efd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[4096];
+
+		close(p[1]);
+		close(o->fd);
+		/* a page every 2 ms: the pipe stays full most of the time, yet it drains */
+		while (read(p[0], buf, sizeof(buf)) > 0)
+			usleep(2000);
+		_exit(0);
+	}
+	close(p[0]);
+	memset(big, 'x', sizeof(big));
+	psc_out__write(o, big, sizeof(big));
+	assert_int_equal(psc_out__flush(o), 0);
+	assert_int_equal(o->written, sizeof(big));
+	assert_int_equal(o->dropped, 0);
+	psc_out__delete(o);
+	close(p[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(efd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_numbers_and_text), cmocka_unit_test(test_json),
-		cmocka_unit_test(test_json_utf8),	 cmocka_unit_test(test_epipe_sticky),
-		cmocka_unit_test(test_enospc),		 cmocka_unit_test(test_u64_digits),
-		cmocka_unit_test(test_json_raw),	 cmocka_unit_test(test_watch_stop),
+		cmocka_unit_test(test_numbers_and_text),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_utf8),
+		cmocka_unit_test(test_epipe_sticky),
+		cmocka_unit_test(test_enospc),
+		cmocka_unit_test(test_u64_digits),
+		cmocka_unit_test(test_json_raw),
+		cmocka_unit_test(test_watch_stop),
+		cmocka_unit_test(test_watch_stop_slow_reader),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
