@@ -488,13 +488,14 @@ static int stat_run(int argc, char **argv)
 		print_counts(&s, evlist, -1);
 		print_footer(&s, elapsed_s(&s));
 	}
-	if (psc_out__flush(s.out)) {
+	/* a reader that left (| head) is no failure, as in trace and list: the command's status */
+	if (psc_out__flush(s.out) && psc_out__error(s.out) != -EPIPE) {
 		if (psc_out__error(s.out) == -EINTR)
 			fprintf(stderr,
 				"perfscope stat: stopped while %s was not being read; the counts "
 				"were not written\n",
 				s.o.output ? s.o.output : "standard output");
-		else if (psc_out__error(s.out) != -EPIPE)
+		else
 			fprintf(stderr, "perfscope stat: writing the results to %s failed: %s\n",
 				s.o.output ? s.o.output : "standard output",
 				strerror(-psc_out__error(s.out)));

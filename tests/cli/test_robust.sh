@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 23
+plan 24
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -32,6 +32,17 @@ if [ "$rc" -ne 141 ] && [ "$rc" -le 2 ]; then ok "stat -i | head -1: stops on th
 	fail "stat -i | head -1: exit $rc (141: killed by SIGPIPE)"; fi
 if gone "$TMP/cmd1"; then ok "stat -i | head -1: the command is not left running"; else
 	fail "stat -i | head -1: the command outlived perfscope"; fi
+
+# ---- stat -- CMD into a pipe whose reader has left: no failure (as in trace and list), so stat
+# exits with the command's status, not 1. The reader closes its end before it says so.
+(
+	"$P" stat -e page-faults -- sh -c "while [ ! -e '$TMP/gone' ]; do sleep 0.05; done; exit 3" |
+		{ exec 0<&-; touch "$TMP/gone"; }
+	echo "${PIPESTATUS[0]}" >"$TMP/rc_gone"
+) 2>"$TMP/err_gone"
+rc=$(cat "$TMP/rc_gone")
+if [ "$rc" -eq 3 ]; then ok "stat -- CMD | a reader that left: the command's status (3)"; else
+	fail "stat -- CMD | a reader that left: exit $rc, wanted 3"; sed 's/^/#   /' "$TMP/err_gone" | head -3; fi
 
 # ---- 3-4: SIGUSR1 (here from the command itself, so it comes while stat counts) prints the
 # counts so far, and counting goes on to the command's own exit status
