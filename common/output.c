@@ -34,8 +34,12 @@ struct psc_out *psc_out__open(const char *path, size_t bufsz)
 	struct psc_out *o;
 	int fd, saved;
 
-	if (!path)
-		return psc_out__new(STDOUT_FILENO, bufsz);
+	if (!path) {
+		o = psc_out__new(STDOUT_FILENO, bufsz);
+		if (o)
+			o->name = "standard output";
+		return o;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return NULL;
@@ -47,6 +51,7 @@ struct psc_out *psc_out__open(const char *path, size_t bufsz)
 		return NULL;
 	}
 	o->own_fd = true;
+	o->name = path;
 	return o;
 }
 

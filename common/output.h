@@ -19,6 +19,7 @@ struct psc_out {
 	char *buf;
 	size_t len, cap;
 	int fd;
+	const char *name; /* for messages: the -o path, or "standard output" */
 	int stop_fd; /* psc_out__watch: readable when waiting for room must end; else -1 */
 	bool own_fd; /* fd is ours (-o FILE, or a private description of the pipe): closed at delete
 		      */
@@ -30,7 +31,8 @@ struct psc_out {
 /* bufsz 0: 64 KiB. Returns NULL and sets errno. The fd is not owned. */
 struct psc_out *psc_out__new(int fd, size_t bufsz);
 /* -o FILE: output to path, created or truncated (0644) and closed at delete; NULL path: standard
- * output, as psc_out__new(STDOUT_FILENO). Returns NULL and sets errno. */
+ * output, as psc_out__new(STDOUT_FILENO). name is path (kept, not copied) or "standard output".
+ * Returns NULL and sets errno. */
 struct psc_out *psc_out__open(const char *path, size_t bufsz);
 /*
  * A profiler stopped by SIGINT/SIGTERM must not stay blocked in write(2) on a pipe its reader has

@@ -494,11 +494,10 @@ static int stat_run(int argc, char **argv)
 			fprintf(stderr,
 				"perfscope stat: stopped while %s was not being read; the counts "
 				"were not written\n",
-				s.o.output ? s.o.output : "standard output");
+				s.out->name);
 		else
 			fprintf(stderr, "perfscope stat: writing the results to %s failed: %s\n",
-				s.o.output ? s.o.output : "standard output",
-				strerror(-psc_out__error(s.out)));
+				s.out->name, strerror(-psc_out__error(s.out)));
 		ret = 1;
 		goto out;
 	}

@@ -660,7 +660,7 @@ static bool wants_stacks(const struct psc_event_list *specs, bool callchain)
 static void report_end(struct trace *t, struct psc_session *s)
 {
 	int err = psc_out__error(t->out);
-	const char *to = t->o.output ? t->o.output : "standard output";
+	const char *to = t->out->name;
 
 	psc_session__print_stats(s, stderr, false);
 	if (err == -EPIPE)
