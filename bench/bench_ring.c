@@ -203,7 +203,7 @@ static struct psc_evlist *lib_evlist(int id, size_t pages, const char *name, boo
 	attr_init(&a, id, pages);
 	if (!evlist || !cpus || !threads || psc_evlist__add(evlist, psc_evsel__new(&a, name)))
 		goto fail;
-	err = session ? psc_session_config_evlist(evlist, pages, 0)
+	err = session ? session_config_evlist(evlist, pages, 0)
 		      : psc_evlist__config_sampling(evlist);
 	if (err || psc_evlist__set_maps(evlist, cpus, threads) || psc_evlist__open(evlist, &oo) ||
 	    psc_evlist__mmap(evlist, &mo))
@@ -282,23 +282,23 @@ static int run_session(int id, size_t pages, const char *name, bool order, uint6
 		       uint64_t *lost)
 {
 	struct psc_evlist *evlist = lib_evlist(id, pages, name, true);
-	PSC_OPTS(psc_session_opts, so, .order = order, .prof = "bench_ring", .quiet_stats = true);
-	const struct psc_session_hooks hooks = { .ctx = events, .sample = count_sample };
-	struct psc_session_stats st;
-	struct psc_session *s;
+	PSC_OPTS(session_opts, so, .order = order, .prof = "bench_ring", .quiet_stats = true);
+	const struct session_hooks hooks = { .ctx = events, .sample = count_sample };
+	struct session_stats st;
+	struct session *s;
 	int err;
 
 	if (!evlist)
 		return -1;
-	s = psc_session__new(evlist, &so, &hooks);
+	s = session__new(evlist, &so, &hooks);
 	if (!s) {
 		psc_evlist__delete(evlist);
 		return -1;
 	}
-	err = psc_session__run(s);
-	psc_session__stats(s, &st);
+	err = session__run(s);
+	session__stats(s, &st);
 	*lost = st.lost;
-	psc_session__delete(s);
+	session__delete(s);
 	psc_evlist__delete(evlist);
 	return err ? -1 : 0;
 }

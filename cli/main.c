@@ -16,8 +16,8 @@ static void print_usage(FILE *out)
 		"usage: perfscope [-v | --version] [help [PROFILER]] PROFILER [OPTIONS] [-- COMMAND ARGS...]\n\n"
 		"Events are filtered in the kernel and processed in memory as they arrive.\n\n"
 		"Profilers:\n");
-	for (int i = 0; psc_profilers[i]; i++)
-		fprintf(out, "  %-12s %s\n", psc_profilers[i]->name, psc_profilers[i]->summary);
+	for (int i = 0; profilers[i]; i++)
+		fprintf(out, "  %-12s %s\n", profilers[i]->name, profilers[i]->summary);
 	fprintf(out,
 		"\nSee 'perfscope help PROFILER' or 'perfscope PROFILER --help' for one profiler,\n"
 		"and man perfscope(1).\n");
@@ -26,9 +26,9 @@ static void print_usage(FILE *out)
 static int suggest_and_fail(const char *name)
 {
 	fprintf(stderr, "perfscope: '%s' is not a profiler.\n", name);
-	for (int i = 0; psc_profilers[i]; i++)
-		if (!strncmp(psc_profilers[i]->name, name, 2))
-			fprintf(stderr, "Did you mean '%s'?\n", psc_profilers[i]->name);
+	for (int i = 0; profilers[i]; i++)
+		if (!strncmp(profilers[i]->name, name, 2))
+			fprintf(stderr, "Did you mean '%s'?\n", profilers[i]->name);
 	fprintf(stderr, "Run 'perfscope help' for the list.\n");
 	return 2;
 }
@@ -67,7 +67,7 @@ static void block_async_signals(void)
 
 static int dispatch(int argc, char **argv)
 {
-	const struct psc_profiler *prof;
+	const struct profiler *prof;
 
 	if (argc < 2) {
 		print_usage(stderr);
@@ -87,7 +87,7 @@ static int dispatch(int argc, char **argv)
 				verbose, verbose);
 			return 2;
 		}
-		prof = psc_profiler_find(argv[2]);
+		prof = profiler_find(argv[2]);
 		if (!prof)
 			return suggest_and_fail(argv[2]);
 		argv[1] = argv[2];
@@ -113,13 +113,13 @@ static int dispatch(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		}
-		prof = psc_profiler_find(argv[2]);
+		prof = profiler_find(argv[2]);
 		if (!prof)
 			return suggest_and_fail(argv[2]);
 		fputs(prof->help, stdout);
 		return 0;
 	}
-	prof = psc_profiler_find(argv[1]);
+	prof = profiler_find(argv[1]);
 	if (!prof)
 		return suggest_and_fail(argv[1]);
 	return prof->run(argc - 1, argv + 1);
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 	/*
 	 * Help and version go through stdio, whose errors show only at the flush: a help text that
 	 * did not reach a full disk must not exit 0; a reader that left (| head) is no failure.
-	 * (The profilers write their data with psc_out and report their own write errors.)
+	 * (The profilers write their data with out and report their own write errors.)
 	 */
 	if ((fflush(stdout) || ferror(stdout)) && errno != EPIPE) {
 		fprintf(stderr, "perfscope: writing to standard output failed: %s\n",

@@ -1,9 +1,9 @@
-/* The shape of a perfscope subcommand: one `const struct psc_profiler` per cli/profilers/<name>.c.
+/* The shape of a perfscope subcommand: one `const struct profiler` per cli/profilers/<name>.c.
  */
 #ifndef PERFSCOPE_CLI_PROFILER_H
 #define PERFSCOPE_CLI_PROFILER_H
 
-struct psc_profiler {
+struct profiler {
 	const char *name;
 	const char *summary; /* one line for `perfscope help` */
 	const char *help; /* usage, options and examples for `perfscope help NAME` and --help */
@@ -15,7 +15,7 @@ struct psc_profiler {
 };
 
 /* cli/profilers.c: the one table, in the order `perfscope help` lists them. */
-extern const struct psc_profiler *const psc_profilers[];
-const struct psc_profiler *psc_profiler_find(const char *name);
+extern const struct profiler *const profilers[];
+const struct profiler *profiler_find(const char *name);
 
 #endif

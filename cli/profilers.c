@@ -3,19 +3,19 @@
 
 #include "profiler.h"
 
-extern const struct psc_profiler psc_profiler_list;
-extern const struct psc_profiler psc_profiler_stat;
-extern const struct psc_profiler psc_profiler_trace;
-extern const struct psc_profiler psc_profiler_exporter;
+extern const struct profiler profiler_list;
+extern const struct profiler profiler_stat;
+extern const struct profiler profiler_trace;
+extern const struct profiler profiler_exporter;
 
-const struct psc_profiler *const psc_profilers[] = {
-	&psc_profiler_list, &psc_profiler_stat, &psc_profiler_trace, &psc_profiler_exporter, NULL,
+const struct profiler *const profilers[] = {
+	&profiler_list, &profiler_stat, &profiler_trace, &profiler_exporter, NULL,
 };
 
-const struct psc_profiler *psc_profiler_find(const char *name)
+const struct profiler *profiler_find(const char *name)
 {
-	for (int i = 0; psc_profilers[i]; i++)
-		if (!strcmp(psc_profilers[i]->name, name))
-			return psc_profilers[i];
+	for (int i = 0; profilers[i]; i++)
+		if (!strcmp(profilers[i]->name, name))
+			return profilers[i];
 	return NULL;
 }

@@ -7,7 +7,7 @@
 
 #include "demangle.h"
 
-bool psc_is_mangled(const char *name)
+bool is_mangled(const char *name)
 {
 	if (!name)
 		return false;
@@ -17,11 +17,11 @@ bool psc_is_mangled(const char *name)
 	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') && name[2];
 }
 
-char *psc_demangle(const char *name)
+char *demangle_name(const char *name)
 {
 	char *out;
 
-	if (!psc_is_mangled(name)) {
+	if (!is_mangled(name)) {
 		errno = EINVAL;
 		return NULL;
 	}

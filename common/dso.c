@@ -24,7 +24,7 @@
 
 /* Symbols are collected with name offsets into dso->strings (it grows), fixed up at the end. */
 struct sym_build {
-	struct psc_usym *syms;
+	struct usym *syms;
 	size_t nr, cap;
 	unsigned char *bind; /* STB_* per symbol, to prefer global names at one address */
 };
@@ -39,7 +39,7 @@ static void elf_init_once(void)
 	}
 }
 
-static int add_string(struct psc_dso *dso, const char *s, size_t *off)
+static int add_string(struct dso *dso, const char *s, size_t *off)
 {
 	size_t len = strlen(s) + 1;
 
@@ -122,7 +122,7 @@ static int elf_read_build_id(Elf *elf, uint8_t *id, size_t len)
 	return -ENOENT;
 }
 
-int psc_elf_build_id(const char *path, uint8_t *build_id, size_t len)
+int elf_build_id(const char *path, uint8_t *build_id, size_t len)
 {
 	int fd, ret;
 	Elf *elf;
@@ -142,14 +142,14 @@ int psc_elf_build_id(const char *path, uint8_t *build_id, size_t len)
 	return ret;
 }
 
-static int add_sym(struct psc_dso *dso, struct sym_build *b, uint64_t addr, uint64_t size,
+static int add_sym(struct dso *dso, struct sym_build *b, uint64_t addr, uint64_t size,
 		   const char *name, unsigned char bind)
 {
 	size_t off;
 
 	if (b->nr == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 1024;
-		struct psc_usym *n = realloc(b->syms, cap * sizeof(*n));
+		struct usym *n = realloc(b->syms, cap * sizeof(*n));
 		unsigned char *nb;
 
 		if (!n)
@@ -163,14 +163,14 @@ static int add_sym(struct psc_dso *dso, struct sym_build *b, uint64_t addr, uint
 	}
 	if (add_string(dso, name, &off))
 		return -ENOMEM;
-	b->syms[b->nr] = (struct psc_usym){ .addr = addr, .size = size, .name = (const char *)off };
+	b->syms[b->nr] = (struct usym){ .addr = addr, .size = size, .name = (const char *)off };
 	b->bind[b->nr] = bind;
 	b->nr++;
 	return 0;
 }
 
 /* Function symbols of one SHT_SYMTAB/SHT_DYNSYM section. Returns how many, or -errno. */
-static int read_symtab(struct psc_dso *dso, struct sym_build *b, Elf *elf, Elf_Scn *scn,
+static int read_symtab(struct dso *dso, struct sym_build *b, Elf *elf, Elf_Scn *scn,
 		       const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -201,7 +201,7 @@ static int read_symtab(struct psc_dso *dso, struct sym_build *b, Elf *elf, Elf_S
 	return added;
 }
 
-static int read_symtab_of(struct psc_dso *dso, struct sym_build *b, Elf *elf)
+static int read_symtab_of(struct dso *dso, struct sym_build *b, Elf *elf)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section_type(elf, SHT_SYMTAB, &sh);
@@ -209,7 +209,7 @@ static int read_symtab_of(struct psc_dso *dso, struct sym_build *b, Elf *elf)
 	return scn ? read_symtab(dso, b, elf, scn, &sh) : 0;
 }
 
-static void note_source(struct psc_dso *dso, const char *what, const char *path)
+static void note_source(struct dso *dso, const char *what, const char *path)
 {
 	char buf[PATH_MAX + 64];
 	size_t old = dso->sym_source ? strlen(dso->sym_source) : 0;
@@ -225,9 +225,9 @@ static void note_source(struct psc_dso *dso, const char *what, const char *path)
 }
 
 /* A separate debug file: open it as ELF, check the build-id matches when both have one. */
-static Elf *open_debug_file(const struct psc_dso *dso, const char *path, int *fdp)
+static Elf *open_debug_file(const struct dso *dso, const char *path, int *fdp)
 {
-	uint8_t id[PSC_BUILD_ID_MAX];
+	uint8_t id[BUILD_ID_MAX];
 	int fd, n;
 	Elf *elf;
 
@@ -252,7 +252,7 @@ static Elf *open_debug_file(const struct psc_dso *dso, const char *path, int *fd
 	return elf;
 }
 
-static int try_debug_file(struct psc_dso *dso, struct sym_build *b, const char *path,
+static int try_debug_file(struct dso *dso, struct sym_build *b, const char *path,
 			  const char *what)
 {
 	int fd = -1, n;
@@ -270,7 +270,7 @@ static int try_debug_file(struct psc_dso *dso, struct sym_build *b, const char *
 
 /* /usr/lib/debug/.build-id/ab/cdef....debug, then .gnu_debuglink next to the binary or under
  * debug_dir. */
-static int read_separate_debug(struct psc_dso *dso, struct sym_build *b, Elf *elf,
+static int read_separate_debug(struct dso *dso, struct sym_build *b, Elf *elf,
 			       const char *real_path, const char *debug_dir)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
@@ -375,7 +375,7 @@ bad:
 }
 
 /* .gnu_debugdata: an xz-compressed ELF holding the .symtab entries that .dynsym lacks. */
-static int read_debugdata(struct psc_dso *dso, struct sym_build *b, Elf *elf)
+static int read_debugdata(struct dso *dso, struct sym_build *b, Elf *elf)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section(elf, ".gnu_debugdata", &sh);
@@ -402,7 +402,7 @@ static int read_debugdata(struct psc_dso *dso, struct sym_build *b, Elf *elf)
 	return n;
 }
 
-static int read_segments(struct psc_dso *dso, Elf *elf)
+static int read_segments(struct dso *dso, Elf *elf)
 {
 	size_t n;
 
@@ -416,7 +416,7 @@ static int read_segments(struct psc_dso *dso, Elf *elf)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		dso->segs[dso->nr_segs++] = (struct psc_dso_seg){ .offset = ph.p_offset,
+		dso->segs[dso->nr_segs++] = (struct dso_seg){ .offset = ph.p_offset,
 								  .vaddr = ph.p_vaddr,
 								  .filesz = ph.p_filesz };
 	}
@@ -427,7 +427,7 @@ static int cmp_sym_idx(const void *a, const void *b, void *arg)
 {
 	const struct sym_build *sb = arg;
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	const struct psc_usym *sx = &sb->syms[x], *sy = &sb->syms[y];
+	const struct usym *sx = &sb->syms[x], *sy = &sb->syms[y];
 	int rx, ry;
 
 	if (sx->addr != sy->addr)
@@ -441,7 +441,7 @@ static int cmp_sym_idx(const void *a, const void *b, void *arg)
 }
 
 /* Sorts, drops duplicates (the same function from .symtab and .dynsym), sizes unsized symbols. */
-static int finish_syms(struct psc_dso *dso, struct sym_build *b)
+static int finish_syms(struct dso *dso, struct sym_build *b)
 {
 	size_t *idx, n = 0;
 
@@ -457,7 +457,7 @@ static int finish_syms(struct psc_dso *dso, struct sym_build *b)
 		idx[i] = i;
 	qsort_r(idx, b->nr, sizeof(*idx), cmp_sym_idx, b);
 	for (size_t i = 0; i < b->nr; i++) {
-		const struct psc_usym *s = &b->syms[idx[i]];
+		const struct usym *s = &b->syms[idx[i]];
 
 		if (n && dso->syms[n - 1].addr == s->addr)
 			continue;
@@ -467,7 +467,7 @@ static int finish_syms(struct psc_dso *dso, struct sym_build *b)
 	}
 	free(idx);
 	for (size_t i = 0; i < n; i++) {
-		struct psc_usym *s = &dso->syms[i];
+		struct usym *s = &dso->syms[i];
 		uint64_t gap = i + 1 < n ? dso->syms[i + 1].addr - s->addr : NOSIZE_MAX;
 
 		if (!s->size)
@@ -500,8 +500,8 @@ static Elf *open_vdso(void)
 	return elf_memory((char *)base, size);
 }
 
-static int load_elf(struct psc_dso *dso, Elf *elf, const char *real_path,
-		    const struct psc_dso_opts *opts)
+static int load_elf(struct dso *dso, Elf *elf, const char *real_path,
+		    const struct dso_opts *opts)
 {
 	const char *debug_dir = opts && opts->debug_dir ? opts->debug_dir : DEFAULT_DEBUG_DIR;
 	struct sym_build b = { 0 };
@@ -539,10 +539,10 @@ static int load_elf(struct psc_dso *dso, Elf *elf, const char *real_path,
 	return err;
 }
 
-struct psc_dso *psc_dso__load(const char *path, const char *open_path,
-			      const struct psc_dso_opts *opts)
+struct dso *dso__load(const char *path, const char *open_path,
+			      const struct dso_opts *opts)
 {
-	struct psc_dso *dso;
+	struct dso *dso;
 	int fd = -1, err;
 	Elf *elf;
 
@@ -582,7 +582,7 @@ struct psc_dso *psc_dso__load(const char *path, const char *open_path,
 		elf_end(elf);
 		if (fd >= 0)
 			close(fd);
-		psc_dso__delete(dso);
+		dso__delete(dso);
 		return NULL;
 	}
 	dso->load_err = -err;
@@ -593,7 +593,7 @@ out:
 	return dso;
 }
 
-void psc_dso__delete(struct psc_dso *dso)
+void dso__delete(struct dso *dso)
 {
 	if (!dso)
 		return;
@@ -608,10 +608,10 @@ void psc_dso__delete(struct psc_dso *dso)
 	free(dso);
 }
 
-const struct psc_usym *psc_dso__find(const struct psc_dso *dso, uint64_t vaddr)
+const struct usym *dso__find(const struct dso *dso, uint64_t vaddr)
 {
 	size_t lo = 0, hi;
-	const struct psc_usym *s;
+	const struct usym *s;
 
 	if (!dso || !dso->nr_syms || vaddr < dso->syms[0].addr)
 		return NULL;
@@ -628,15 +628,15 @@ const struct psc_usym *psc_dso__find(const struct psc_dso *dso, uint64_t vaddr)
 	return vaddr - s->addr < s->size ? s : NULL;
 }
 
-const char *psc_dso__sym_name(const struct psc_dso *dso, const struct psc_usym *sym)
+const char *dso__sym_name(const struct dso *dso, const struct usym *sym)
 {
-	struct psc_usym *s = (struct psc_usym *)sym; /* the lazily filled cache field */
+	struct usym *s = (struct usym *)sym; /* the lazily filled cache field */
 
 	if (s->demangled)
 		return s->demangled;
 	s->demangled = s->name;
-	if (dso->demangle && psc_is_mangled(s->name)) {
-		char *d = psc_demangle(s->name);
+	if (dso->demangle && is_mangled(s->name)) {
+		char *d = demangle_name(s->name);
 
 		if (d)
 			s->demangled = d;
@@ -644,10 +644,10 @@ const char *psc_dso__sym_name(const struct psc_dso *dso, const struct psc_usym *
 	return s->demangled;
 }
 
-bool psc_dso__offset_to_vaddr(const struct psc_dso *dso, uint64_t offset, uint64_t *vaddr)
+bool dso__offset_to_vaddr(const struct dso *dso, uint64_t offset, uint64_t *vaddr)
 {
 	for (size_t i = 0; i < dso->nr_segs; i++) {
-		const struct psc_dso_seg *sg = &dso->segs[i];
+		const struct dso_seg *sg = &dso->segs[i];
 
 		if (offset >= sg->offset && offset - sg->offset < sg->filesz) {
 			*vaddr = offset - sg->offset + sg->vaddr;
@@ -657,7 +657,7 @@ bool psc_dso__offset_to_vaddr(const struct psc_dso *dso, uint64_t offset, uint64
 	return false;
 }
 
-const char *psc_dso__build_id_hex(const struct psc_dso *dso, char *buf, size_t len)
+const char *dso__build_id_hex(const struct dso *dso, char *buf, size_t len)
 {
 	size_t off = 0;
 

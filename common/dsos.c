@@ -16,20 +16,20 @@ struct dso_entry {
 	struct dso_entry *next;
 	uint64_t dev, ino;
 	char *path; /* the key when ino is 0 */
-	struct psc_dso *dso;
+	struct dso *dso;
 	bool owner; /* false: shares another entry's dso (same build-id) */
 };
 
-struct psc_dsos {
-	struct psc_dso_opts opts;
+struct dsos {
+	struct dso_opts opts;
 	char *debug_dir;
 	struct dso_entry *buckets[NR_BUCKETS];
 	size_t nr_dsos;
 };
 
-struct psc_dsos *psc_dsos__new(const struct psc_dso_opts *opts)
+struct dsos *dsos__new(const struct dso_opts *opts)
 {
-	struct psc_dsos *d = calloc(1, sizeof(*d));
+	struct dsos *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
@@ -47,7 +47,7 @@ struct psc_dsos *psc_dsos__new(const struct psc_dso_opts *opts)
 	return d;
 }
 
-void psc_dsos__delete(struct psc_dsos *d)
+void dsos__delete(struct dsos *d)
 {
 	if (!d)
 		return;
@@ -57,7 +57,7 @@ void psc_dsos__delete(struct psc_dsos *d)
 		for (; e; e = n) {
 			n = e->next;
 			if (e->owner)
-				psc_dso__delete(e->dso);
+				dso__delete(e->dso);
 			free(e->path);
 			free(e);
 		}
@@ -66,7 +66,7 @@ void psc_dsos__delete(struct psc_dsos *d)
 	free(d);
 }
 
-size_t psc_dsos__nr(const struct psc_dsos *d)
+size_t dsos__nr(const struct dsos *d)
 {
 	return d ? d->nr_dsos : 0;
 }
@@ -87,7 +87,7 @@ static size_t bucket_of(uint64_t dev, uint64_t ino, const char *path)
 	return (size_t)(h ^ (h >> 29)) % NR_BUCKETS;
 }
 
-static struct dso_entry *lookup(struct psc_dsos *d, uint64_t dev, uint64_t ino, const char *path)
+static struct dso_entry *lookup(struct dsos *d, uint64_t dev, uint64_t ino, const char *path)
 {
 	struct dso_entry *e = d->buckets[bucket_of(dev, ino, path)];
 
@@ -98,7 +98,7 @@ static struct dso_entry *lookup(struct psc_dsos *d, uint64_t dev, uint64_t ino, 
 	return NULL;
 }
 
-static struct psc_dso *find_by_build_id(struct psc_dsos *d, const uint8_t *id, uint8_t size)
+static struct dso *find_by_build_id(struct dsos *d, const uint8_t *id, uint8_t size)
 {
 	for (size_t i = 0; i < NR_BUCKETS; i++)
 		for (struct dso_entry *e = d->buckets[i]; e; e = e->next)
@@ -112,7 +112,7 @@ static struct psc_dso *find_by_build_id(struct psc_dsos *d, const uint8_t *id, u
  * Where to read the file: through the process's root (another mount namespace) first, then the
  * path itself. With an inode to compare, a file replaced since it was mapped is refused.
  */
-static bool pick_open_path(const struct psc_dso_key *key, const char *path, pid_t pid, char *out,
+static bool pick_open_path(const struct dso_key *key, const char *path, pid_t pid, char *out,
 			   size_t len)
 {
 	char cand[2][PATH_MAX];
@@ -149,11 +149,11 @@ static void strip_deleted(char *path)
 		path[len - sl] = '\0';
 }
 
-struct psc_dso *psc_dsos__get(struct psc_dsos *d, const struct psc_dso_key *key, const char *path,
+struct dso *dsos__get(struct dsos *d, const struct dso_key *key, const char *path,
 			      pid_t pid)
 {
 	struct dso_entry *e;
-	struct psc_dso *dso = NULL;
+	struct dso *dso = NULL;
 	char open_path[PATH_MAX], name[PATH_MAX];
 	size_t b;
 
@@ -181,22 +181,22 @@ struct psc_dso *psc_dsos__get(struct psc_dsos *d, const struct psc_dso_key *key,
 	if (!dso) {
 		if (name[0] != '/') {
 			/* [vdso] is read from memory; other pseudo files have no symbols */
-			dso = psc_dso__load(name, NULL, &d->opts);
+			dso = dso__load(name, NULL, &d->opts);
 		} else if (pick_open_path(key, name, pid, open_path, sizeof(open_path))) {
-			dso = psc_dso__load(name, open_path, &d->opts);
+			dso = dso__load(name, open_path, &d->opts);
 			if (dso && dso->build_id_size && !dso->load_err) {
-				struct psc_dso *same =
+				struct dso *same =
 					find_by_build_id(d, dso->build_id, dso->build_id_size);
 
 				if (same) {
 					/* one binary reached through two inodes */
-					psc_dso__delete(dso);
+					dso__delete(dso);
 					dso = same;
 					goto shared;
 				}
 			}
 		} else {
-			dso = psc_dso__load(name, "", &d->opts);
+			dso = dso__load(name, "", &d->opts);
 			if (dso)
 				dso->load_err = key->ino ? ESTALE : ENOENT;
 		}

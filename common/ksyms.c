@@ -13,8 +13,8 @@
 /* kallsyms has no sizes: the last symbol of a run is given this much */
 #define LAST_SYM_SIZE 4096
 
-struct psc_ksyms {
-	struct psc_ksym *syms;
+struct ksyms {
+	struct ksym *syms;
 	size_t nr;
 	char *names; /* every name and module, NUL-separated */
 	char problem[512];
@@ -173,7 +173,7 @@ static int read_sysctl_int(const char *path)
  * addresses to CAP_SYSLOG and, when perf_event_paranoid <= 1, to everyone; 1 to CAP_SYSLOG only;
  * 2 to nobody, root included.
  */
-void psc_ksyms_hidden_reason(char *buf, size_t len, const char *path, int kptr, int paranoid)
+void ksyms_hidden_reason(char *buf, size_t len, const char *path, int kptr, int paranoid)
 {
 	if (kptr >= 2)
 		snprintf(
@@ -207,11 +207,11 @@ void psc_ksyms_hidden_reason(char *buf, size_t len, const char *path, int kptr, 
 			 path);
 }
 
-static void set_problem(struct psc_ksyms *ks, const char *path, bool zero_addr)
+static void set_problem(struct ksyms *ks, const char *path, bool zero_addr)
 {
 	ks->has_problem = true;
 	if (zero_addr)
-		psc_ksyms_hidden_reason(ks->problem, sizeof(ks->problem), path,
+		ksyms_hidden_reason(ks->problem, sizeof(ks->problem), path,
 					read_sysctl_int("/proc/sys/kernel/kptr_restrict"),
 					read_sysctl_int("/proc/sys/kernel/perf_event_paranoid"));
 	else
@@ -221,10 +221,10 @@ static void set_problem(struct psc_ksyms *ks, const char *path, bool zero_addr)
 			 path);
 }
 
-struct psc_ksyms *psc_ksyms__load(const char *path)
+struct ksyms *ksyms__load(const char *path)
 {
 	struct loader l = { 0 };
-	struct psc_ksyms *ks;
+	struct ksyms *ks;
 	bool zero_addr = false;
 	char *line = NULL;
 	size_t cap = 0, n = 0;
@@ -264,7 +264,7 @@ struct psc_ksyms *psc_ksyms__load(const char *path)
 	}
 	for (size_t i = 0; i < l.nr; i++) {
 		const struct raw_sym *rs = &l.syms[i];
-		struct psc_ksym *s;
+		struct ksym *s;
 
 		if (n && ks->syms[n - 1].addr == rs->addr)
 			continue; /* an alias of the previous (better ranked) symbol */
@@ -277,13 +277,13 @@ struct psc_ksyms *psc_ksyms__load(const char *path)
 	ks->names = l.names;
 	l.names = NULL;
 	for (size_t i = 0; i < n; i++) {
-		struct psc_ksym *s = &ks->syms[i];
+		struct ksym *s = &ks->syms[i];
 
 		s->name = ks->names + (size_t)s->name;
 		s->module = s->module ? ks->names + (size_t)s->module : KERNEL_NAME;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct psc_ksym *s = &ks->syms[i];
+		struct ksym *s = &ks->syms[i];
 
 		/* a symbol ends where the next begins, unless the next is in another module */
 		s->size = LAST_SYM_SIZE;
@@ -300,12 +300,12 @@ struct psc_ksyms *psc_ksyms__load(const char *path)
 fail:
 	free(l.syms);
 	free(l.names);
-	psc_ksyms__delete(ks);
+	ksyms__delete(ks);
 	errno = -err;
 	return NULL;
 }
 
-void psc_ksyms__delete(struct psc_ksyms *ks)
+void ksyms__delete(struct ksyms *ks)
 {
 	if (!ks)
 		return;
@@ -314,20 +314,20 @@ void psc_ksyms__delete(struct psc_ksyms *ks)
 	free(ks);
 }
 
-const char *psc_ksyms__problem(const struct psc_ksyms *ks)
+const char *ksyms__problem(const struct ksyms *ks)
 {
 	return ks && ks->has_problem ? ks->problem : NULL;
 }
 
-size_t psc_ksyms__nr(const struct psc_ksyms *ks)
+size_t ksyms__nr(const struct ksyms *ks)
 {
 	return ks ? ks->nr : 0;
 }
 
-const struct psc_ksym *psc_ksyms__find(const struct psc_ksyms *ks, uint64_t addr, uint64_t *off)
+const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr, uint64_t *off)
 {
 	size_t lo = 0, hi;
-	const struct psc_ksym *s;
+	const struct ksym *s;
 
 	if (!ks || !ks->nr || addr < ks->syms[0].addr)
 		return NULL;
@@ -349,9 +349,9 @@ const struct psc_ksym *psc_ksyms__find(const struct psc_ksyms *ks, uint64_t addr
 	return s;
 }
 
-const struct psc_ksym *psc_ksyms__lookup(const struct psc_ksyms *ks, const char *name)
+const struct ksym *ksyms__lookup(const struct ksyms *ks, const char *name)
 {
-	const struct psc_ksym *mod_hit = NULL;
+	const struct ksym *mod_hit = NULL;
 
 	if (!ks || !name)
 		return NULL;

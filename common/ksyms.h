@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct psc_ksym {
+struct ksym {
 	uint64_t addr;
 	uint64_t size; /* up to the next symbol (kallsyms has no sizes) */
 	const char *name;
@@ -17,33 +17,33 @@ struct psc_ksym {
  * The text symbols (t/T/w/W) of the running kernel and its modules, sorted by address.
  * Immutable once loaded: lookups are thread-safe.
  */
-struct psc_ksyms;
+struct ksyms;
 
 /*
  * Loads path (NULL = /proc/kallsyms). Always returns a table unless out of memory (NULL + errno)
  * or the file cannot be read (NULL + errno): when addresses are hidden (all read as 0 because of
- * kernel.kptr_restrict) the table is empty and psc_ksyms__problem() says why and how to fix it.
+ * kernel.kptr_restrict) the table is empty and ksyms__problem() says why and how to fix it.
  */
-struct psc_ksyms *psc_ksyms__load(const char *path);
-void psc_ksyms__delete(struct psc_ksyms *ks);
+struct ksyms *ksyms__load(const char *path);
+void ksyms__delete(struct ksyms *ks);
 
 /* NULL when the table is usable; else one sentence for a person (what, why, how to fix). */
-const char *psc_ksyms__problem(const struct psc_ksyms *ks);
+const char *ksyms__problem(const struct ksyms *ks);
 /*
  * The reason kernel addresses in path read as 0 and how to fix it, for the given
  * kernel.kptr_restrict and kernel.perf_event_paranoid values (INT_MIN: unknown).
  */
-void psc_ksyms_hidden_reason(char *buf, size_t len, const char *path, int kptr, int paranoid);
-size_t psc_ksyms__nr(const struct psc_ksyms *ks);
+void ksyms_hidden_reason(char *buf, size_t len, const char *path, int kptr, int paranoid);
+size_t ksyms__nr(const struct ksyms *ks);
 
 /* The symbol containing addr (binary search); *off = addr - sym->addr. NULL when none. */
-const struct psc_ksym *psc_ksyms__find(const struct psc_ksyms *ks, uint64_t addr, uint64_t *off);
+const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr, uint64_t *off);
 
 /* A symbol by exact name (first match, vmlinux before modules); linear, for setup paths only. */
-const struct psc_ksym *psc_ksyms__lookup(const struct psc_ksyms *ks, const char *name);
+const struct ksym *ksyms__lookup(const struct ksyms *ks, const char *name);
 
 /* True for addresses in the kernel half of the x86-64/arm64 address space. */
-static inline bool psc_ksyms__is_kernel_addr(uint64_t addr)
+static inline bool ksyms__is_kernel_addr(uint64_t addr)
 {
 	return addr >= 0xffff800000000000ull;
 }

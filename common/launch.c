@@ -51,12 +51,12 @@ static __attribute__((noreturn)) void child(int go_rd, int err_wr, char *const a
 	_exit(err == ENOENT ? 127 : 126);
 }
 
-int psc_launch_prepare(struct psc_launch *l, char *const argv[])
+int launch_prepare(struct launch *l, char *const argv[])
 {
 	int go[2], er[2], err;
 	pid_t pid;
 
-	*l = (struct psc_launch){ .go_fd = -1, .err_fd = -1 };
+	*l = (struct launch){ .go_fd = -1, .err_fd = -1 };
 	if (!argv || !argv[0])
 		return -EINVAL;
 	l->file = argv[0];
@@ -91,7 +91,7 @@ int psc_launch_prepare(struct psc_launch *l, char *const argv[])
 	return 0;
 }
 
-int psc_launch_go(struct psc_launch *l)
+int launch_go(struct launch *l)
 {
 	ssize_t n;
 	int err = 0, status;
@@ -121,7 +121,7 @@ int psc_launch_go(struct psc_launch *l)
 	return -l->exec_errno;
 }
 
-const char *psc_launch_strerror(const struct psc_launch *l, char *buf, size_t len)
+const char *launch_strerror(const struct launch *l, char *buf, size_t len)
 {
 	const char *hint = "";
 
@@ -136,12 +136,12 @@ const char *psc_launch_strerror(const struct psc_launch *l, char *buf, size_t le
 	return buf;
 }
 
-int psc_launch_exec_exit_code(const struct psc_launch *l)
+int launch_exec_exit_code(const struct launch *l)
 {
 	return l->exec_errno == ENOENT ? 127 : 126;
 }
 
-int psc_launch_wait(struct psc_launch *l, int *status, int block)
+int launch_wait(struct launch *l, int *status, int block)
 {
 	pid_t r;
 
@@ -158,14 +158,14 @@ int psc_launch_wait(struct psc_launch *l, int *status, int block)
 	return 1;
 }
 
-int psc_launch_kill(struct psc_launch *l, int sig)
+int launch_kill(struct launch *l, int sig)
 {
 	if (l->pid <= 0)
 		return -ESRCH;
 	return kill(l->pid, sig) ? -errno : 0;
 }
 
-int psc_launch_pidfd(const struct psc_launch *l)
+int launch_pidfd(const struct launch *l)
 {
 #ifdef SYS_pidfd_open
 	long fd;
@@ -182,7 +182,7 @@ int psc_launch_pidfd(const struct psc_launch *l)
 #endif
 }
 
-void psc_launch_release(struct psc_launch *l)
+void launch_release(struct launch *l)
 {
 	int status;
 
@@ -197,7 +197,7 @@ void psc_launch_release(struct psc_launch *l)
 	close_fd(&l->err_fd);
 }
 
-int psc_wait_status_to_exit_code(int status)
+int wait_status_to_exit_code(int status)
 {
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);

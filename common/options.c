@@ -25,20 +25,20 @@ struct shared_opt {
 };
 
 static const struct shared_opt shared_opts[] = {
-	{ { "event", required_argument, NULL, 'e' }, PSC_OPT_EVENTS, "e:" },
-	{ { "cpu", required_argument, NULL, 'C' }, PSC_OPT_CPUS, "C:" },
-	{ { "all-cpus", no_argument, NULL, 'a' }, PSC_OPT_CPUS, "a" },
-	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, PSC_OPT_PER_CPU, NULL },
-	{ { "pid", required_argument, NULL, 'p' }, PSC_OPT_TARGET, "p:" },
-	{ { "tid", required_argument, NULL, 't' }, PSC_OPT_TARGET, "t:" },
-	{ { "cgroup", required_argument, NULL, 'G' }, PSC_OPT_TARGET, "G:" },
-	{ { "interval", required_argument, NULL, 'i' }, PSC_OPT_INTERVAL, "i:" },
-	{ { "duration", required_argument, NULL, OPT_DURATION }, PSC_OPT_DURATION, NULL },
-	{ { "mmap-pages", required_argument, NULL, 'm' }, PSC_OPT_MMAP, "m:" },
-	{ { "order", no_argument, NULL, OPT_ORDER }, PSC_OPT_MMAP, NULL },
-	{ { "call-graph", no_argument, NULL, 'g' }, PSC_OPT_MMAP, "g" },
-	{ { "format", required_argument, NULL, OPT_FORMAT }, PSC_OPT_FORMAT, NULL },
-	{ { "output", required_argument, NULL, 'o' }, PSC_OPT_OUTPUT, "o:" },
+	{ { "event", required_argument, NULL, 'e' }, CLI_OPT_EVENTS, "e:" },
+	{ { "cpu", required_argument, NULL, 'C' }, CLI_OPT_CPUS, "C:" },
+	{ { "all-cpus", no_argument, NULL, 'a' }, CLI_OPT_CPUS, "a" },
+	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, CLI_OPT_PER_CPU, NULL },
+	{ { "pid", required_argument, NULL, 'p' }, CLI_OPT_TARGET, "p:" },
+	{ { "tid", required_argument, NULL, 't' }, CLI_OPT_TARGET, "t:" },
+	{ { "cgroup", required_argument, NULL, 'G' }, CLI_OPT_TARGET, "G:" },
+	{ { "interval", required_argument, NULL, 'i' }, CLI_OPT_INTERVAL, "i:" },
+	{ { "duration", required_argument, NULL, OPT_DURATION }, CLI_OPT_DURATION, NULL },
+	{ { "mmap-pages", required_argument, NULL, 'm' }, CLI_OPT_MMAP, "m:" },
+	{ { "order", no_argument, NULL, OPT_ORDER }, CLI_OPT_MMAP, NULL },
+	{ { "call-graph", no_argument, NULL, 'g' }, CLI_OPT_MMAP, "g" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, CLI_OPT_FORMAT, NULL },
+	{ { "output", required_argument, NULL, 'o' }, CLI_OPT_OUTPUT, "o:" },
 };
 
 static int usage_error(const char *prof, const char *fmt, ...)
@@ -80,7 +80,7 @@ static int parse_pid(const char *prof, const char *what, const char *arg, pid_t 
 	return err;
 }
 
-static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const char *arg)
+static int handle_shared(struct cli_opts *o, const char *prof, int c, const char *arg)
 {
 	long v;
 	int err;
@@ -161,9 +161,9 @@ static int handle_shared(struct psc_cli_opts *o, const char *prof, int c, const 
 		return 0;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "text"))
-			o->format = PSC_FORMAT_TEXT;
+			o->format = FORMAT_TEXT;
 		else if (!strcmp(arg, "json"))
-			o->format = PSC_FORMAT_JSON;
+			o->format = FORMAT_JSON;
 		else
 			return usage_error(prof, "--format must be 'text' or 'json', not '%s'",
 					   arg);
@@ -186,15 +186,15 @@ static const struct {
 	unsigned int flag; /* the profiler must take the equivalent */
 	const char *hint;
 } perf_spellings[] = {
-	{ "-I", PSC_OPT_INTERVAL, "-i MS prints every MS milliseconds (perf's -I)" },
-	{ "--interval-print", PSC_OPT_INTERVAL, "-i MS prints every MS milliseconds" },
-	{ "-A", PSC_OPT_PER_CPU, "--per-cpu gives one line per CPU (perf's -A)" },
-	{ "--no-aggr", PSC_OPT_PER_CPU, "--per-cpu gives one line per CPU" },
-	{ "--timeout", PSC_OPT_DURATION, "--duration S stops after S seconds (not milliseconds)" },
-	{ "-j", PSC_OPT_FORMAT, "--format json prints JSON lines" },
-	{ "--json", PSC_OPT_FORMAT, "--format json prints JSON lines" },
-	{ "-x", PSC_OPT_FORMAT, "--format json is the machine-readable output" },
-	{ "--field-separator", PSC_OPT_FORMAT, "--format json is the machine-readable output" },
+	{ "-I", CLI_OPT_INTERVAL, "-i MS prints every MS milliseconds (perf's -I)" },
+	{ "--interval-print", CLI_OPT_INTERVAL, "-i MS prints every MS milliseconds" },
+	{ "-A", CLI_OPT_PER_CPU, "--per-cpu gives one line per CPU (perf's -A)" },
+	{ "--no-aggr", CLI_OPT_PER_CPU, "--per-cpu gives one line per CPU" },
+	{ "--timeout", CLI_OPT_DURATION, "--duration S stops after S seconds (not milliseconds)" },
+	{ "-j", CLI_OPT_FORMAT, "--format json prints JSON lines" },
+	{ "--json", CLI_OPT_FORMAT, "--format json prints JSON lines" },
+	{ "-x", CLI_OPT_FORMAT, "--format json is the machine-readable output" },
+	{ "--field-separator", CLI_OPT_FORMAT, "--format json is the machine-readable output" },
 };
 
 static int unknown_option(const char *prof, unsigned int flags, const char *opt)
@@ -211,8 +211,8 @@ static int unknown_option(const char *prof, unsigned int flags, const char *opt)
 	return usage_error(prof, "unknown option '%s'", opt);
 }
 
-int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned int flags,
-		       const struct psc_extra_opts *extra, const char *help)
+int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags,
+		       const struct extra_opts *extra, const char *help)
 {
 	struct option longopts[64];
 	/* '+': stop at the command; ':': a missing value is told apart from an unknown option */
@@ -275,14 +275,14 @@ int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned i
 	}
 	/* getopt ate the "--": with nothing after it, the command the user meant to give is missing
 	 * (silently counting the whole machine instead would be a surprise) */
-	if ((flags & PSC_OPT_TARGET) && optind == argc && optind > 1 &&
+	if ((flags & CLI_OPT_TARGET) && optind == argc && optind > 1 &&
 	    !strcmp(argv[optind - 1], "--"))
 		return usage_error(prof, "'--' is not followed by a command to run; give one "
 					 "(-- COMMAND ARGS...) or leave '--' out");
 	if (optind < argc) {
-		if (flags & PSC_OPT_POSITIONAL)
+		if (flags & CLI_OPT_POSITIONAL)
 			o->positional = argv + optind;
-		else if (flags & PSC_OPT_TARGET)
+		else if (flags & CLI_OPT_TARGET)
 			o->command = argv + optind;
 		else
 			return usage_error(prof, "unexpected argument '%s'", argv[optind]);
@@ -308,7 +308,7 @@ __attribute__((format(printf, 2, 0))) static void log_to_stderr(enum psc_log_lev
 	vfprintf(stderr, fmt, ap);
 }
 
-void psc_cli_setup_log(int verbose)
+void cli_setup_log(int verbose)
 {
 	/* Warnings always; -v adds info, -vv debug. */
 	log_level = verbose >= 2 ? PSC_LOG_DEBUG : verbose == 1 ? PSC_LOG_INFO : PSC_LOG_WARN;

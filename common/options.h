@@ -6,12 +6,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-enum psc_format {
-	PSC_FORMAT_TEXT,
-	PSC_FORMAT_JSON,
+enum out_format {
+	FORMAT_TEXT,
+	FORMAT_JSON,
 };
 
-struct psc_cli_opts {
+struct cli_opts {
 	const char *events; /* -e, NULL when absent; -e given again adds to the list, as in perf */
 	const char *cpus; /* -C list; NULL = all online */
 	bool all_cpus; /* -a */
@@ -24,11 +24,11 @@ struct psc_cli_opts {
 	bool order; /* --order */
 	bool callchain; /* -g */
 	bool per_cpu; /* --per-cpu */
-	enum psc_format format; /* --format */
+	enum out_format format; /* --format */
 	const char *output; /* -o FILE: the profiler's output goes there; NULL = stdout */
 	int verbose; /* -v, repeatable */
 	char **command; /* after --, NULL-terminated; NULL when none */
-	char **positional; /* PSC_OPT_POSITIONAL: the operands, NULL-terminated; NULL when none */
+	char **positional; /* CLI_OPT_POSITIONAL: the operands, NULL-terminated; NULL when none */
 	char events_joined[4096]; /* several -e: their lists joined by ','; events points here */
 };
 
@@ -37,21 +37,21 @@ struct psc_cli_opts {
  * with options of its own lists them in `extra` (getopt_long style) and gets them through
  * `on_extra`.
  */
-enum psc_opt_flags {
-	PSC_OPT_EVENTS = 1 << 0,
-	PSC_OPT_CPUS = 1 << 1, /* -C, -a */
-	PSC_OPT_TARGET = 1 << 2, /* -p, -t, -G, -- COMMAND */
-	PSC_OPT_INTERVAL = 1 << 3,
-	PSC_OPT_DURATION = 1 << 4,
-	PSC_OPT_MMAP = 1 << 5, /* -m, --order, -g */
-	PSC_OPT_FORMAT = 1 << 6,
-	PSC_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
-	PSC_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
-	PSC_OPT_OUTPUT = 1 << 9, /* -o FILE */
+enum opt_flags {
+	CLI_OPT_EVENTS = 1 << 0,
+	CLI_OPT_CPUS = 1 << 1, /* -C, -a */
+	CLI_OPT_TARGET = 1 << 2, /* -p, -t, -G, -- COMMAND */
+	CLI_OPT_INTERVAL = 1 << 3,
+	CLI_OPT_DURATION = 1 << 4,
+	CLI_OPT_MMAP = 1 << 5, /* -m, --order, -g */
+	CLI_OPT_FORMAT = 1 << 6,
+	CLI_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
+	CLI_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
+	CLI_OPT_OUTPUT = 1 << 9, /* -o FILE */
 };
 
 struct option;
-struct psc_extra_opts {
+struct extra_opts {
 	const struct option *longopts; /* terminated by a zero entry; val >= 256 for long-only */
 	const char *shortopts; /* e.g. "k:" */
 	/* Returns 0, or prints the problem and returns 2. */
@@ -64,10 +64,10 @@ struct psc_extra_opts {
  * exits 0), returns 0 on success, or prints "perfscope NAME: <what>; see 'perfscope help NAME'"
  * and returns 2 on a usage error.
  */
-int psc_cli_opts_parse(struct psc_cli_opts *o, int argc, char **argv, unsigned int flags,
-		       const struct psc_extra_opts *extra, const char *help);
+int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags,
+		       const struct extra_opts *extra, const char *help);
 
 /* Installs the library log callback writing "perfscope: ..." to stderr at the -v level. */
-void psc_cli_setup_log(int verbose);
+void cli_setup_log(int verbose);
 
 #endif

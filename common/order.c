@@ -6,9 +6,9 @@
 
 #include <perfscope/ring.h>
 
-int psc_order__init(struct psc_order *o, int nr_rings)
+int order__init(struct order *o, int nr_rings)
 {
-	*o = (struct psc_order){ 0 };
+	*o = (struct order){ 0 };
 	o->heap = calloc(nr_rings > 0 ? nr_rings : 1, sizeof(*o->heap));
 	if (!o->heap)
 		return -ENOMEM;
@@ -16,21 +16,21 @@ int psc_order__init(struct psc_order *o, int nr_rings)
 	return 0;
 }
 
-void psc_order__exit(struct psc_order *o)
+void order__exit(struct order *o)
 {
 	free(o->heap);
 	o->heap = NULL;
 	o->nr = o->cap = 0;
 }
 
-static inline bool before(const struct psc_order_ring *a, const struct psc_order_ring *b)
+static inline bool before(const struct order_ring *a, const struct order_ring *b)
 {
 	return a->time < b->time || (a->time == b->time && a->idx < b->idx);
 }
 
-static void sift_down(struct psc_order *o, int i)
+static void sift_down(struct order *o, int i)
 {
-	struct psc_order_ring *x = o->heap[i];
+	struct order_ring *x = o->heap[i];
 	int c;
 
 	while ((c = 2 * i + 1) < o->nr) {
@@ -44,7 +44,7 @@ static void sift_down(struct psc_order *o, int i)
 	o->heap[i] = x;
 }
 
-static void push(struct psc_order *o, struct psc_order_ring *r)
+static void push(struct order *o, struct order_ring *r)
 {
 	int i = o->nr++, p;
 
@@ -55,7 +55,7 @@ static void push(struct psc_order *o, struct psc_order_ring *r)
 	o->heap[i] = r;
 }
 
-static void pop(struct psc_order *o)
+static void pop(struct order *o)
 {
 	if (--o->nr > 0) {
 		o->heap[0] = o->heap[o->nr];
@@ -63,10 +63,10 @@ static void pop(struct psc_order *o)
 	}
 }
 
-bool psc_order__merge(struct psc_order *o, struct psc_order_ring *rings, int nr, uint64_t wm,
-		      const struct psc_order_ops *ops)
+bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm,
+		      const struct order_ops *ops)
 {
-	struct psc_order_ring *r;
+	struct order_ring *r;
 	bool pending;
 	int i;
 

@@ -11,7 +11,7 @@ struct psc_ring;
 struct psc_evsel;
 
 /* One ring as the merge sees it: its head record, decoded once, and that record's time. */
-struct psc_order_ring {
+struct order_ring {
 	struct psc_ring *ring;
 	int idx, cpu;
 	bool in_batch; /* read_init succeeded this round */
@@ -20,24 +20,24 @@ struct psc_order_ring {
 	struct psc_record rec; /* the head, decoded */
 };
 
-struct psc_order {
-	struct psc_order_ring **heap;
+struct order {
+	struct order_ring **heap;
 	int nr, cap;
 	uint64_t last_time; /* newest timestamp delivered */
 	uint64_t out_of_order; /* delivered although older than last_time */
 };
 
-int psc_order__init(struct psc_order *o, int nr_rings);
-void psc_order__exit(struct psc_order *o);
+int order__init(struct order *o, int nr_rings);
+void order__exit(struct order *o);
 
 /*
  * Callbacks of a merge. peek decodes the record at r's tail into r (time, rec, evsel) and
  * returns false at the end of r's batch; deliver hands r's head to the profiler and returns
  * false to stop the merge. The merge consumes each delivered record.
  */
-struct psc_order_ops {
-	bool (*peek)(void *ctx, struct psc_order_ring *r);
-	bool (*deliver)(void *ctx, struct psc_order_ring *r);
+struct order_ops {
+	bool (*peek)(void *ctx, struct order_ring *r);
+	bool (*deliver)(void *ctx, struct order_ring *r);
 	void *ctx;
 };
 
@@ -46,7 +46,7 @@ struct psc_order_ops {
  * time order (ties in ring order), read_done each. Records after wm stay in their ring for the
  * next round. Returns true when such records were left.
  */
-bool psc_order__merge(struct psc_order *o, struct psc_order_ring *rings, int nr, uint64_t wm,
-		      const struct psc_order_ops *ops);
+bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm,
+		      const struct order_ops *ops);
 
 #endif

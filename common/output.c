@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct psc_out *psc_out__new(int fd, size_t bufsz)
+struct out *out__new(int fd, size_t bufsz)
 {
-	struct psc_out *o = calloc(1, sizeof(*o));
+	struct out *o = calloc(1, sizeof(*o));
 
 	if (!o)
 		return NULL;
@@ -29,13 +29,13 @@ struct psc_out *psc_out__new(int fd, size_t bufsz)
 	return o;
 }
 
-struct psc_out *psc_out__open(const char *path, size_t bufsz)
+struct out *out__open(const char *path, size_t bufsz)
 {
-	struct psc_out *o;
+	struct out *o;
 	int fd, saved;
 
 	if (!path) {
-		o = psc_out__new(STDOUT_FILENO, bufsz);
+		o = out__new(STDOUT_FILENO, bufsz);
 		if (o)
 			o->name = "standard output";
 		return o;
@@ -43,7 +43,7 @@ struct psc_out *psc_out__open(const char *path, size_t bufsz)
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return NULL;
-	o = psc_out__new(fd, bufsz);
+	o = out__new(fd, bufsz);
 	if (!o) {
 		saved = errno;
 		close(fd);
@@ -55,7 +55,7 @@ struct psc_out *psc_out__open(const char *path, size_t bufsz)
 	return o;
 }
 
-int psc_out__watch(struct psc_out *o, int stop_fd)
+int out__watch(struct out *o, int stop_fd)
 {
 	char path[64];
 	struct stat st;
@@ -81,11 +81,11 @@ int psc_out__watch(struct psc_out *o, int stop_fd)
 	return 0;
 }
 
-void psc_out__delete(struct psc_out *o)
+void out__delete(struct out *o)
 {
 	if (!o)
 		return;
-	psc_out__flush(o);
+	out__flush(o);
 	if (o->own_fd)
 		close(o->fd);
 	free(o->buf);
@@ -102,7 +102,7 @@ void psc_out__delete(struct psc_out *o)
  * Waits until o->fd takes more; false with errno set (EINTR: the stop fd turned readable and the
  * pipe took nothing for STOP_GRACE_MS).
  */
-static bool wait_room(struct psc_out *o)
+static bool wait_room(struct out *o)
 {
 	struct pollfd p[2] = { { .fd = o->fd, .events = POLLOUT },
 			       { .fd = o->stop_fd, .events = POLLIN } };
@@ -118,7 +118,7 @@ static bool wait_room(struct psc_out *o)
 	return true;
 }
 
-int psc_out__flush(struct psc_out *o)
+int out__flush(struct out *o)
 {
 	size_t off = 0;
 	ssize_t n;
@@ -137,7 +137,7 @@ int psc_out__flush(struct psc_out *o)
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		/* A non-blocking stdout (inherited, or ours from psc_out__watch) */
+		/* A non-blocking stdout (inherited, or ours from out__watch) */
 		if (n < 0 && errno == EAGAIN && wait_room(o))
 			continue;
 		o->err = n < 0 ? -errno : -EIO;
@@ -149,12 +149,12 @@ int psc_out__flush(struct psc_out *o)
 	return o->err;
 }
 
-char *psc_out__reserve(struct psc_out *o, size_t n)
+char *out__reserve(struct out *o, size_t n)
 {
 	if (o->err)
 		return NULL;
 	if (o->cap - o->len < n) {
-		psc_out__flush(o);
+		out__flush(o);
 		if (o->err)
 			return NULL;
 		if (o->cap < n) {
@@ -171,7 +171,7 @@ char *psc_out__reserve(struct psc_out *o, size_t n)
 	return o->buf + o->len;
 }
 
-void psc_out__write_slow(struct psc_out *o, const void *p, size_t n)
+void out__write_slow(struct out *o, const void *p, size_t n)
 {
 	const char *s = p;
 	size_t room;
@@ -183,7 +183,7 @@ void psc_out__write_slow(struct psc_out *o, const void *p, size_t n)
 	while (n) {
 		room = o->cap - o->len;
 		if (!room) {
-			if (psc_out__flush(o)) {
+			if (out__flush(o)) {
 				o->dropped += n;
 				return;
 			}
@@ -198,7 +198,7 @@ void psc_out__write_slow(struct psc_out *o, const void *p, size_t n)
 	}
 }
 
-void psc_out__printf(struct psc_out *o, const char *fmt, ...)
+void out__printf(struct out *o, const char *fmt, ...)
 {
 	va_list ap;
 	size_t room = o->cap - o->len;
@@ -214,7 +214,7 @@ void psc_out__printf(struct psc_out *o, const char *fmt, ...)
 		o->len += n;
 		return;
 	}
-	p = psc_out__reserve(o, (size_t)n + 1);
+	p = out__reserve(o, (size_t)n + 1);
 	if (!p) {
 		o->dropped += n;
 		return;
@@ -251,34 +251,34 @@ static char *u64_digits(char *end, uint64_t v)
 	return end;
 }
 
-void psc_out__u64(struct psc_out *o, uint64_t v)
+void out__u64(struct out *o, uint64_t v)
 {
 	char tmp[20], *p = u64_digits(tmp + sizeof(tmp), v);
 
-	psc_out__write(o, p, (size_t)(tmp + sizeof(tmp) - p));
+	out__write(o, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-void psc_out__u64_width(struct psc_out *o, uint64_t v, int width)
+void out__u64_width(struct out *o, uint64_t v, int width)
 {
 	char tmp[20], *p = u64_digits(tmp + sizeof(tmp), v);
 	int n = (int)(tmp + sizeof(tmp) - p);
 
 	for (width -= n; width > 0; width--)
-		psc_out__putc(o, ' ');
-	psc_out__write(o, p, (size_t)n);
+		out__putc(o, ' ');
+	out__write(o, p, (size_t)n);
 }
 
-void psc_out__i64(struct psc_out *o, int64_t v)
+void out__i64(struct out *o, int64_t v)
 {
 	if (v < 0) {
-		psc_out__putc(o, '-');
-		psc_out__u64(o, -(uint64_t)v);
+		out__putc(o, '-');
+		out__u64(o, -(uint64_t)v);
 	} else {
-		psc_out__u64(o, v);
+		out__u64(o, v);
 	}
 }
 
-void psc_out__hex(struct psc_out *o, uint64_t v)
+void out__hex(struct out *o, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
 	char tmp[18];
@@ -290,7 +290,7 @@ void psc_out__hex(struct psc_out *o, uint64_t v)
 	} while (v);
 	tmp[--i] = 'x';
 	tmp[--i] = '0';
-	psc_out__write(o, tmp + i, sizeof(tmp) - i);
+	out__write(o, tmp + i, sizeof(tmp) - i);
 }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid (RFC 3629 table). */
@@ -325,7 +325,7 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void psc_json_escape(struct psc_out *out, const char *str, size_t n)
+void json_escape(struct out *out, const char *str, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
@@ -343,101 +343,101 @@ void psc_json_escape(struct psc_out *out, const char *str, size_t n)
 			i += len;
 			continue;
 		}
-		psc_out__write(out, s + run, i - run);
+		out__write(out, s + run, i - run);
 		switch (c) {
 		case '"':
-			psc_out__write(out, "\\\"", 2);
+			out__write(out, "\\\"", 2);
 			break;
 		case '\\':
-			psc_out__write(out, "\\\\", 2);
+			out__write(out, "\\\\", 2);
 			break;
 		case '\n':
-			psc_out__write(out, "\\n", 2);
+			out__write(out, "\\n", 2);
 			break;
 		case '\t':
-			psc_out__write(out, "\\t", 2);
+			out__write(out, "\\t", 2);
 			break;
 		case '\r':
-			psc_out__write(out, "\\r", 2);
+			out__write(out, "\\r", 2);
 			break;
 		default:
 			if (c < 0x20) {
 				memcpy(esc, "\\u00", 4);
 				esc[4] = hex[c >> 4];
 				esc[5] = hex[c & 15];
-				psc_out__write(out, esc, 6);
+				out__write(out, esc, 6);
 			} else {
-				psc_out__write(out, "\xef\xbf\xbd", 3); /* U+FFFD */
+				out__write(out, "\xef\xbf\xbd", 3); /* U+FFFD */
 			}
 		}
 		run = ++i;
 	}
-	psc_out__write(out, s + run, n - run);
+	out__write(out, s + run, n - run);
 }
 
-static void sep(struct psc_json *j)
+static void sep(struct json *j)
 {
 	if (j->after_key) {
 		j->after_key = false;
 		return;
 	}
 	if (j->has_items & (1u << j->depth))
-		psc_out__putc(j->out, ',');
+		out__putc(j->out, ',');
 	j->has_items |= 1u << j->depth;
 }
 
-void psc_json__begin(struct psc_json *j, struct psc_out *out)
+void json__begin(struct json *j, struct out *out)
 {
-	*j = (struct psc_json){ .out = out };
-	psc_json__obj(j);
+	*j = (struct json){ .out = out };
+	json__obj(j);
 }
 
-void psc_json__key(struct psc_json *j, const char *key)
+void json__key(struct json *j, const char *key)
 {
 	sep(j);
-	psc_out__putc(j->out, '"');
-	psc_json_escape(j->out, key, strlen(key));
-	psc_out__write(j->out, "\":", 2);
+	out__putc(j->out, '"');
+	json_escape(j->out, key, strlen(key));
+	out__write(j->out, "\":", 2);
 	j->after_key = true;
 }
 
-void psc_json__raw_key(struct psc_json *j, const char *quoted_colon, size_t n)
+void json__raw_key(struct json *j, const char *quoted_colon, size_t n)
 {
 	sep(j);
-	psc_out__write(j->out, quoted_colon, n);
+	out__write(j->out, quoted_colon, n);
 	j->after_key = true;
 }
 
-void psc_json__raw(struct psc_json *j, const char *json, size_t n)
+void json__raw(struct json *j, const char *json, size_t n)
 {
 	sep(j);
-	psc_out__write(j->out, json, n);
+	out__write(j->out, json, n);
 }
 
-char *psc_json_render(const char *s, bool key, size_t *len)
+char *json_render(const char *s, bool key, size_t *len)
 {
 	size_t n = strlen(s);
 	/* an escape is at most 6 bytes per input byte; quotes, ':' and NUL */
-	struct psc_out o = { .fd = -1, .stop_fd = -1, .cap = 6 * n + 4 };
+	struct out o = { .fd = -1, .stop_fd = -1, .cap = 6 * n + 4 };
 
 	o.buf = malloc(o.cap);
 	if (!o.buf)
 		return NULL;
-	psc_out__putc(&o, '"');
-	psc_json_escape(&o, s, n);
-	psc_out__putc(&o, '"');
+	out__putc(&o, '"');
+	json_escape(&o, s, n);
+	out__putc(&o, '"');
 	if (key)
-		psc_out__putc(&o, ':');
+		out__putc(&o, ':');
 	o.buf[o.len] = '\0';
 	*len = o.len;
 	return o.buf;
 }
 
-static void open_container(struct psc_json *j, char c, bool array)
+static void open_container(struct json *j, char c, bool array)
 {
 	sep(j);
-	psc_out__putc(j->out, c);
-	if (j->depth + 1 >= PSC_JSON_MAX_DEPTH)
+	out__putc(j->out, c);
+	if (j->depth + 1 >= JSON_MAX_DEPTH)
 		return; /* deeper nesting is a programming error; keep the text balanced anyway */
 	j->depth++;
 	j->has_items &= ~(1u << j->depth);
@@ -447,67 +447,67 @@ static void open_container(struct psc_json *j, char c, bool array)
 		j->is_array &= ~(1u << j->depth);
 }
 
-void psc_json__obj(struct psc_json *j)
+void json__obj(struct json *j)
 {
 	open_container(j, '{', false);
 }
 
-void psc_json__arr(struct psc_json *j)
+void json__arr(struct json *j)
 {
 	open_container(j, '[', true);
 }
 
-void psc_json__end(struct psc_json *j)
+void json__end(struct json *j)
 {
 	if (j->depth <= 0)
 		return;
 	j->after_key = false;
-	psc_out__putc(j->out, j->is_array & (1u << j->depth) ? ']' : '}');
+	out__putc(j->out, j->is_array & (1u << j->depth) ? ']' : '}');
 	j->depth--;
 }
 
-void psc_json__end_line(struct psc_json *j)
+void json__end_line(struct json *j)
 {
 	if (j->after_key)
-		psc_json__null(j);
+		json__null(j);
 	while (j->depth > 0)
-		psc_json__end(j);
-	psc_out__putc(j->out, '\n');
+		json__end(j);
+	out__putc(j->out, '\n');
 }
 
-void psc_json__strn(struct psc_json *j, const char *s, size_t n)
+void json__strn(struct json *j, const char *s, size_t n)
 {
 	sep(j);
-	psc_out__putc(j->out, '"');
-	psc_json_escape(j->out, s, n);
-	psc_out__putc(j->out, '"');
+	out__putc(j->out, '"');
+	json_escape(j->out, s, n);
+	out__putc(j->out, '"');
 }
 
-void psc_json__str(struct psc_json *j, const char *s)
+void json__str(struct json *j, const char *s)
 {
 	if (!s) {
-		psc_json__null(j);
+		json__null(j);
 		return;
 	}
-	psc_json__strn(j, s, strlen(s));
+	json__strn(j, s, strlen(s));
 }
 
-void psc_json__u64(struct psc_json *j, uint64_t v)
+void json__u64(struct json *j, uint64_t v)
 {
 	sep(j);
-	psc_out__u64(j->out, v);
+	out__u64(j->out, v);
 }
 
-void psc_json__i64(struct psc_json *j, int64_t v)
+void json__i64(struct json *j, int64_t v)
 {
 	sep(j);
-	psc_out__i64(j->out, v);
+	out__i64(j->out, v);
 }
 
-void psc_json__dbl(struct psc_json *j, double v)
+void json__dbl(struct json *j, double v)
 {
 	if (!isfinite(v)) {
-		psc_json__null(j);
+		json__null(j);
 		return;
 	}
 	char tmp[32];
@@ -517,25 +517,25 @@ void psc_json__dbl(struct psc_json *j, double v)
 	snprintf(tmp, sizeof(tmp), "%.15g", v);
 	if (strtod(tmp, NULL) != v)
 		snprintf(tmp, sizeof(tmp), "%.17g", v);
-	psc_out__puts(j->out, tmp);
+	out__puts(j->out, tmp);
 }
 
-void psc_json__bool(struct psc_json *j, bool v)
+void json__bool(struct json *j, bool v)
 {
 	sep(j);
-	psc_out__puts(j->out, v ? "true" : "false");
+	out__puts(j->out, v ? "true" : "false");
 }
 
-void psc_json__null(struct psc_json *j)
+void json__null(struct json *j)
 {
 	sep(j);
-	psc_out__write(j->out, "null", 4);
+	out__write(j->out, "null", 4);
 }
 
-void psc_json__hex(struct psc_json *j, uint64_t v)
+void json__hex(struct json *j, uint64_t v)
 {
 	sep(j);
-	psc_out__putc(j->out, '"');
-	psc_out__hex(j->out, v);
-	psc_out__putc(j->out, '"');
+	out__putc(j->out, '"');
+	out__hex(j->out, v);
+	out__putc(j->out, '"');
 }

@@ -38,13 +38,13 @@ struct evsel_slot {
 	int idx;
 };
 
-struct psc_session {
+struct session {
 	struct psc_evlist *evlist;
-	struct psc_session_opts opts;
-	struct psc_session_hooks hooks;
+	struct session_opts opts;
+	struct session_hooks hooks;
 	int nr_evsels, nr_rings;
-	struct psc_order_ring *rings; /* nr_rings */
-	struct psc_order order;
+	struct order_ring *rings; /* nr_rings */
+	struct order order;
 	/* evsel pointer -> index: open addressing, power-of-two size */
 	struct evsel_slot *slots;
 	unsigned int slot_mask;
@@ -52,13 +52,13 @@ struct psc_session {
 	uint64_t *samples, *samples_prev;
 	uint64_t *throttled; /* per evsel (+ unattributed): PERF_RECORD_THROTTLE seen */
 	uint64_t *lost, *lost_prev, *lost_seen;
-	struct psc_session_stats st;
+	struct session_stats st;
 	int epfd, sigfd, intfd, durfd, pidfd;
 	sigset_t old_mask;
 	bool mask_saved;
 	bool stop;
 	int err;
-	enum psc_session_end end;
+	enum session_end end;
 	int command_exit;
 	bool watch_is_command;
 	/* PERF_FORMAT_LOST: the kernel's exact count per fd, read at intervals and at the end */
@@ -97,12 +97,12 @@ static bool kernel_has_format_lost(void)
 	return known;
 }
 
-bool psc_session_is_sideband(const struct psc_evsel *evsel)
+bool session_is_sideband(const struct psc_evsel *evsel)
 {
 	const struct perf_event_attr *a = psc_evsel__attr(evsel);
 
 	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY &&
-	       !strcmp(psc_evsel__name(evsel), PSC_SIDEBAND_NAME);
+	       !strcmp(psc_evsel__name(evsel), SIDEBAND_NAME);
 }
 
 /* perf's trick: a dummy event that never samples carries the task and mmap records. */
@@ -126,9 +126,9 @@ static int add_sideband(struct psc_evlist *evlist, unsigned int sideband)
 	};
 	struct psc_evsel *evsel;
 
-	if (sideband & PSC_SIDEBAND_MMAP)
+	if (sideband & SIDEBAND_MMAP)
 		a.mmap = a.mmap2 = 1;
-	evsel = psc_evsel__new(&a, PSC_SIDEBAND_NAME);
+	evsel = psc_evsel__new(&a, SIDEBAND_NAME);
 	if (!evsel)
 		return -errno;
 	if (psc_evlist__add(evlist, evsel)) {
@@ -138,7 +138,7 @@ static int add_sideband(struct psc_evlist *evlist, unsigned int sideband)
 	return 0;
 }
 
-int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int sideband)
+int session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int sideband)
 {
 	bool lost_fmt = kernel_has_format_lost();
 	struct psc_evsel *evsel;
@@ -189,7 +189,7 @@ static unsigned int ptr_hash(const void *p)
 	return (unsigned int)((v >> 4) * 0x9e3779b97f4a7c15ull >> 32);
 }
 
-static int evsel_idx(const struct psc_session *s, const struct psc_evsel *evsel)
+static int evsel_idx(const struct session *s, const struct psc_evsel *evsel)
 {
 	unsigned int h;
 
@@ -203,7 +203,7 @@ static int evsel_idx(const struct psc_session *s, const struct psc_evsel *evsel)
 	}
 }
 
-static int index_evsels(struct psc_session *s)
+static int index_evsels(struct session *s)
 {
 	struct psc_evsel *evsel;
 	unsigned int size = 8, h;
@@ -226,15 +226,15 @@ static int index_evsels(struct psc_session *s)
 	return 0;
 }
 
-struct psc_session *psc_session__new(struct psc_evlist *evlist, const struct psc_session_opts *opts,
-				     const struct psc_session_hooks *hooks)
+struct session *session__new(struct psc_evlist *evlist, const struct session_opts *opts,
+				     const struct session_hooks *hooks)
 {
-	struct psc_session *s;
+	struct session *s;
 	struct psc_evsel *evsel;
 	size_t nlost;
 	int i, err = -ENOMEM;
 
-	if (!evlist || !opts || opts->sz < offsetof(struct psc_session_opts, target)) {
+	if (!evlist || !opts || opts->sz < offsetof(struct session_opts, target)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -287,7 +287,7 @@ struct psc_session *psc_session__new(struct psc_evlist *evlist, const struct psc
 		s->rings[i].idx = i;
 		s->rings[i].cpu = psc_ring__cpu(s->rings[i].ring);
 	}
-	err = psc_order__init(&s->order, s->nr_rings);
+	err = order__init(&s->order, s->nr_rings);
 	if (err)
 		goto fail;
 	s->lost_fmt = true;
@@ -299,7 +299,7 @@ struct psc_session *psc_session__new(struct psc_evlist *evlist, const struct psc
 	}
 	return s;
 fail:
-	psc_session__delete(s);
+	session__delete(s);
 	errno = -err;
 	return NULL;
 }
@@ -311,7 +311,7 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-void psc_session__delete(struct psc_session *s)
+void session__delete(struct session *s)
 {
 	if (!s)
 		return;
@@ -322,7 +322,7 @@ void psc_session__delete(struct psc_session *s)
 	close_fd(&s->pidfd);
 	if (s->mask_saved)
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
-	psc_order__exit(&s->order);
+	order__exit(&s->order);
 	free(s->slots);
 	free(s->samples);
 	free(s->samples_prev);
@@ -336,7 +336,7 @@ void psc_session__delete(struct psc_session *s)
 
 /* ---- delivery ---- */
 
-static void count_lost(struct psc_session *s, struct psc_order_ring *r, struct psc_evsel *evsel,
+static void count_lost(struct session *s, struct order_ring *r, struct psc_evsel *evsel,
 		       uint64_t n)
 {
 	s->st.lost_records += n;
@@ -348,7 +348,7 @@ static void count_lost(struct psc_session *s, struct psc_order_ring *r, struct p
 		s->hooks.lost(s->hooks.ctx, evsel, r->cpu, n);
 }
 
-static void hook_result(struct psc_session *s, int ret)
+static void hook_result(struct session *s, int ret)
 {
 	if (!ret)
 		return;
@@ -356,14 +356,14 @@ static void hook_result(struct psc_session *s, int ret)
 	if (ret < 0) {
 		if (!s->err)
 			s->err = ret;
-		s->end = PSC_SESSION_ERROR;
-	} else if (s->end == PSC_SESSION_RUNNING) {
-		s->end = PSC_SESSION_HOOK;
+		s->end = SESSION_ERROR;
+	} else if (s->end == SESSION_RUNNING) {
+		s->end = SESSION_HOOK;
 	}
 }
 
-/* Delivers the decoded head of r (psc_order_ring__peek filled it). */
-static void deliver(struct psc_session *s, struct psc_order_ring *r)
+/* Delivers the decoded head of r (peek filled it). */
+static void deliver(struct session *s, struct order_ring *r)
 {
 	const struct psc_record *rec = &r->rec;
 	struct psc_evsel *evsel = r->evsel;
@@ -400,9 +400,9 @@ static void deliver(struct psc_session *s, struct psc_order_ring *r)
 }
 
 /* Reads the record at r's tail into r->rec; false at the end of the batch. */
-static bool peek(void *ctx, struct psc_order_ring *r)
+static bool peek(void *ctx, struct order_ring *r)
 {
-	struct psc_session *s = ctx;
+	struct session *s = ctx;
 	const struct perf_event_header *hdr;
 	const struct perf_event_attr *attr;
 
@@ -432,12 +432,12 @@ static bool peek(void *ctx, struct psc_order_ring *r)
 }
 
 /* Each ring drained in turn: no order across CPUs, nothing held back. */
-static void round_plain(struct psc_session *s)
+static void round_plain(struct session *s)
 {
 	int i;
 
 	for (i = 0; i < s->nr_rings && !s->stop; i++) {
-		struct psc_order_ring *r = &s->rings[i];
+		struct order_ring *r = &s->rings[i];
 
 		if (psc_ring__read_init(r->ring))
 			continue;
@@ -449,14 +449,14 @@ static void round_plain(struct psc_session *s)
 	}
 }
 
-static bool order_peek(void *ctx, struct psc_order_ring *r)
+static bool order_peek(void *ctx, struct order_ring *r)
 {
 	return peek(ctx, r);
 }
 
-static bool order_deliver(void *ctx, struct psc_order_ring *r)
+static bool order_deliver(void *ctx, struct order_ring *r)
 {
-	struct psc_session *s = ctx;
+	struct session *s = ctx;
 
 	deliver(s, r);
 	return !s->stop;
@@ -466,19 +466,19 @@ static bool order_deliver(void *ctx, struct psc_order_ring *r)
  * k-way merge up to the watermark. The clock is read before any ring head: see session.h.
  * Returns true when records newer than the watermark were left in the rings.
  */
-static bool round_ordered(struct psc_session *s, bool final)
+static bool round_ordered(struct session *s, bool final)
 {
-	const struct psc_order_ops ops = { .peek = order_peek, .deliver = order_deliver, .ctx = s };
+	const struct order_ops ops = { .peek = order_peek, .deliver = order_deliver, .ctx = s };
 	uint64_t wm = final ? UINT64_MAX : now_ns() - s->opts.slack_ns;
 	bool pending;
 
-	pending = psc_order__merge(&s->order, s->rings, s->nr_rings, wm, &ops);
+	pending = order__merge(&s->order, s->rings, s->nr_rings, wm, &ops);
 	s->st.out_of_order = s->order.out_of_order;
 	return pending;
 }
 
 /* Bytes still unread in any ring. */
-static bool pending_records(const struct psc_session *s)
+static bool pending_records(const struct session *s)
 {
 	int i;
 
@@ -488,7 +488,7 @@ static bool pending_records(const struct psc_session *s)
 	return false;
 }
 
-static bool do_round(struct psc_session *s, bool final)
+static bool do_round(struct session *s, bool final)
 {
 	bool pending = false;
 
@@ -504,7 +504,7 @@ static bool do_round(struct psc_session *s, bool final)
 
 /* ---- statistics ---- */
 
-static int ring_for_fd(const struct psc_session *s, int cpu, pid_t tid)
+static int ring_for_fd(const struct session *s, int cpu, pid_t tid)
 {
 	int r;
 
@@ -518,7 +518,7 @@ static int ring_for_fd(const struct psc_session *s, int cpu, pid_t tid)
 }
 
 /* The kernel's per-fd lost counts (PERF_FORMAT_LOST) into the evsel x ring matrix. */
-static void refresh_lost(struct psc_session *s)
+static void refresh_lost(struct session *s)
 {
 	struct psc_evsel *evsel;
 	struct psc_counts counts;
@@ -565,17 +565,17 @@ static void refresh_lost(struct psc_session *s)
 	s->st.lost = total;
 }
 
-void psc_session__stats(const struct psc_session *s, struct psc_session_stats *out)
+void session__stats(const struct session *s, struct session_stats *out)
 {
 	*out = s->st;
 }
 
-uint64_t psc_session__evsel_samples(const struct psc_session *s, int idx)
+uint64_t session__evsel_samples(const struct session *s, int idx)
 {
 	return idx >= 0 && idx <= s->nr_evsels ? s->samples[idx] : 0;
 }
 
-uint64_t psc_session__evsel_lost(const struct psc_session *s, int idx)
+uint64_t session__evsel_lost(const struct session *s, int idx)
 {
 	uint64_t n = 0;
 	int r;
@@ -600,7 +600,7 @@ static int max_sample_rate(void)
 	return v;
 }
 
-void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
+void session__print_stats(struct session *s, FILE *f, bool interval)
 {
 	struct psc_evsel *evsel;
 	const char *p = s->opts.prof;
@@ -618,7 +618,7 @@ void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 		if (evsel && !psc_evsel__is_open(evsel))
 			continue;
 		name = evsel ? psc_evsel__name(evsel) : "(unknown event)";
-		if (evsel && psc_session_is_sideband(evsel))
+		if (evsel && session_is_sideband(evsel))
 			name = "side-band records (task names, mmaps)";
 		if (interval)
 			seen -= s->samples_prev[i];
@@ -626,7 +626,7 @@ void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 			l = s->lost[(size_t)i * s->nr_rings + r];
 			lost += interval ? l - s->lost_prev[(size_t)i * s->nr_rings + r] : l;
 		}
-		if ((!evsel || psc_session_is_sideband(evsel)) && !seen && !lost)
+		if ((!evsel || session_is_sideband(evsel)) && !seen && !lost)
 			continue;
 		fprintf(f, "perfscope %s: %s: %llu events, %llu lost%s\n", p, name,
 			(unsigned long long)seen, (unsigned long long)lost, when);
@@ -670,7 +670,7 @@ void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval)
 
 /* ---- the loop ---- */
 
-static int epoll_add(struct psc_session *s, int fd, int tag)
+static int epoll_add(struct session *s, int fd, int tag)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)(int64_t)tag };
 
@@ -711,7 +711,7 @@ static int open_pidfd(pid_t pid, bool thread)
 #endif
 }
 
-static int setup_fds(struct psc_session *s)
+static int setup_fds(struct session *s)
 {
 	sigset_t mask;
 	int i, fd, err;
@@ -752,18 +752,18 @@ static int setup_fds(struct psc_session *s)
 }
 
 /* After the target started: a pidfd for the command or the -p/-t process. */
-static void watch_target(struct psc_session *s)
+static void watch_target(struct session *s)
 {
-	struct psc_target *t = s->opts.target;
+	struct target *t = s->opts.target;
 
 	if (t && t->launched) {
-		s->pidfd = psc_launch_pidfd(&t->launch);
+		s->pidfd = launch_pidfd(&t->launch);
 		s->watch_is_command = true;
 	} else if (s->opts.watch_pid > 0) {
 		s->pidfd = open_pidfd(s->opts.watch_pid, s->opts.watch_is_thread);
 		if (s->pidfd == -ESRCH) {
 			/* gone between setup and now */
-			s->end = PSC_SESSION_PROCESS;
+			s->end = SESSION_PROCESS;
 			s->stop = true;
 		}
 	}
@@ -771,78 +771,78 @@ static void watch_target(struct psc_session *s)
 		close_fd(&s->pidfd);
 }
 
-static void on_target_exit(struct psc_session *s)
+static void on_target_exit(struct session *s)
 {
-	struct psc_target *t = s->opts.target;
+	struct target *t = s->opts.target;
 	int status;
 
 	if (s->watch_is_command) {
-		if (psc_target_reap(t, &status) > 0)
-			s->command_exit = psc_wait_status_to_exit_code(status);
+		if (target_reap(t, &status) > 0)
+			s->command_exit = wait_status_to_exit_code(status);
 		else
 			return; /* not really gone yet */
-		if (s->end == PSC_SESSION_RUNNING)
-			s->end = PSC_SESSION_COMMAND;
-	} else if (s->end == PSC_SESSION_RUNNING) {
-		s->end = PSC_SESSION_PROCESS;
+		if (s->end == SESSION_RUNNING)
+			s->end = SESSION_COMMAND;
+	} else if (s->end == SESSION_RUNNING) {
+		s->end = SESSION_PROCESS;
 	}
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
 	close_fd(&s->pidfd);
 	s->stop = true;
 }
 
-static void on_signal(struct psc_session *s)
+static void on_signal(struct session *s)
 {
 	struct signalfd_siginfo si;
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGUSR1) {
 			refresh_lost(s);
-			psc_session__print_stats(s, stderr, false);
+			session__print_stats(s, stderr, false);
 			if (s->hooks.sigusr1)
 				s->hooks.sigusr1(s->hooks.ctx);
 			continue;
 		}
-		if (s->end == PSC_SESSION_RUNNING)
-			s->end = PSC_SESSION_SIGNAL;
+		if (s->end == SESSION_RUNNING)
+			s->end = SESSION_SIGNAL;
 		s->stop = true;
 		/* A terminal sends SIGINT to the command too; a kill(1) of perfscope does not. */
 		if (s->opts.target)
-			psc_target_forward_signal(s->opts.target, (int)si.ssi_signo);
+			target_forward_signal(s->opts.target, (int)si.ssi_signo);
 	}
 }
 
-static void on_timer(struct psc_session *s, int fd, bool interval)
+static void on_timer(struct session *s, int fd, bool interval)
 {
 	uint64_t ticks;
 
 	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks))
 		return;
 	if (!interval) {
-		if (s->end == PSC_SESSION_RUNNING)
-			s->end = PSC_SESSION_DURATION;
+		if (s->end == SESSION_RUNNING)
+			s->end = SESSION_DURATION;
 		s->stop = true;
 		return;
 	}
 	refresh_lost(s);
 	if (!s->opts.quiet_stats)
-		psc_session__print_stats(s, stderr, true);
+		session__print_stats(s, stderr, true);
 	if (s->hooks.interval)
 		s->hooks.interval(s->hooks.ctx);
 }
 
 /* A command still running when we stop (signal, duration): ask it to end, then insist. */
-static void finish_command(struct psc_session *s)
+static void finish_command(struct session *s)
 {
 	int status;
 
 	if (!s->opts.target || s->command_exit >= 0)
 		return;
-	if (psc_target_stop_command(s->opts.target, &status) > 0)
-		s->command_exit = psc_wait_status_to_exit_code(status);
+	if (target_stop_command(s->opts.target, &status) > 0)
+		s->command_exit = wait_status_to_exit_code(status);
 }
 
-int psc_session__run(struct psc_session *s)
+int session__run(struct session *s)
 {
 	struct epoll_event evs[16];
 	bool pending = false;
@@ -852,7 +852,7 @@ int psc_session__run(struct psc_session *s)
 	if (err)
 		return err;
 	if (s->opts.target) {
-		err = psc_target_start(s->opts.target, s->evlist, s->opts.prof);
+		err = target_start(s->opts.target, s->evlist, s->opts.prof);
 		if (err)
 			return err; /* already reported; 127/126 or 1 */
 	} else if ((err = psc_evlist__enable(s->evlist))) {
@@ -865,7 +865,7 @@ int psc_session__run(struct psc_session *s)
 		n = epoll_wait(s->epfd, evs, 16, timeout);
 		if (n < 0 && errno != EINTR) {
 			s->err = -errno;
-			s->end = PSC_SESSION_ERROR;
+			s->end = SESSION_ERROR;
 			break;
 		}
 		for (i = 0; i < n; i++) {
@@ -891,8 +891,8 @@ int psc_session__run(struct psc_session *s)
 
 	/* Deliver what the kernel wrote before the events were disabled. */
 	psc_evlist__disable(s->evlist);
-	if (s->end != PSC_SESSION_ERROR) {
-		bool was_stopped_by_hook = s->end == PSC_SESSION_HOOK;
+	if (s->end != SESSION_ERROR) {
+		bool was_stopped_by_hook = s->end == SESSION_HOOK;
 
 		s->stop = was_stopped_by_hook;
 		for (i = 0; i < 4 && !s->stop; i++)
@@ -914,19 +914,19 @@ int psc_session__run(struct psc_session *s)
 	return s->err;
 }
 
-void psc_session__stop(struct psc_session *s)
+void session__stop(struct session *s)
 {
 	s->stop = true;
-	if (s->end == PSC_SESSION_RUNNING)
-		s->end = PSC_SESSION_HOOK;
+	if (s->end == SESSION_RUNNING)
+		s->end = SESSION_HOOK;
 }
 
-enum psc_session_end psc_session__end(const struct psc_session *s)
+enum session_end session__end(const struct session *s)
 {
 	return s->end;
 }
 
-int psc_session__command_exit(const struct psc_session *s)
+int session__command_exit(const struct session *s)
 {
 	return s->command_exit;
 }

@@ -11,7 +11,7 @@
 #include <perfscope/evlist.h>
 #include <perfscope/record.h>
 
-struct psc_target;
+struct target;
 
 /*
  * A profiler only sees decoded records. The session owns what is between the rings and those
@@ -30,7 +30,7 @@ struct psc_target;
  *
  * Hooks return 0 to go on, 1 to stop cleanly, or -errno to stop with an error.
  */
-struct psc_session_hooks {
+struct session_hooks {
 	void *ctx;
 	/* A PERF_RECORD_SAMPLE of evsel; rec->sample is decoded, rec->hdr the raw record. */
 	int (*sample)(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec);
@@ -46,7 +46,7 @@ struct psc_session_hooks {
 	void (*sigusr1)(void *ctx);
 };
 
-struct psc_session_opts {
+struct session_opts {
 	size_t sz;
 	bool order; /* merge rings by time */
 	uint64_t slack_ns; /* ordering watermark lag; 0: 2 ms */
@@ -55,23 +55,23 @@ struct psc_session_opts {
 	int poll_ms; /* longest wait before looking at the rings anyway; 0: 100 */
 	const char *prof; /* "trace": prefix of the statistics lines */
 	bool quiet_stats; /* no statistics on stderr (the profiler prints its own) */
-	struct psc_target *target; /* command to start and watch, or maps only; may be NULL */
+	struct target *target; /* command to start and watch, or maps only; may be NULL */
 	pid_t watch_pid; /* -p / -t: stop when it exits */
 	bool watch_is_thread; /* watch_pid is a thread id (-t) */
 };
 
 /* Why the loop ended. */
-enum psc_session_end {
-	PSC_SESSION_RUNNING,
-	PSC_SESSION_SIGNAL, /* SIGINT / SIGTERM */
-	PSC_SESSION_DURATION, /* --duration elapsed */
-	PSC_SESSION_COMMAND, /* the launched command exited */
-	PSC_SESSION_PROCESS, /* the -p / -t target exited */
-	PSC_SESSION_HOOK, /* a hook asked to stop (1) */
-	PSC_SESSION_ERROR, /* a hook or the loop failed (-errno from run) */
+enum session_end {
+	SESSION_RUNNING,
+	SESSION_SIGNAL, /* SIGINT / SIGTERM */
+	SESSION_DURATION, /* --duration elapsed */
+	SESSION_COMMAND, /* the launched command exited */
+	SESSION_PROCESS, /* the -p / -t target exited */
+	SESSION_HOOK, /* a hook asked to stop (1) */
+	SESSION_ERROR, /* a hook or the loop failed (-errno from run) */
 };
 
-struct psc_session_stats {
+struct session_stats {
 	uint64_t samples; /* delivered to the sample hook */
 	uint64_t records; /* other records delivered */
 	uint64_t lost; /* events the kernel dropped, per event (exact with Linux 6.0+) */
@@ -83,14 +83,14 @@ struct psc_session_stats {
 	uint64_t rounds;
 };
 
-struct psc_session;
+struct session;
 
 /* Side-band records a profiler wants, carried by a dummy event added to the evlist. */
-enum psc_sideband {
-	PSC_SIDEBAND_COMM = 1 << 0, /* COMM, FORK, EXIT: thread names, process tree */
-	PSC_SIDEBAND_MMAP = 1 << 1, /* MMAP/MMAP2: user symbols of processes started later */
+enum sideband {
+	SIDEBAND_COMM = 1 << 0, /* COMM, FORK, EXIT: thread names, process tree */
+	SIDEBAND_MMAP = 1 << 1, /* MMAP/MMAP2: user symbols of processes started later */
 };
-#define PSC_SIDEBAND_NAME "side-band"
+#define SIDEBAND_NAME "side-band"
 
 /*
  * Prepares every evsel of evlist for streaming, before it is opened: PERF_SAMPLE_IDENTIFIER,
@@ -98,20 +98,20 @@ enum psc_sideband {
  * PERF_FORMAT_LOST where the kernel has it (exact lost counts per event), wakeups every quarter
  * buffer unless the evsel has its own wakeup_events/wakeup_watermark (pages: data pages per
  * ring, 0 = the default 128). With sideband flags, appends a dummy
- * evsel named PSC_SIDEBAND_NAME carrying those records, so that the events' own lost counts stay
+ * evsel named SIDEBAND_NAME carrying those records, so that the events' own lost counts stay
  * exact. 0 or -errno.
  */
-int psc_session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int sideband);
-/* True for the dummy evsel added by psc_session_config_evlist. */
-bool psc_session_is_sideband(const struct psc_evsel *evsel);
+int session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int sideband);
+/* True for the dummy evsel added by session_config_evlist. */
+bool session_is_sideband(const struct psc_evsel *evsel);
 
 /*
  * Over an opened and mmapped evlist (psc_evlist__mmap). The evlist stays the caller's. Refuses
- * order=true unless every evsel samples TIME (psc_session_config_evlist). NULL + errno.
+ * order=true unless every evsel samples TIME (session_config_evlist). NULL + errno.
  */
-struct psc_session *psc_session__new(struct psc_evlist *evlist, const struct psc_session_opts *opts,
-				     const struct psc_session_hooks *hooks);
-void psc_session__delete(struct psc_session *s);
+struct session *session__new(struct psc_evlist *evlist, const struct session_opts *opts,
+				     const struct session_hooks *hooks);
+void session__delete(struct session *s);
 
 /*
  * Starts the target (enables the events or releases the command), then loops until a stop
@@ -120,18 +120,18 @@ void psc_session__delete(struct psc_session *s);
  * not be started (already reported on stderr). SIGINT/SIGTERM/SIGUSR1 are blocked while it runs
  * and restored after.
  */
-int psc_session__run(struct psc_session *s);
+int session__run(struct session *s);
 
 /* Asks the loop to stop after the current record (from a hook). */
-void psc_session__stop(struct psc_session *s);
+void session__stop(struct session *s);
 
-enum psc_session_end psc_session__end(const struct psc_session *s);
+enum session_end session__end(const struct session *s);
 /* The launched command's exit code (wait status mapped, 128+sig), -1 when there is none. */
-int psc_session__command_exit(const struct psc_session *s);
-void psc_session__stats(const struct psc_session *s, struct psc_session_stats *out);
+int session__command_exit(const struct session *s);
+void session__stats(const struct session *s, struct session_stats *out);
 /* Per evsel (index in the evlist), all CPUs: samples seen and events lost. */
-uint64_t psc_session__evsel_samples(const struct psc_session *s, int evsel_idx);
-uint64_t psc_session__evsel_lost(const struct psc_session *s, int evsel_idx);
+uint64_t session__evsel_samples(const struct session *s, int evsel_idx);
+uint64_t session__evsel_lost(const struct session *s, int evsel_idx);
 
 /*
  * "PROF: EVENT: N events, M lost" per event, "PROF: EVENT: lost N events on cpu C" per event
@@ -139,6 +139,6 @@ uint64_t psc_session__evsel_lost(const struct psc_session *s, int evsel_idx);
  * then out-of-order/corrupt counts when not zero. interval: counts since
  * the previous interval line, else totals.
  */
-void psc_session__print_stats(struct psc_session *s, FILE *f, bool interval);
+void session__print_stats(struct session *s, FILE *f, bool interval);
 
 #endif

@@ -8,8 +8,8 @@
 
 enum ctx { CTX_NONE, CTX_KERNEL, CTX_USER, CTX_SKIP };
 
-int psc_stack__resolve(struct psc_symcache *sc, pid_t pid, const uint64_t *ips, uint64_t nr,
-		       unsigned int flags, struct psc_frame *frames, int max)
+int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t nr,
+		       unsigned int flags, struct frame *frames, int max)
 {
 	enum ctx ctx = CTX_NONE;
 	bool first_in_ctx = true;
@@ -17,7 +17,7 @@ int psc_stack__resolve(struct psc_symcache *sc, pid_t pid, const uint64_t *ips, 
 
 	for (uint64_t i = 0; i < nr && n < max; i++) {
 		uint64_t ip = ips[i], lookup;
-		struct psc_sym sym;
+		struct sym sym;
 		bool kernel;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -33,9 +33,9 @@ int psc_stack__resolve(struct psc_symcache *sc, pid_t pid, const uint64_t *ips, 
 		if (ctx == CTX_SKIP)
 			continue;
 		/* no marker (a hand-made chain): the address says whose it is */
-		kernel = ctx == CTX_KERNEL || (ctx == CTX_NONE && psc_ksyms__is_kernel_addr(ip));
-		if ((kernel && (flags & PSC_STACK_NO_KERNEL)) ||
-		    (!kernel && (flags & PSC_STACK_NO_USER))) {
+		kernel = ctx == CTX_KERNEL || (ctx == CTX_NONE && ksyms__is_kernel_addr(ip));
+		if ((kernel && (flags & STACK_NO_KERNEL)) ||
+		    (!kernel && (flags & STACK_NO_USER))) {
 			first_in_ctx = false;
 			continue;
 		}
@@ -45,8 +45,8 @@ int psc_stack__resolve(struct psc_symcache *sc, pid_t pid, const uint64_t *ips, 
 		 */
 		lookup = first_in_ctx || !ip ? ip : ip - 1;
 		first_in_ctx = false;
-		psc_symcache__resolve(sc, pid, lookup, kernel, &sym);
-		frames[n] = (struct psc_frame){
+		symcache__resolve(sc, pid, lookup, kernel, &sym);
+		frames[n] = (struct frame){
 			.ip = ip,
 			.sym = sym.name,
 			.off = sym.name ? ip - sym.start : 0,
@@ -58,7 +58,7 @@ int psc_stack__resolve(struct psc_symcache *sc, pid_t pid, const uint64_t *ips, 
 	return n;
 }
 
-int psc_frame__snprint(const struct psc_frame *f, char *buf, size_t len)
+int frame__snprint(const struct frame *f, char *buf, size_t len)
 {
 	int n;
 
@@ -94,7 +94,7 @@ static void out_name(struct out *o, const char *s)
 	}
 }
 
-int psc_stack__fold(const struct psc_frame *frames, int nr, const char *prefix, unsigned int flags,
+int stack__fold(const struct frame *frames, int nr, const char *prefix, unsigned int flags,
 		    char *buf, size_t len)
 {
 	struct out o = { .buf = buf, .len = len };
@@ -105,21 +105,21 @@ int psc_stack__fold(const struct psc_frame *frames, int nr, const char *prefix, 
 		first = false;
 	}
 	for (int i = nr - 1; i >= 0; i--) {
-		const struct psc_frame *f = &frames[i];
+		const struct frame *f = &frames[i];
 
 		if (!first)
 			out_char(&o, ';');
 		first = false;
 		if (f->sym) {
 			out_name(&o, f->sym);
-		} else if ((flags & PSC_FOLD_WITH_DSO) && f->dso) {
+		} else if ((flags & FOLD_WITH_DSO) && f->dso) {
 			out_char(&o, '[');
 			out_name(&o, f->dso);
 			out_char(&o, ']');
 		} else {
 			out_name(&o, "[unknown]");
 		}
-		if (f->kernel && (flags & PSC_FOLD_KERNEL_SUFFIX))
+		if (f->kernel && (flags & FOLD_KERNEL_SUFFIX))
 			out_name(&o, "_[k]");
 	}
 	if (len)

@@ -10,7 +10,7 @@
 
 #include "symcache.h"
 
-struct psc_frame {
+struct frame {
 	uint64_t ip;
 	const char *sym; /* demangled name; NULL when unknown */
 	uint64_t off; /* ip - symbol start */
@@ -18,9 +18,9 @@ struct psc_frame {
 	bool kernel;
 };
 
-enum psc_stack_flags {
-	PSC_STACK_NO_KERNEL = 1 << 0, /* drop kernel frames */
-	PSC_STACK_NO_USER = 1 << 1, /* drop user frames */
+enum stack_flags {
+	STACK_NO_KERNEL = 1 << 0, /* drop kernel frames */
+	STACK_NO_USER = 1 << 1, /* drop user frames */
 };
 
 /*
@@ -30,18 +30,18 @@ enum psc_stack_flags {
  * (max-stack=N). Caller frames are looked up at ip - 1 so a call that ends a function still
  * names that function. Returns the number of frames filled.
  */
-int psc_stack__resolve(struct psc_symcache *sc, pid_t pid, const uint64_t *ips, uint64_t nr,
-		       unsigned int flags, struct psc_frame *frames, int max);
+int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t nr,
+		       unsigned int flags, struct frame *frames, int max);
 
 /*
  * One frame as "func+0x1a (module)", "[unknown] (libfoo.so)" or "0xffffffff81000000 ([unknown])".
  * snprintf-style return.
  */
-int psc_frame__snprint(const struct psc_frame *f, char *buf, size_t len);
+int frame__snprint(const struct frame *f, char *buf, size_t len);
 
-enum psc_fold_flags {
-	PSC_FOLD_KERNEL_SUFFIX = 1 << 0, /* append "_[k]" to kernel frames (flamegraph.pl colors) */
-	PSC_FOLD_WITH_DSO = 1 << 1, /* unknown symbols as "[dso]" instead of "[unknown]" */
+enum fold_flags {
+	FOLD_KERNEL_SUFFIX = 1 << 0, /* append "_[k]" to kernel frames (flamegraph.pl colors) */
+	FOLD_WITH_DSO = 1 << 1, /* unknown symbols as "[dso]" instead of "[unknown]" */
 };
 
 /*
@@ -50,7 +50,7 @@ enum psc_fold_flags {
  * spaces stay (flamegraph.pl splits the count off at the last space). prefix (e.g. the comm) is
  * placed first when not NULL. snprintf-style return; buf always terminated.
  */
-int psc_stack__fold(const struct psc_frame *frames, int nr, const char *prefix, unsigned int flags,
+int stack__fold(const struct frame *frames, int nr, const char *prefix, unsigned int flags,
 		    char *buf, size_t len);
 
 #endif

@@ -21,25 +21,25 @@ struct cache_ent {
 	bool kernel;
 };
 
-struct psc_symcache {
-	struct psc_ksyms *ksyms;
+struct symcache {
+	struct ksyms *ksyms;
 	bool ksyms_tried;
 	int ksyms_errno;
 	char *kallsyms_path;
-	struct psc_dsos *dsos;
-	struct psc_usyms *usyms;
+	struct dsos *dsos;
+	struct usyms *usyms;
 	struct cache_ent *cache;
 	uint64_t mask;
 	unsigned int shift;
-	struct psc_symcache_stats st;
+	struct symcache_stats st;
 	char problem[600];
 };
 
-struct psc_symcache *psc_symcache__new(const struct psc_symcache_opts *opts)
+struct symcache *symcache__new(const struct symcache_opts *opts)
 {
-	struct psc_dso_opts dopts = { 0 };
+	struct dso_opts dopts = { 0 };
 	unsigned int bits = 16;
-	struct psc_symcache *sc;
+	struct symcache *sc;
 
 	if (opts && opts->sz < sizeof(size_t)) {
 		errno = EINVAL;
@@ -64,51 +64,51 @@ struct psc_symcache *psc_symcache__new(const struct psc_symcache_opts *opts)
 	sc->mask = (1ull << bits) - 1;
 	sc->shift = 64 - bits;
 	sc->cache = calloc((size_t)sc->mask + 1, sizeof(*sc->cache));
-	sc->dsos = psc_dsos__new(&dopts);
+	sc->dsos = dsos__new(&dopts);
 	if (!sc->cache || !sc->dsos)
 		goto fail;
-	sc->usyms = psc_usyms__new(sc->dsos);
+	sc->usyms = usyms__new(sc->dsos);
 	if (!sc->usyms)
 		goto fail;
 	return sc;
 fail:
-	psc_symcache__delete(sc);
+	symcache__delete(sc);
 	errno = ENOMEM;
 	return NULL;
 }
 
-void psc_symcache__delete(struct psc_symcache *sc)
+void symcache__delete(struct symcache *sc)
 {
 	if (!sc)
 		return;
-	psc_usyms__delete(sc->usyms);
-	psc_dsos__delete(sc->dsos);
-	psc_ksyms__delete(sc->ksyms);
+	usyms__delete(sc->usyms);
+	dsos__delete(sc->dsos);
+	ksyms__delete(sc->ksyms);
 	free(sc->cache);
 	free(sc->kallsyms_path);
 	free(sc);
 }
 
-struct psc_usyms *psc_symcache__usyms(struct psc_symcache *sc)
+struct usyms *symcache__usyms(struct symcache *sc)
 {
 	return sc->usyms;
 }
 
-const struct psc_ksyms *psc_symcache__ksyms(struct psc_symcache *sc)
+const struct ksyms *symcache__ksyms(struct symcache *sc)
 {
 	if (!sc->ksyms_tried) {
 		const char *path = sc->kallsyms_path ? sc->kallsyms_path : "/proc/kallsyms";
 
 		sc->ksyms_tried = true;
-		sc->ksyms = psc_ksyms__load(sc->kallsyms_path);
+		sc->ksyms = ksyms__load(sc->kallsyms_path);
 		if (!sc->ksyms) {
 			sc->ksyms_errno = errno;
 			snprintf(sc->problem, sizeof(sc->problem),
 				 "cannot read %s (%s): kernel frames show raw addresses", path,
 				 strerror(errno));
-		} else if (psc_ksyms__problem(sc->ksyms)) {
+		} else if (ksyms__problem(sc->ksyms)) {
 			snprintf(sc->problem, sizeof(sc->problem), "%s",
-				 psc_ksyms__problem(sc->ksyms));
+				 ksyms__problem(sc->ksyms));
 		}
 	}
 	if (!sc->ksyms)
@@ -116,23 +116,23 @@ const struct psc_ksyms *psc_symcache__ksyms(struct psc_symcache *sc)
 	return sc->ksyms;
 }
 
-const char *psc_symcache__problem(struct psc_symcache *sc)
+const char *symcache__problem(struct symcache *sc)
 {
 	return sc->problem[0] ? sc->problem : NULL;
 }
 
-void psc_symcache__stats(const struct psc_symcache *sc, struct psc_symcache_stats *st)
+void symcache__stats(const struct symcache *sc, struct symcache_stats *st)
 {
 	*st = sc->st;
-	st->dsos = psc_dsos__nr(sc->dsos);
-	st->procs = psc_usyms__nr_procs(sc->usyms);
-	st->ksyms = psc_ksyms__nr(sc->ksyms);
+	st->dsos = dsos__nr(sc->dsos);
+	st->procs = usyms__nr_procs(sc->usyms);
+	st->ksyms = ksyms__nr(sc->ksyms);
 }
 
-static void resolve_kernel(struct psc_symcache *sc, uint64_t ip, struct cache_ent *e)
+static void resolve_kernel(struct symcache *sc, uint64_t ip, struct cache_ent *e)
 {
-	const struct psc_ksyms *ks = psc_symcache__ksyms(sc);
-	const struct psc_ksym *s = ks ? psc_ksyms__find(ks, ip, NULL) : NULL;
+	const struct ksyms *ks = symcache__ksyms(sc);
+	const struct ksym *s = ks ? ksyms__find(ks, ip, NULL) : NULL;
 
 	e->kernel = true;
 	if (s) {
@@ -145,35 +145,35 @@ static void resolve_kernel(struct psc_symcache *sc, uint64_t ip, struct cache_en
 	}
 }
 
-static void resolve_user(struct psc_symcache *sc, pid_t pid, uint64_t ip, struct cache_ent *e)
+static void resolve_user(struct symcache *sc, pid_t pid, uint64_t ip, struct cache_ent *e)
 {
-	struct psc_uaddr hit;
-	const struct psc_usym *s;
+	struct uaddr hit;
+	const struct usym *s;
 
-	if (psc_usyms__find(sc->usyms, pid, ip, &hit))
+	if (usyms__find(sc->usyms, pid, ip, &hit))
 		return;
 	e->dso = hit.dso ? hit.dso->short_name : hit.map_name;
 	if (!hit.dso)
 		return;
-	s = psc_dso__find(hit.dso, hit.vaddr);
+	s = dso__find(hit.dso, hit.vaddr);
 	if (!s)
 		return;
-	e->name = psc_dso__sym_name(hit.dso, s);
+	e->name = dso__sym_name(hit.dso, s);
 	/* the symbol's start in the process: ip minus its offset into the symbol */
 	e->start = ip - (hit.vaddr - s->addr);
 	e->found = true;
 }
 
-int psc_symcache__resolve(struct psc_symcache *sc, pid_t pid, uint64_t ip, bool kernel,
-			  struct psc_sym *out)
+int symcache__resolve(struct symcache *sc, pid_t pid, uint64_t ip, bool kernel,
+			  struct sym *out)
 {
 	uint64_t gen = KERNEL_GEN;
 	struct cache_ent *e;
 
 	sc->st.lookups++;
-	if (!kernel && psc_usyms__gen(sc->usyms, pid, &gen)) {
+	if (!kernel && usyms__gen(sc->usyms, pid, &gen)) {
 		sc->st.unknown++;
-		*out = (struct psc_sym){ 0 };
+		*out = (struct sym){ 0 };
 		return -ENOENT;
 	}
 	e = &sc->cache[((ip ^ (gen * 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull) >> sc->shift];

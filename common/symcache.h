@@ -12,7 +12,7 @@
 #include "usyms.h"
 
 /* A resolved address. Strings live as long as the symcache. */
-struct psc_sym {
+struct sym {
 	const char *name; /* demangled function name; NULL when unknown */
 	uint64_t start; /* the symbol's first byte in the ip's address space (off = ip - start) */
 	const char *dso; /* "[kernel.kallsyms]", module ("ext4"), binary basename, "[vdso]"; NULL
@@ -20,7 +20,7 @@ struct psc_sym {
 	bool kernel;
 };
 
-struct psc_symcache_opts {
+struct symcache_opts {
 	size_t sz;
 	const char *kallsyms; /* NULL = /proc/kallsyms (read on first kernel lookup) */
 	const char *debug_dir; /* NULL = /usr/lib/debug */
@@ -28,7 +28,7 @@ struct psc_symcache_opts {
 	unsigned int cache_bits; /* address cache of 2^bits entries; 0 = 16 */
 };
 
-struct psc_symcache_stats {
+struct symcache_stats {
 	uint64_t lookups, hits; /* address cache */
 	uint64_t unknown; /* lookups that found no symbol */
 	size_t dsos, procs, ksyms;
@@ -36,33 +36,33 @@ struct psc_symcache_stats {
 
 /*
  * Not thread-safe: one symcache per thread, or a lock around it. Strings handed out stay valid
- * until psc_symcache__delete().
+ * until symcache__delete().
  */
-struct psc_symcache;
+struct symcache;
 
-struct psc_symcache *psc_symcache__new(const struct psc_symcache_opts *opts);
-void psc_symcache__delete(struct psc_symcache *sc);
+struct symcache *symcache__new(const struct symcache_opts *opts);
+void symcache__delete(struct symcache *sc);
 
 /*
  * Resolves ip seen in process pid (user addresses) or the kernel (kernel true, pid ignored).
  * Returns 0 with out filled, or -ENOENT (no symbol; out->dso may still name the mapping).
  * A repeated (pid maps generation, ip) is answered from the hash.
  */
-int psc_symcache__resolve(struct psc_symcache *sc, pid_t pid, uint64_t ip, bool kernel,
-			  struct psc_sym *out);
+int symcache__resolve(struct symcache *sc, pid_t pid, uint64_t ip, bool kernel,
+			  struct sym *out);
 
 /* The process maps to feed with MMAP2/FORK/EXIT/COMM-exec records (see usyms.h). */
-struct psc_usyms *psc_symcache__usyms(struct psc_symcache *sc);
+struct usyms *symcache__usyms(struct symcache *sc);
 
 /* Kernel symbols, loaded on first call; NULL + errno when /proc/kallsyms is unreadable. */
-const struct psc_ksyms *psc_symcache__ksyms(struct psc_symcache *sc);
+const struct ksyms *symcache__ksyms(struct symcache *sc);
 
 /*
  * One-time diagnostics for a person (e.g. kernel addresses hidden by kptr_restrict), NULL when
  * none; the caller prints it once to stderr.
  */
-const char *psc_symcache__problem(struct psc_symcache *sc);
+const char *symcache__problem(struct symcache *sc);
 
-void psc_symcache__stats(const struct psc_symcache *sc, struct psc_symcache_stats *st);
+void symcache__stats(const struct symcache *sc, struct symcache_stats *st);
 
 #endif

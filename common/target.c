@@ -14,7 +14,7 @@
 
 #include "target.h"
 
-void psc_cli_report_parse_error(const char *prof, const char *input,
+void cli_report_parse_error(const char *prof, const char *input,
 				const struct psc_parse_error *err)
 {
 	fprintf(stderr, "perfscope %s: %s\n", prof, err->msg[0] ? err->msg : "invalid event list");
@@ -60,7 +60,7 @@ static int cgroup_error(const char *prof, const char *cgroup, int err)
 	return 1;
 }
 
-int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const char *prof,
+int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 		     char *title, size_t title_len)
 {
 	struct psc_parse_error perr = { .pos = -1 };
@@ -109,7 +109,7 @@ int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const c
 		snprintf(title, title_len, "thread id '%d'", (int)o->tid);
 		t->follows_tasks = true;
 	} else if (o->command) {
-		err = psc_launch_prepare(&t->launch, o->command);
+		err = launch_prepare(&t->launch, o->command);
 		if (err) {
 			fprintf(stderr, "perfscope %s: cannot start '%s': %s\n", prof,
 				o->command[0], strerror(-err));
@@ -140,7 +140,7 @@ nomem:
 }
 
 /* One fd per event, CPU and thread: raise the soft limit toward the hard one when short. */
-static int ensure_fd_limit(struct psc_target *t, int nr_events, const char *prof)
+static int ensure_fd_limit(struct target *t, int nr_events, const char *prof)
 {
 	rlim_t need =
 		(rlim_t)nr_events * psc_cpumap__nr(t->cpus) * psc_threadmap__nr(t->threads) + 32;
@@ -167,7 +167,7 @@ static int ensure_fd_limit(struct psc_target *t, int nr_events, const char *prof
 	return 0;
 }
 
-int psc_target_open(struct psc_target *t, struct psc_evlist *evlist, const char *prof)
+int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 {
 	PSC_OPTS(psc_evlist_open_opts, oo, .skip_unsupported = true,
 		 .cgroup_fd = t->cgroup_fd > 0 ? t->cgroup_fd : 0,
@@ -202,56 +202,56 @@ int psc_target_open(struct psc_target *t, struct psc_evlist *evlist, const char 
 	return 0;
 }
 
-int psc_target_start(struct psc_target *t, struct psc_evlist *evlist, const char *prof)
+int target_start(struct target *t, struct psc_evlist *evlist, const char *prof)
 {
 	char msg[512];
 	int err;
 
 	if (!t->has_command)
 		return psc_evlist__enable(evlist) ? 1 : 0;
-	err = psc_launch_go(&t->launch);
+	err = launch_go(&t->launch);
 	if (err) {
 		fprintf(stderr, "perfscope %s: %s\n", prof,
-			psc_launch_strerror(&t->launch, msg, sizeof(msg)));
-		return psc_launch_exec_exit_code(&t->launch);
+			launch_strerror(&t->launch, msg, sizeof(msg)));
+		return launch_exec_exit_code(&t->launch);
 	}
 	t->launched = true;
 	return 0;
 }
 
-int psc_target_reap(struct psc_target *t, int *status)
+int target_reap(struct target *t, int *status)
 {
 	if (!t->launched)
 		return 0;
-	return psc_launch_wait(&t->launch, status, 0) > 0 ? 1 : 0;
+	return launch_wait(&t->launch, status, 0) > 0 ? 1 : 0;
 }
 
-int psc_target_wait(struct psc_target *t, int *status)
+int target_wait(struct target *t, int *status)
 {
 	if (!t->launched)
 		return 0;
-	return psc_launch_wait(&t->launch, status, 1) > 0 ? 1 : 0;
+	return launch_wait(&t->launch, status, 1) > 0 ? 1 : 0;
 }
 
-void psc_target_forward_signal(struct psc_target *t, int sig)
+void target_forward_signal(struct target *t, int sig)
 {
 	if (t->launched)
-		psc_launch_kill(&t->launch, sig);
+		launch_kill(&t->launch, sig);
 }
 
-int psc_target_stop_command(struct psc_target *t, int *status)
+int target_stop_command(struct target *t, int *status)
 {
 	struct pollfd p;
 	int fd;
 
 	if (!t->launched || t->launch.pid <= 0) /* not started, or already reaped */
 		return 0;
-	if (psc_target_reap(t, status) > 0)
+	if (target_reap(t, status) > 0)
 		return 1;
-	psc_target_forward_signal(t, SIGTERM);
+	target_forward_signal(t, SIGTERM);
 	/* a stopped command (SIGSTOP, Ctrl-Z of its own) handles SIGTERM only once continued */
-	psc_target_forward_signal(t, SIGCONT);
-	fd = psc_launch_pidfd(&t->launch);
+	target_forward_signal(t, SIGCONT);
+	fd = launch_pidfd(&t->launch);
 	if (fd >= 0) {
 		p = (struct pollfd){ .fd = fd, .events = POLLIN };
 		poll(&p, 1, 2000);
@@ -259,10 +259,10 @@ int psc_target_stop_command(struct psc_target *t, int *status)
 	} else {
 		usleep(100 * 1000);
 	}
-	if (psc_target_reap(t, status) > 0)
+	if (target_reap(t, status) > 0)
 		return 1;
-	psc_target_forward_signal(t, SIGKILL);
-	return psc_target_wait(t, status);
+	target_forward_signal(t, SIGKILL);
+	return target_wait(t, status);
 }
 
 /* A thread is alive while /proc/TID/stat exists and its state is not zombie or dead. */
@@ -288,7 +288,7 @@ static bool thread_alive(pid_t tid)
 	return !paren || (paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X');
 }
 
-bool psc_target_alive(const struct psc_target *t)
+bool target_alive(const struct target *t)
 {
 	if (!t->follows_tasks)
 		return true;
@@ -298,14 +298,14 @@ bool psc_target_alive(const struct psc_target *t)
 	return false;
 }
 
-void psc_target_release(struct psc_target *t)
+void target_release(struct target *t)
 {
 	int status;
 
 	if (t->has_command) {
 		/* stat's --duration (or a failed write) ends before the command: not left behind */
-		psc_target_stop_command(t, &status);
-		psc_launch_release(&t->launch);
+		target_stop_command(t, &status);
+		launch_release(&t->launch);
 	}
 	if (t->cgroup_fd >= 0)
 		close(t->cgroup_fd);

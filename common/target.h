@@ -13,17 +13,17 @@ struct psc_evlist;
 struct psc_cpumap;
 struct psc_threadmap;
 
-struct psc_target {
+struct target {
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *threads;
 	int cgroup_fd; /* -G, else -1 */
 	bool per_cpu; /* system-wide or cgroup: counts per CPU */
 	bool follows_tasks; /* -p or -t: ends when its threads do */
 	bool inherit_followed; /* -p/-t: count children they fork too (perf stat does); set by the
-				  profiler before psc_target_open */
+				  profiler before target_open */
 	bool has_command; /* -- COMMAND */
-	struct psc_launch launch;
-	bool launched; /* psc_target_start released the command */
+	struct launch launch;
+	bool launched; /* target_start released the command */
 };
 
 /*
@@ -31,7 +31,7 @@ struct psc_target {
  * given) and forks a given command held before exec. title receives "'CMD ARGS'", "process 12",
  * "system wide"... for report headers. Prints the problem and returns 2 (usage) or 1 (runtime).
  */
-int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const char *prof,
+int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 		     char *title, size_t title_len);
 
 /*
@@ -39,35 +39,35 @@ int psc_target_setup(struct psc_target *t, const struct psc_cli_opts *o, const c
  * reporting events this machine does not support, raising RLIMIT_NOFILE when the fds needed
  * exceed it. Prints what went wrong and returns 1 when nothing could be opened.
  */
-int psc_target_open(struct psc_target *t, struct psc_evlist *evlist, const char *prof);
+int target_open(struct target *t, struct psc_evlist *evlist, const char *prof);
 
 /*
  * Enables the counters, or releases the command (the kernel enables them at its exec).
  * Returns 0, or the exit code to leave with when the command could not be run (127/126).
  */
-int psc_target_start(struct psc_target *t, struct psc_evlist *evlist, const char *prof);
+int target_start(struct target *t, struct psc_evlist *evlist, const char *prof);
 
 /* For the session: 1 + *status when the command has exited, 0 when not (or no command). */
-int psc_target_reap(struct psc_target *t, int *status);
+int target_reap(struct target *t, int *status);
 /* Blocking wait for the command; 1 + *status, or 0 when there is none. */
-int psc_target_wait(struct psc_target *t, int *status);
-void psc_target_forward_signal(struct psc_target *t, int sig);
+int target_wait(struct target *t, int *status);
+void target_forward_signal(struct target *t, int sig);
 /*
  * A command still running when the profiler stops on its own (--duration, a closed output):
  * SIGTERM, as perf does, then SIGKILL if it is still there 2 s later, so it is never left
  * behind. 1 + *status once reaped (at once when it had already exited), 0 when there is none.
- * psc_target_release does it too.
+ * target_release does it too.
  */
-int psc_target_stop_command(struct psc_target *t, int *status);
+int target_stop_command(struct target *t, int *status);
 /*
  * -p/-t targets: false once every thread followed has exited (gone, or a zombie), so a profiler
  * can stop like perf stat does. Always true for the other targets.
  */
-bool psc_target_alive(const struct psc_target *t);
-void psc_target_release(struct psc_target *t);
+bool target_alive(const struct target *t);
+void target_release(struct target *t);
 
 /* Prints the event text with a caret under err->pos and the message; for every profiler. */
-void psc_cli_report_parse_error(const char *prof, const char *input,
+void cli_report_parse_error(const char *prof, const char *input,
 				const struct psc_parse_error *err);
 
 #endif

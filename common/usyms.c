@@ -16,10 +16,10 @@ struct umap {
 	uint64_t start, end, pgoff;
 	uint64_t dev, ino;
 	const char *name; /* interned: lives as long as the usyms */
-	struct psc_dso *dso;
+	struct dso *dso;
 	bool dso_tried;
 	uint8_t build_id_size;
-	uint8_t build_id[PSC_BUILD_ID_MAX];
+	uint8_t build_id[BUILD_ID_MAX];
 };
 
 struct proc {
@@ -36,8 +36,8 @@ struct name_ent {
 	char name[];
 };
 
-struct psc_usyms {
-	struct psc_dsos *dsos;
+struct usyms {
+	struct dsos *dsos;
 	struct proc *buckets[NR_PROC_BUCKETS];
 	size_t nr_procs;
 	uint64_t next_gen; /* 0 is the kernel's generation in the symcache */
@@ -54,7 +54,7 @@ static size_t name_hash(const char *s)
 	return h % NR_NAME_BUCKETS;
 }
 
-static const char *intern(struct psc_usyms *u, const char *s)
+static const char *intern(struct usyms *u, const char *s)
 {
 	size_t b = name_hash(s), len;
 	struct name_ent *e;
@@ -72,9 +72,9 @@ static const char *intern(struct psc_usyms *u, const char *s)
 	return e->name;
 }
 
-struct psc_usyms *psc_usyms__new(struct psc_dsos *dsos)
+struct usyms *usyms__new(struct dsos *dsos)
 {
-	struct psc_usyms *u = calloc(1, sizeof(*u));
+	struct usyms *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
@@ -89,7 +89,7 @@ static void proc_free(struct proc *p)
 	free(p);
 }
 
-void psc_usyms__delete(struct psc_usyms *u)
+void usyms__delete(struct usyms *u)
 {
 	if (!u)
 		return;
@@ -112,12 +112,12 @@ void psc_usyms__delete(struct psc_usyms *u)
 	free(u);
 }
 
-size_t psc_usyms__nr_procs(const struct psc_usyms *u)
+size_t usyms__nr_procs(const struct usyms *u)
 {
 	return u ? u->nr_procs : 0;
 }
 
-static struct proc **proc_slot(struct psc_usyms *u, pid_t pid)
+static struct proc **proc_slot(struct usyms *u, pid_t pid)
 {
 	struct proc **pp = &u->buckets[(uint32_t)pid % NR_PROC_BUCKETS];
 
@@ -126,14 +126,14 @@ static struct proc **proc_slot(struct psc_usyms *u, pid_t pid)
 	return pp;
 }
 
-static struct proc *proc_find(struct psc_usyms *u, pid_t pid)
+static struct proc *proc_find(struct usyms *u, pid_t pid)
 {
 	if (u->last && u->last->pid == pid)
 		return u->last;
 	return *proc_slot(u, pid);
 }
 
-static struct proc *proc_new(struct psc_usyms *u, pid_t pid)
+static struct proc *proc_new(struct usyms *u, pid_t pid)
 {
 	struct proc **pp = proc_slot(u, pid), *p;
 
@@ -149,7 +149,7 @@ static struct proc *proc_new(struct psc_usyms *u, pid_t pid)
 	return p;
 }
 
-static void proc_remove(struct psc_usyms *u, pid_t pid)
+static void proc_remove(struct usyms *u, pid_t pid)
 {
 	struct proc **pp = proc_slot(u, pid), *p = *pp;
 
@@ -229,8 +229,8 @@ static int maps_insert(struct proc *p, uint64_t start, uint64_t end, const struc
 	return 0;
 }
 
-static int add_map(struct psc_usyms *u, struct proc *p, uint64_t start, uint64_t len,
-		   uint64_t pgoff, const struct psc_umap_file *file)
+static int add_map(struct usyms *u, struct proc *p, uint64_t start, uint64_t len,
+		   uint64_t pgoff, const struct umap_file *file)
 {
 	struct umap m = { 0 };
 	bool exec = !file->prot || (file->prot & PROT_EXEC);
@@ -248,14 +248,14 @@ static int add_map(struct psc_usyms *u, struct proc *p, uint64_t start, uint64_t
 	m.name = intern(u, file->path && *file->path ? file->path : "//anon");
 	if (!m.name)
 		return -ENOMEM;
-	if (file->build_id && file->build_id_size && file->build_id_size <= PSC_BUILD_ID_MAX) {
+	if (file->build_id && file->build_id_size && file->build_id_size <= BUILD_ID_MAX) {
 		memcpy(m.build_id, file->build_id, file->build_id_size);
 		m.build_id_size = file->build_id_size;
 	}
 	return maps_insert(p, m.start, m.end, &m);
 }
 
-int psc_usyms__load_proc(struct psc_usyms *u, pid_t pid)
+int usyms__load_proc(struct usyms *u, pid_t pid)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;
@@ -278,7 +278,7 @@ int psc_usyms__load_proc(struct psc_usyms *u, pid_t pid)
 		unsigned int maj, min;
 		char perms[8];
 		int name_at = 0;
-		struct psc_umap_file file = { 0 };
+		struct umap_file file = { 0 };
 
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64 " %n",
 			   &start, &end, perms, &off, &maj, &min, &ino, &name_at) < 7 ||
@@ -299,8 +299,8 @@ int psc_usyms__load_proc(struct psc_usyms *u, pid_t pid)
 	return err;
 }
 
-int psc_usyms__mmap(struct psc_usyms *u, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		    const struct psc_umap_file *file)
+int usyms__mmap(struct usyms *u, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const struct umap_file *file)
 {
 	struct proc *p = proc_find(u, pid);
 
@@ -308,7 +308,7 @@ int psc_usyms__mmap(struct psc_usyms *u, pid_t pid, uint64_t start, uint64_t len
 		return -EINVAL;
 	if (!p || p->gone) {
 		/* first news of a process started before us: take what it already maps */
-		if (psc_usyms__load_proc(u, pid) == -ENOMEM)
+		if (usyms__load_proc(u, pid) == -ENOMEM)
 			return -ENOMEM;
 		p = proc_find(u, pid);
 		if (!p || p->gone) {
@@ -321,7 +321,7 @@ int psc_usyms__mmap(struct psc_usyms *u, pid_t pid, uint64_t start, uint64_t len
 	return add_map(u, p, start, len, pgoff, file);
 }
 
-int psc_usyms__fork(struct psc_usyms *u, pid_t ppid, pid_t pid)
+int usyms__fork(struct usyms *u, pid_t ppid, pid_t pid)
 {
 	struct proc *parent, *child;
 
@@ -347,12 +347,12 @@ int psc_usyms__fork(struct psc_usyms *u, pid_t ppid, pid_t pid)
 	return 0;
 }
 
-void psc_usyms__exit(struct psc_usyms *u, pid_t pid)
+void usyms__exit(struct usyms *u, pid_t pid)
 {
 	proc_remove(u, pid);
 }
 
-void psc_usyms__exec(struct psc_usyms *u, pid_t pid)
+void usyms__exec(struct usyms *u, pid_t pid)
 {
 	struct proc *p = proc_find(u, pid);
 
@@ -364,12 +364,12 @@ void psc_usyms__exec(struct psc_usyms *u, pid_t pid)
 }
 
 /* The process, loading it from /proc on first sight; NULL when nothing can be known. */
-static struct proc *proc_get(struct psc_usyms *u, pid_t pid)
+static struct proc *proc_get(struct usyms *u, pid_t pid)
 {
 	struct proc *p = proc_find(u, pid);
 
 	if (!p) {
-		if (psc_usyms__load_proc(u, pid) < 0) {
+		if (usyms__load_proc(u, pid) < 0) {
 			p = proc_new(u, pid);
 			if (p)
 				p->gone = true;
@@ -382,7 +382,7 @@ static struct proc *proc_get(struct psc_usyms *u, pid_t pid)
 	return p;
 }
 
-int psc_usyms__gen(struct psc_usyms *u, pid_t pid, uint64_t *gen)
+int usyms__gen(struct usyms *u, pid_t pid, uint64_t *gen)
 {
 	struct proc *p = proc_get(u, pid);
 
@@ -392,7 +392,7 @@ int psc_usyms__gen(struct psc_usyms *u, pid_t pid, uint64_t *gen)
 	return 0;
 }
 
-int psc_usyms__find(struct psc_usyms *u, pid_t pid, uint64_t ip, struct psc_uaddr *hit)
+int usyms__find(struct usyms *u, pid_t pid, uint64_t ip, struct uaddr *hit)
 {
 	struct proc *p = proc_get(u, pid);
 	size_t lo = 0, hi;
@@ -418,19 +418,19 @@ int psc_usyms__find(struct psc_usyms *u, pid_t pid, uint64_t ip, struct psc_uadd
 	if (ip >= m->end)
 		return -ENOENT;
 	if (!m->dso_tried) {
-		struct psc_dso_key key = { .dev = m->dev,
+		struct dso_key key = { .dev = m->dev,
 					   .ino = m->ino,
 					   .build_id = m->build_id_size ? m->build_id : NULL,
 					   .build_id_size = m->build_id_size };
 
 		m->dso_tried = true;
 		if (m->name[0] == '/' || !strcmp(m->name, "[vdso]"))
-			m->dso = psc_dsos__get(u->dsos, &key, m->name, pid);
+			m->dso = dsos__get(u->dsos, &key, m->name, pid);
 	}
 	hit->dso = m->dso;
 	hit->map_name = m->name;
 	off = ip - m->start + m->pgoff;
-	if (!m->dso || !psc_dso__offset_to_vaddr(m->dso, off, &hit->vaddr))
+	if (!m->dso || !dso__offset_to_vaddr(m->dso, off, &hit->vaddr))
 		hit->vaddr = off;
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include "dso.h"
 
 /* A mapped file as an MMAP2 record (or a /proc/PID/maps line) describes it. */
-struct psc_umap_file {
+struct umap_file {
 	const char *path; /* "/usr/bin/bash", "[vdso]", "//anon" ... */
 	uint32_t maj, min; /* device, 0 when unknown */
 	uint64_t ino; /* 0 when unknown */
@@ -20,50 +20,50 @@ struct psc_umap_file {
 };
 
 /* Where a user address lands: the binary and the address in its ELF terms. */
-struct psc_uaddr {
-	struct psc_dso *dso; /* NULL for anonymous memory, [heap], [stack], JIT ... */
+struct uaddr {
+	struct dso *dso; /* NULL for anonymous memory, [heap], [stack], JIT ... */
 	const char *map_name; /* the mapping's name ("[vdso]", "//anon", path) */
 	uint64_t vaddr; /* ELF virtual address within dso */
 	uint64_t gen; /* changes whenever this pid's maps change (address cache key) */
 };
 
 /* The processes seen so far and their executable mappings. Not thread-safe. */
-struct psc_usyms;
+struct usyms;
 
-struct psc_usyms *psc_usyms__new(struct psc_dsos *dsos);
-void psc_usyms__delete(struct psc_usyms *u);
+struct usyms *usyms__new(struct dsos *dsos);
+void usyms__delete(struct usyms *u);
 
 /*
  * Feeding from records (the session calls these as PERF_RECORD_MMAP2/FORK/EXIT/COMM arrive).
  * A new mapping replaces whatever it overlaps, as mmap(2) does. Non-executable mappings are
  * ignored unless prot is 0 (unknown). Returns 0 or -ENOMEM.
  */
-int psc_usyms__mmap(struct psc_usyms *u, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		    const struct psc_umap_file *file);
-int psc_usyms__fork(struct psc_usyms *u, pid_t ppid, pid_t pid);
-void psc_usyms__exit(struct psc_usyms *u, pid_t pid);
+int usyms__mmap(struct usyms *u, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const struct umap_file *file);
+int usyms__fork(struct usyms *u, pid_t ppid, pid_t pid);
+void usyms__exit(struct usyms *u, pid_t pid);
 /* COMM with PERF_RECORD_MISC_COMM_EXEC: the old image is gone. */
-void psc_usyms__exec(struct psc_usyms *u, pid_t pid);
+void usyms__exec(struct usyms *u, pid_t pid);
 
 /*
  * Reads /proc/PID/maps (replacing what is known of pid). Done automatically on the first lookup
  * of an unknown pid. Returns 0 or -errno (-ENOENT: the process is gone).
  */
-int psc_usyms__load_proc(struct psc_usyms *u, pid_t pid);
+int usyms__load_proc(struct usyms *u, pid_t pid);
 
 /*
  * Finds the mapping of ip in pid (loading /proc/PID/maps for an unknown pid). Returns 0,
  * -ENOENT when no mapping holds ip (hit->gen is still set), -ESRCH when nothing is known of pid.
  */
-int psc_usyms__find(struct psc_usyms *u, pid_t pid, uint64_t ip, struct psc_uaddr *hit);
+int usyms__find(struct usyms *u, pid_t pid, uint64_t ip, struct uaddr *hit);
 
 /*
  * The generation of pid's maps (loading /proc/PID/maps for an unknown pid): a cheap key for
  * caching what an address of pid resolves to. 0 with *gen set, or -ESRCH.
  */
-int psc_usyms__gen(struct psc_usyms *u, pid_t pid, uint64_t *gen);
+int usyms__gen(struct usyms *u, pid_t pid, uint64_t *gen);
 
 /* Processes currently known. */
-size_t psc_usyms__nr_procs(const struct psc_usyms *u);
+size_t usyms__nr_procs(const struct usyms *u);
 
 #endif

@@ -28,7 +28,7 @@
 
 #define DEFAULT_LISTEN "127.0.0.1:9100"
 
-const char psc_exporter_help[] =
+const char exporter_help[] =
 	"usage: perfscope exporter [--web.listen-address=ADDR:PORT] [--web.telemetry-path=PATH]\n"
 	"                          [--web.config.file=FILE] [--collector.perf.* flags] [--user=USER]\n"
 	"\n"
@@ -315,7 +315,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 			printf("perfscope exporter %s\n", psc_version());
 			return -1;
 		case 'h':
-			fputs(psc_exporter_help, stdout);
+			fputs(exporter_help, stdout);
 			return -1;
 		case ':':
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -441,7 +441,7 @@ static void free_args(struct args *a)
 		free(a->lists[k]);
 }
 
-int psc_exporter_main(int argc, char **argv)
+int exporter_main(int argc, char **argv)
 {
 	struct args a = { .listen = DEFAULT_LISTEN,
 			  .path = "/metrics",

@@ -3,10 +3,10 @@
 #include "exporter.h"
 #include "profiler.h"
 
-const struct psc_profiler psc_profiler_exporter = {
+const struct profiler profiler_exporter = {
 	.name = "exporter",
 	.summary =
 		"serve per-CPU perf counters to Prometheus (node_exporter perf collector compatible)",
-	.help = psc_exporter_help,
-	.run = psc_exporter_main,
+	.help = exporter_help,
+	.run = exporter_main,
 };

@@ -65,8 +65,8 @@ static const struct {
 struct list_ctx {
 	const char *glob;
 	int kind; /* only events of this kind; -1: every kind */
-	enum psc_format format;
-	struct psc_out *out;
+	enum out_format format;
+	struct out *out;
 	int nr_shown, nr_unsupported;
 };
 
@@ -92,38 +92,38 @@ static void show(struct list_ctx *l, const char *name, const char *alias, enum p
 		if (see)
 			*see = '\0';
 	}
-	if (l->format == PSC_FORMAT_JSON) {
-		struct psc_json j;
+	if (l->format == FORMAT_JSON) {
+		struct json j;
 
-		psc_json__begin(&j, l->out);
-		psc_json__key(&j, "name");
-		psc_json__str(&j, name);
+		json__begin(&j, l->out);
+		json__key(&j, "name");
+		json__str(&j, name);
 		if (alias) {
-			psc_json__key(&j, "alias");
-			psc_json__str(&j, alias);
+			json__key(&j, "alias");
+			json__str(&j, alias);
 		}
-		psc_json__key(&j, "kind");
-		psc_json__str(&j, kind_names[kind]);
-		psc_json__key(&j, "supported");
+		json__key(&j, "kind");
+		json__str(&j, kind_names[kind]);
+		json__key(&j, "supported");
 		if (probed)
-			psc_json__bool(&j, probe_err == 0);
+			json__bool(&j, probe_err == 0);
 		else
-			psc_json__null(&j);
+			json__null(&j);
 		if (probe_err) {
-			psc_json__key(&j, "reason");
-			psc_json__str(&j, why);
+			json__key(&j, "reason");
+			json__str(&j, why);
 		}
-		psc_json__end_line(&j);
+		json__end_line(&j);
 		return;
 	}
 	char label[160];
 
 	snprintf(label, sizeof(label), "%s%s%s", name, alias ? " OR " : "", alias ? alias : "");
 	if (probe_err)
-		psc_out__printf(l->out, "  %-48s [%s]  <cannot open here: %s>\n", label,
+		out__printf(l->out, "  %-48s [%s]  <cannot open here: %s>\n", label,
 				kind_names[kind], why);
 	else
-		psc_out__printf(l->out, "  %-48s [%s]\n", label, kind_names[kind]);
+		out__printf(l->out, "  %-48s [%s]\n", label, kind_names[kind]);
 }
 
 static void list_named(struct list_ctx *l)
@@ -264,12 +264,12 @@ static const char *glob_problem(const char *glob)
 
 static int list_run(int argc, char **argv)
 {
-	struct psc_cli_opts o;
+	struct cli_opts o;
 	struct list_ctx l = { 0 };
 	const char *selector;
 	int ret;
 
-	ret = psc_cli_opts_parse(&o, argc, argv, PSC_OPT_FORMAT | PSC_OPT_POSITIONAL, NULL,
+	ret = cli_opts_parse(&o, argc, argv, CLI_OPT_FORMAT | CLI_OPT_POSITIONAL, NULL,
 				 list_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
@@ -277,7 +277,7 @@ static int list_run(int argc, char **argv)
 		fprintf(stderr, "perfscope list: give at most one GLOB (quote it: 'sched:*')\n");
 		return 2;
 	}
-	psc_cli_setup_log(o.verbose);
+	cli_setup_log(o.verbose);
 	l.glob = selector = o.positional ? o.positional[0] : NULL;
 	l.kind = -1;
 	/* no event is named like a kind, so the word selects the kind instead of matching nothing
@@ -294,7 +294,7 @@ static int list_run(int argc, char **argv)
 		return 2;
 	}
 	l.format = o.format;
-	l.out = psc_out__new(STDOUT_FILENO, 0);
+	l.out = out__new(STDOUT_FILENO, 0);
 	if (!l.out)
 		return 1;
 	list_named(&l);
@@ -302,8 +302,8 @@ static int list_run(int argc, char **argv)
 		list_pmus(&l);
 	if (l.kind < 0 || l.kind == PSC_EVENT_TRACEPOINT)
 		list_tracepoints(&l);
-	ret = psc_out__flush(l.out);
-	psc_out__delete(l.out);
+	ret = out__flush(l.out);
+	out__delete(l.out);
 	if (ret && ret != -EPIPE) {
 		fprintf(stderr, "perfscope list: writing the list failed: %s\n", strerror(-ret));
 		return 1;
@@ -315,7 +315,7 @@ static int list_run(int argc, char **argv)
 	return 0;
 }
 
-const struct psc_profiler psc_profiler_list = {
+const struct profiler profiler_list = {
 	.name = "list",
 	.summary = "list the events this machine offers and whether each can be opened",
 	.help = list_help,

@@ -69,9 +69,9 @@ static const char stat_help[] =
 	"  perfscope stat -C 0 -e 'sched:sched_switch,irq:*' --duration 2\n";
 
 struct stat_ctx {
-	struct psc_cli_opts o;
-	struct psc_target target;
-	struct psc_out *out;
+	struct cli_opts o;
+	struct target target;
+	struct out *out;
 	struct psc_counts *prev; /* [evsel][cpu] for interval deltas */
 	int nr_cpus;
 	struct timespec start;
@@ -108,53 +108,53 @@ static double display_value(const struct psc_evsel *evsel, double scaled, const 
 static void print_line(struct stat_ctx *s, const struct psc_evsel *evsel, int cpu,
 		       const struct psc_counts *c, double interval_ts)
 {
-	struct psc_out *out = s->out;
+	struct out *out = s->out;
 	int open_err = psc_evsel__open_errno(evsel);
 	bool supported = psc_evsel__is_open(evsel);
 	const char *unit = "";
 	double value = supported ? display_value(evsel, psc_counts__scaled(c), &unit) : 0;
 	bool counted = supported && c->run > 0;
 
-	if (s->o.format == PSC_FORMAT_JSON) {
-		struct psc_json j;
+	if (s->o.format == FORMAT_JSON) {
+		struct json j;
 
-		psc_json__begin(&j, out);
+		json__begin(&j, out);
 		if (interval_ts >= 0) {
-			psc_json__key(&j, "interval");
-			psc_json__dbl(&j, interval_ts);
+			json__key(&j, "interval");
+			json__dbl(&j, interval_ts);
 		}
 		if (cpu >= 0) {
-			psc_json__key(&j, "cpu");
-			psc_json__i64(&j, cpu);
+			json__key(&j, "cpu");
+			json__i64(&j, cpu);
 		}
-		psc_json__key(&j, "event");
-		psc_json__str(&j, psc_evsel__name(evsel));
-		psc_json__key(&j, "supported");
-		psc_json__bool(&j, supported);
+		json__key(&j, "event");
+		json__str(&j, psc_evsel__name(evsel));
+		json__key(&j, "supported");
+		json__bool(&j, supported);
 		if (supported) {
-			psc_json__key(&j, "value");
+			json__key(&j, "value");
 			if (counted && !is_clock(evsel) && psc_evsel__scale(evsel) == 1.0)
-				psc_json__u64(&j, (uint64_t)llround(value));
+				json__u64(&j, (uint64_t)llround(value));
 			else if (counted)
-				psc_json__dbl(&j, value);
+				json__dbl(&j, value);
 			else
-				psc_json__null(&j);
-			psc_json__key(&j, "unit");
-			psc_json__str(&j, unit);
-			psc_json__key(&j, "raw");
-			psc_json__u64(&j, c->val);
-			psc_json__key(&j, "enabled_ns");
-			psc_json__u64(&j, c->ena);
-			psc_json__key(&j, "running_ns");
-			psc_json__u64(&j, c->run);
-			psc_json__key(&j, "running_pct");
-			psc_json__dbl(&j, psc_counts__running_pct(c));
+				json__null(&j);
+			json__key(&j, "unit");
+			json__str(&j, unit);
+			json__key(&j, "raw");
+			json__u64(&j, c->val);
+			json__key(&j, "enabled_ns");
+			json__u64(&j, c->ena);
+			json__key(&j, "running_ns");
+			json__u64(&j, c->run);
+			json__key(&j, "running_pct");
+			json__dbl(&j, psc_counts__running_pct(c));
 		} else {
 			char msg[512];
 
 			const struct psc_evsel *leader = psc_evsel__leader(evsel);
 
-			psc_json__key(&j, "error");
+			json__key(&j, "error");
 			if (leader != evsel) { /* the event may be fine: its group cannot be */
 				char why[512];
 
@@ -162,35 +162,35 @@ static void print_line(struct stat_ctx *s, const struct psc_evsel *evsel, int cp
 					 psc_evsel__name(evsel),
 					 psc_strerror_open(open_err, psc_evsel__name(leader), why,
 							   sizeof(why)));
-				psc_json__str(&j, msg);
+				json__str(&j, msg);
 			} else {
-				psc_json__str(&j,
+				json__str(&j,
 					      psc_strerror_open(open_err, psc_evsel__name(evsel),
 								msg, sizeof(msg)));
 			}
 		}
-		psc_json__end_line(&j);
+		json__end_line(&j);
 		return;
 	}
 	if (interval_ts >= 0)
-		psc_out__printf(out, "%14.6f ", interval_ts);
+		out__printf(out, "%14.6f ", interval_ts);
 	if (cpu >= 0)
-		psc_out__printf(out, "CPU%-4d", cpu);
+		out__printf(out, "CPU%-4d", cpu);
 	else if (s->o.per_cpu) /* an unsupported event has no CPUs: keep the columns */
-		psc_out__printf(out, "%7s", "");
+		out__printf(out, "%7s", "");
 	if (!supported)
-		psc_out__printf(out, "%18s %-5s %s\n", "<not supported>", "",
+		out__printf(out, "%18s %-5s %s\n", "<not supported>", "",
 				psc_evsel__name(evsel));
 	else if (!counted)
-		psc_out__printf(out, "%18s %-5s %s\n", "<not counted>", "", psc_evsel__name(evsel));
+		out__printf(out, "%18s %-5s %s\n", "<not counted>", "", psc_evsel__name(evsel));
 	else if (*unit || value != floor(value))
-		psc_out__printf(out, "%18.2f %-5s %s", value, unit, psc_evsel__name(evsel));
+		out__printf(out, "%18.2f %-5s %s", value, unit, psc_evsel__name(evsel));
 	else
-		psc_out__printf(out, "%18.0f %-5s %s", value, "", psc_evsel__name(evsel));
+		out__printf(out, "%18.0f %-5s %s", value, "", psc_evsel__name(evsel));
 	if (counted) {
 		if (c->run < c->ena)
-			psc_out__printf(out, "  (%.2f%%)", psc_counts__running_pct(c));
-		psc_out__putc(out, '\n');
+			out__printf(out, "  (%.2f%%)", psc_counts__running_pct(c));
+		out__putc(out, '\n');
 	}
 }
 
@@ -245,14 +245,14 @@ static void print_counts(struct stat_ctx *s, struct psc_evlist *evlist, double i
 
 static void print_header(struct stat_ctx *s)
 {
-	if (s->o.format == PSC_FORMAT_TEXT)
-		psc_out__printf(s->out, "\n Performance counter stats for %s:\n\n", s->title);
+	if (s->o.format == FORMAT_TEXT)
+		out__printf(s->out, "\n Performance counter stats for %s:\n\n", s->title);
 }
 
 static void print_footer(struct stat_ctx *s, double secs)
 {
-	if (s->o.format == PSC_FORMAT_TEXT)
-		psc_out__printf(s->out, "\n %14.9f seconds time elapsed\n\n", secs);
+	if (s->o.format == FORMAT_TEXT)
+		out__printf(s->out, "\n %14.9f seconds time elapsed\n\n", secs);
 }
 
 /* SIGUSR1: the totals so far, as the final report shows them; the next interval is unchanged. */
@@ -268,7 +268,7 @@ static int print_so_far(struct stat_ctx *s, struct psc_evlist *evlist)
 	print_header(s);
 	print_counts(s, evlist, -1);
 	print_footer(s, elapsed_s(s));
-	return psc_out__flush(s->out) ? -1 : 0;
+	return out__flush(s->out) ? -1 : 0;
 }
 
 #define TASK_POLL_S 0.1
@@ -290,7 +290,7 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 		siginfo_t si;
 		int sig;
 
-		if (now >= deadline || !psc_target_alive(&s->target))
+		if (now >= deadline || !target_alive(&s->target))
 			return 0;
 		if (now >= next_interval) {
 			int err = psc_evlist__read(evlist);
@@ -301,7 +301,7 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 				fprintf(stderr,
 					"perfscope stat: reading the counters at %.3f s failed: %s\n",
 					now, strerror(-err));
-			if (psc_out__flush(s->out))
+			if (out__flush(s->out))
 				return -1;
 			next_interval += s->o.interval_ms / 1000.0;
 			continue;
@@ -328,10 +328,10 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 			continue;
 		}
 		if (sig == SIGCHLD) {
-			int status, r = psc_target_reap(&s->target, &status);
+			int status, r = target_reap(&s->target, &status);
 
 			if (r > 0) {
-				*exit_code = psc_wait_status_to_exit_code(status);
+				*exit_code = wait_status_to_exit_code(status);
 				return 0;
 			}
 			continue;
@@ -342,7 +342,7 @@ static int run_loop(struct stat_ctx *s, struct psc_evlist *evlist, const sigset_
 		 * waited for with every further Ctrl-C blocked.
 		 */
 		if (s->target.has_command) {
-			psc_target_forward_signal(&s->target, forwarded ? SIGKILL : sig);
+			target_forward_signal(&s->target, forwarded ? SIGKILL : sig);
 			forwarded = true;
 			continue;
 		}
@@ -390,20 +390,20 @@ static int stat_run(int argc, char **argv)
 	sigset_t sigs, stop;
 	int ret, exit_code = 0, stop_fd = -1;
 
-	ret = psc_cli_opts_parse(&s.o, argc, argv,
-				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_PER_CPU | PSC_OPT_TARGET |
-					 PSC_OPT_INTERVAL | PSC_OPT_DURATION | PSC_OPT_FORMAT |
-					 PSC_OPT_OUTPUT,
+	ret = cli_opts_parse(&s.o, argc, argv,
+				 CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_PER_CPU | CLI_OPT_TARGET |
+					 CLI_OPT_INTERVAL | CLI_OPT_DURATION | CLI_OPT_FORMAT |
+					 CLI_OPT_OUTPUT,
 				 NULL, stat_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
-	psc_cli_setup_log(s.o.verbose);
+	cli_setup_log(s.o.verbose);
 
 	const char *events = s.o.events ? s.o.events : DEFAULT_EVENTS;
 
 	ret = psc_parse_events(events, NULL, &specs, &perr);
 	if (ret) {
-		psc_cli_report_parse_error("stat", events, &perr);
+		cli_report_parse_error("stat", events, &perr);
 		/* no memory, or tracefs not readable here: runtime failures, not bad usage */
 		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
 	}
@@ -413,7 +413,7 @@ static int stat_run(int argc, char **argv)
 		return ret;
 	}
 
-	s.out = psc_out__open(s.o.output, 0);
+	s.out = out__open(s.o.output, 0);
 	if (!s.out && s.o.output) {
 		fprintf(stderr, "perfscope stat: cannot write to '%s': %s\n", s.o.output,
 			strerror(errno));
@@ -440,9 +440,9 @@ static int stat_run(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	stop_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (stop_fd >= 0)
-		psc_out__watch(s.out, stop_fd);
+		out__watch(s.out, stop_fd);
 
-	ret = psc_target_setup(&s.target, &s.o, "stat", s.title, sizeof(s.title));
+	ret = target_setup(&s.target, &s.o, "stat", s.title, sizeof(s.title));
 	if (ret)
 		goto out;
 	if (s.o.per_cpu && !s.target.per_cpu) {
@@ -454,7 +454,7 @@ static int stat_run(int argc, char **argv)
 	}
 	/* like perf stat: what a followed process forks after we attach is counted with it */
 	s.target.inherit_followed = true;
-	ret = psc_target_open(&s.target, evlist, "stat");
+	ret = target_open(&s.target, evlist, "stat");
 	if (ret)
 		goto out;
 	s.nr_cpus = psc_cpumap__nr(psc_evlist__cpus(evlist));
@@ -465,12 +465,12 @@ static int stat_run(int argc, char **argv)
 	}
 
 	clock_gettime(CLOCK_MONOTONIC, &s.start);
-	ret = psc_target_start(&s.target, evlist, "stat");
+	ret = target_start(&s.target, evlist, "stat");
 	if (ret) {
 		exit_code = ret;
 		goto out;
 	}
-	if (run_loop(&s, evlist, &sigs, &exit_code) < 0 && psc_out__error(s.out) == 0) {
+	if (run_loop(&s, evlist, &sigs, &exit_code) < 0 && out__error(s.out) == 0) {
 		fprintf(stderr, "perfscope stat: %s\n", strerror(errno));
 		ret = 1;
 		goto out;
@@ -489,31 +489,31 @@ static int stat_run(int argc, char **argv)
 		print_footer(&s, elapsed_s(&s));
 	}
 	/* a reader that left (| head) is no failure, as in trace and list: the command's status */
-	if (psc_out__flush(s.out) && psc_out__error(s.out) != -EPIPE) {
-		if (psc_out__error(s.out) == -EINTR)
+	if (out__flush(s.out) && out__error(s.out) != -EPIPE) {
+		if (out__error(s.out) == -EINTR)
 			fprintf(stderr,
 				"perfscope stat: stopped while %s was not being read; the counts "
 				"were not written\n",
 				s.out->name);
 		else
 			fprintf(stderr, "perfscope stat: writing the results to %s failed: %s\n",
-				s.out->name, strerror(-psc_out__error(s.out)));
+				s.out->name, strerror(-out__error(s.out)));
 		ret = 1;
 		goto out;
 	}
 	ret = exit_code;
 out:
-	psc_target_release(&s.target);
+	target_release(&s.target);
 	psc_evlist__delete(evlist);
 	psc_event_list__delete(specs);
-	psc_out__delete(s.out);
+	out__delete(s.out);
 	if (stop_fd >= 0)
 		close(stop_fd);
 	free(s.prev);
 	return ret;
 }
 
-const struct psc_profiler psc_profiler_stat = {
+const struct profiler profiler_stat = {
 	.name = "stat",
 	.summary = "count events (perf stat), scaled for multiplexing, per interval or CPU",
 	.help = stat_help,

@@ -100,16 +100,16 @@ struct comm_slot {
 };
 
 struct trace {
-	struct psc_cli_opts o;
-	struct psc_out *out;
-	struct psc_json json;
+	struct cli_opts o;
+	struct out *out;
+	struct json json;
 	bool json_fmt;
 	struct comm_slot *comms;
 	unsigned int comm_mask, nr_comms;
 	char *pbuf; /* scratch for print fmt text */
 	size_t pbuf_len;
 	struct trace_stack *stack;
-	struct psc_ksyms *ksyms; /* for kernel functions in print formats, read at first need */
+	struct ksyms *ksyms; /* for kernel functions in print formats, read at first need */
 	bool ksyms_tried;
 	uint64_t printed;
 	int write_err;
@@ -217,7 +217,7 @@ static void comm_preload_pid(struct trace *t, const char *pid)
  * are printed, and would show as <...>. Threads started later are named by COMM and FORK
  * records; a launched command by its exec.
  */
-static void comm_preload(struct trace *t, const struct psc_target *tg)
+static void comm_preload(struct trace *t, const struct target *tg)
 {
 	char pid[16];
 	struct dirent *d;
@@ -260,62 +260,62 @@ static void text_tp(struct trace *t, struct trace_event *ev, const struct psc_sa
 		}
 	}
 	if (n < 0) {
-		psc_out__printf(t->out, "<undecodable: %s>", strerror(-n));
+		out__printf(t->out, "<undecodable: %s>", strerror(-n));
 		return;
 	}
-	psc_out__write(t->out, t->pbuf, strnlen(t->pbuf, t->pbuf_len));
+	out__write(t->out, t->pbuf, strnlen(t->pbuf, t->pbuf_len));
 }
 
 static void text_other(struct trace *t, const struct psc_sample *s)
 {
 	if (s->sample_type & PERF_SAMPLE_IP) {
-		psc_out__puts(t->out, "ip=");
-		psc_out__hex(t->out, s->ip);
+		out__puts(t->out, "ip=");
+		out__hex(t->out, s->ip);
 	}
 	if (s->sample_type & PERF_SAMPLE_ADDR) {
-		psc_out__puts(t->out, " addr=");
-		psc_out__hex(t->out, s->addr);
+		out__puts(t->out, " addr=");
+		out__hex(t->out, s->addr);
 	}
 	if (s->sample_type & PERF_SAMPLE_PERIOD) {
-		psc_out__puts(t->out, " period=");
-		psc_out__u64(t->out, s->period);
+		out__puts(t->out, " period=");
+		out__u64(t->out, s->period);
 	}
 }
 
 static void print_text(struct trace *t, struct trace_event *ev, int cpu, const struct psc_sample *s)
 {
-	struct psc_out *o = t->out;
+	struct out *o = t->out;
 	const char *comm = comm_get(t, s->pid, s->tid);
 	size_t len = strlen(comm);
 	char us[8];
 
 	for (; len < 16; len++)
-		psc_out__putc(o, ' ');
-	psc_out__puts(o, comm);
-	psc_out__putc(o, ' ');
-	psc_out__u64_width(o, s->pid, 7);
-	psc_out__putc(o, '/');
-	psc_out__u64(o, s->tid);
-	psc_out__puts(o, " [");
+		out__putc(o, ' ');
+	out__puts(o, comm);
+	out__putc(o, ' ');
+	out__u64_width(o, s->pid, 7);
+	out__putc(o, '/');
+	out__u64(o, s->tid);
+	out__puts(o, " [");
 	snprintf(us, sizeof(us), "%03d", cpu);
-	psc_out__puts(o, us);
-	psc_out__puts(o, "] ");
-	psc_out__u64(o, s->time / 1000000000ull);
+	out__puts(o, us);
+	out__puts(o, "] ");
+	out__u64(o, s->time / 1000000000ull);
 	snprintf(us, sizeof(us), ".%06u", (unsigned int)(s->time % 1000000000ull / 1000));
-	psc_out__puts(o, us);
-	psc_out__puts(o, ": ");
-	psc_out__puts(o, ev->name);
-	psc_out__puts(o, ": ");
+	out__puts(o, us);
+	out__puts(o, ": ");
+	out__puts(o, ev->name);
+	out__puts(o, ": ");
 	if (ev->fmt)
 		text_tp(t, ev, s);
 	else
 		text_other(t, s);
-	psc_out__putc(o, '\n');
+	out__putc(o, '\n');
 	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
 		trace_stack__text(t->stack, o, s);
 }
 
-static void json_field(struct psc_json *j, const struct trace_event *ev, int idx,
+static void json_field(struct json *j, const struct trace_event *ev, int idx,
 		       const struct psc_sample *s)
 {
 	const struct psc_tp_field *f = ev->fields[idx];
@@ -323,84 +323,84 @@ static void json_field(struct psc_json *j, const struct trace_event *ev, int idx
 	const char *str;
 	uint64_t v;
 
-	psc_json__raw_key(j, ev->json_keys[idx], ev->json_key_lens[idx]);
+	json__raw_key(j, ev->json_keys[idx], ev->json_key_lens[idx]);
 	switch (f->kind) {
 	case PSC_TP_KIND_STRING:
 		str = psc_tp_field__str(f, s->raw.data, s->raw.size, &len);
 		if (str)
-			psc_json__strn(j, str, len);
+			json__strn(j, str, len);
 		else
-			psc_json__null(j);
+			json__null(j);
 		return;
 	case PSC_TP_KIND_ARRAY:
 		nr = psc_tp_field__count(f, s->raw.data, s->raw.size);
-		psc_json__arr(j);
+		json__arr(j);
 		for (i = 0; i < nr; i++) {
 			if (psc_tp_field__elem(f, s->raw.data, s->raw.size, i, &v))
 				break;
 			if (f->is_signed)
-				psc_json__i64(j, (int64_t)v);
+				json__i64(j, (int64_t)v);
 			else
-				psc_json__u64(j, v);
+				json__u64(j, v);
 		}
-		psc_json__end(j);
+		json__end(j);
 		return;
 	default:
 		if (psc_tp_field__u64(f, s->raw.data, s->raw.size, &v)) {
-			psc_json__null(j);
+			json__null(j);
 		} else if (f->kind == PSC_TP_KIND_POINTER) {
-			psc_json__hex(j, v);
+			json__hex(j, v);
 		} else if (f->kind == PSC_TP_KIND_SIGNED) {
-			psc_json__i64(j, (int64_t)v);
+			json__i64(j, (int64_t)v);
 		} else {
-			psc_json__u64(j, v);
+			json__u64(j, v);
 		}
 	}
 }
 
 static void print_json(struct trace *t, struct trace_event *ev, int cpu, const struct psc_sample *s)
 {
-	struct psc_json *j = &t->json;
+	struct json *j = &t->json;
 	int i;
 
-	psc_json__begin(j, t->out);
-	PSC_JSON_KEY(j, "time");
-	psc_json__u64(j, s->time);
-	PSC_JSON_KEY(j, "cpu");
-	psc_json__i64(j, cpu);
-	PSC_JSON_KEY(j, "pid");
-	psc_json__u64(j, s->pid);
-	PSC_JSON_KEY(j, "tid");
-	psc_json__u64(j, s->tid);
-	PSC_JSON_KEY(j, "comm");
-	psc_json__str(j, comm_get(t, s->pid, s->tid));
-	PSC_JSON_KEY(j, "event");
-	psc_json__raw(j, ev->json_name, ev->json_name_len);
+	json__begin(j, t->out);
+	JSON_KEY(j, "time");
+	json__u64(j, s->time);
+	JSON_KEY(j, "cpu");
+	json__i64(j, cpu);
+	JSON_KEY(j, "pid");
+	json__u64(j, s->pid);
+	JSON_KEY(j, "tid");
+	json__u64(j, s->tid);
+	JSON_KEY(j, "comm");
+	json__str(j, comm_get(t, s->pid, s->tid));
+	JSON_KEY(j, "event");
+	json__raw(j, ev->json_name, ev->json_name_len);
 	if (!ev->fmt) {
 		if (s->sample_type & PERF_SAMPLE_IP) {
-			PSC_JSON_KEY(j, "ip");
-			psc_json__hex(j, s->ip);
+			JSON_KEY(j, "ip");
+			json__hex(j, s->ip);
 		}
 		if (s->sample_type & PERF_SAMPLE_ADDR) {
-			PSC_JSON_KEY(j, "addr");
-			psc_json__hex(j, s->addr);
+			JSON_KEY(j, "addr");
+			json__hex(j, s->addr);
 		}
 		if (s->sample_type & PERF_SAMPLE_PERIOD) {
-			PSC_JSON_KEY(j, "period");
-			psc_json__u64(j, s->period);
+			JSON_KEY(j, "period");
+			json__u64(j, s->period);
 		}
 	} else {
-		PSC_JSON_KEY(j, "fields");
-		psc_json__obj(j);
+		JSON_KEY(j, "fields");
+		json__obj(j);
 		for (i = 0; i < ev->nr_fields; i++)
 			json_field(j, ev, i, s);
-		psc_json__end(j);
+		json__end(j);
 	}
 	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN)) {
-		PSC_JSON_KEY(j, "stack");
+		JSON_KEY(j, "stack");
 		trace_stack__json(t->stack, j, s);
 	}
-	psc_json__end_line(j);
+	json__end_line(j);
 }
 
 /* ---- session hooks ---- */
@@ -419,7 +419,7 @@ static int on_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct p
 	else
 		print_text(t, ev, cpu, &rec->sample);
 	t->printed++;
-	return psc_out__error(t->out) ? 1 : 0;
+	return out__error(t->out) ? 1 : 0;
 }
 
 static int on_record(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
@@ -446,7 +446,7 @@ static int on_round_end(void *ctx)
 
 	if (t->stack)
 		trace_stack__round_end(t->stack);
-	return psc_out__flush(t->out) ? 1 : 0;
+	return out__flush(t->out) ? 1 : 0;
 }
 
 /* ---- setup ---- */
@@ -459,14 +459,14 @@ static int on_round_end(void *ctx)
 static const char *trace_ksym(void *priv, uint64_t addr, uint64_t *start)
 {
 	struct trace *t = priv;
-	const struct psc_ksym *sym;
+	const struct ksym *sym;
 	uint64_t off;
 
 	if (!t->ksyms_tried) {
 		t->ksyms_tried = true;
-		t->ksyms = psc_ksyms__load(NULL);
+		t->ksyms = ksyms__load(NULL);
 	}
-	if (!t->ksyms || !(sym = psc_ksyms__find(t->ksyms, addr, &off)))
+	if (!t->ksyms || !(sym = ksyms__find(t->ksyms, addr, &off)))
 		return NULL;
 	*start = sym->addr;
 	return sym->name;
@@ -502,7 +502,7 @@ static int render_json(struct trace_event *ev)
 {
 	int i;
 
-	ev->json_name = psc_json_render(ev->name, false, &ev->json_name_len);
+	ev->json_name = json_render(ev->name, false, &ev->json_name_len);
 	ev->json_keys = calloc(ev->nr_fields > 0 ? ev->nr_fields : 1, sizeof(*ev->json_keys));
 	ev->json_key_lens =
 		calloc(ev->nr_fields > 0 ? ev->nr_fields : 1, sizeof(*ev->json_key_lens));
@@ -510,7 +510,7 @@ static int render_json(struct trace_event *ev)
 		return -ENOMEM;
 	for (i = 0; i < ev->nr_fields; i++) {
 		ev->json_keys[i] =
-			psc_json_render(ev->fields[i]->name, true, &ev->json_key_lens[i]);
+			json_render(ev->fields[i]->name, true, &ev->json_key_lens[i]);
 		if (!ev->json_keys[i])
 			return -ENOMEM;
 	}
@@ -620,7 +620,7 @@ static int add_event(struct trace *t, struct psc_evlist *evlist, const struct ps
 }
 
 /* Streaming needs per-CPU rings: inherited per-thread events cannot be mmapped. */
-static int per_cpu_maps(struct psc_target *tg)
+static int per_cpu_maps(struct target *tg)
 {
 	struct psc_cpumap *online;
 
@@ -657,12 +657,12 @@ static bool wants_stacks(const struct psc_event_list *specs, bool callchain)
 	return callchain;
 }
 
-static void report_end(struct trace *t, struct psc_session *s)
+static void report_end(struct trace *t, struct session *s)
 {
-	int err = psc_out__error(t->out);
+	int err = out__error(t->out);
 	const char *to = t->out->name;
 
-	psc_session__print_stats(s, stderr, false);
+	session__print_stats(s, stderr, false);
 	if (err == -EPIPE)
 		fprintf(stderr, "perfscope trace: %s was closed after %llu events; stopped\n", to,
 			(unsigned long long)t->printed);
@@ -675,8 +675,8 @@ static void report_end(struct trace *t, struct psc_session *s)
 		fprintf(stderr,
 			"perfscope trace: writing events to %s failed after %llu events: %s; stopped\n",
 			to, (unsigned long long)t->printed, strerror(-err));
-	switch (psc_session__end(s)) {
-	case PSC_SESSION_PROCESS:
+	switch (session__end(s)) {
+	case SESSION_PROCESS:
 		fprintf(stderr, "perfscope trace: the traced process exited; stopped\n");
 		break;
 	default:
@@ -709,24 +709,24 @@ static int trace_run(int argc, char **argv)
 	struct psc_parse_error perr = { .pos = -1 };
 	struct psc_event_list *specs = NULL;
 	struct psc_evlist *evlist = NULL;
-	struct psc_session *sess = NULL;
-	struct psc_target tg = { .cgroup_fd = -1 };
+	struct session *sess = NULL;
+	struct target tg = { .cgroup_fd = -1 };
 	char title[256], msg[512];
 	int ret, i, err, stop_fd = -1;
 	sigset_t stop;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 
 	bool no_order = false;
-	const struct psc_extra_opts extra = {
+	const struct extra_opts extra = {
 		.longopts = trace_longopts,
 		.on_extra = on_extra,
 		.ctx = &no_order,
 	};
 
-	ret = psc_cli_opts_parse(&t.o, argc, argv,
-				 PSC_OPT_EVENTS | PSC_OPT_CPUS | PSC_OPT_TARGET | PSC_OPT_INTERVAL |
-					 PSC_OPT_DURATION | PSC_OPT_MMAP | PSC_OPT_FORMAT |
-					 PSC_OPT_OUTPUT,
+	ret = cli_opts_parse(&t.o, argc, argv,
+				 CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
+					 CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT |
+					 CLI_OPT_OUTPUT,
 				 &extra, trace_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
@@ -737,7 +737,7 @@ static int trace_run(int argc, char **argv)
 	}
 	/* Time order is the default: the merge costs little and keeps side-band records first. */
 	t.o.order = !no_order;
-	psc_cli_setup_log(t.o.verbose);
+	cli_setup_log(t.o.verbose);
 	if (!t.o.events) {
 		fprintf(stderr, "perfscope trace: which events? give -e EVENTS, e.g. -e "
 				"sched:sched_switch; see 'perfscope help trace'\n");
@@ -745,12 +745,12 @@ static int trace_run(int argc, char **argv)
 	}
 	ret = psc_parse_events(t.o.events, NULL, &specs, &perr);
 	if (ret) {
-		psc_cli_report_parse_error("trace", t.o.events, &perr);
+		cli_report_parse_error("trace", t.o.events, &perr);
 		/* no memory, or tracefs not readable here: runtime failures, not bad usage */
 		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
 	}
-	t.json_fmt = t.o.format == PSC_FORMAT_JSON;
-	t.out = psc_out__open(t.o.output, 256 * 1024);
+	t.json_fmt = t.o.format == FORMAT_JSON;
+	t.out = out__open(t.o.output, 256 * 1024);
 	if (!t.out && t.o.output) {
 		fprintf(stderr, "perfscope trace: cannot write to '%s': %s\n", t.o.output,
 			strerror(errno));
@@ -763,7 +763,7 @@ static int trace_run(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	stop_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (t.out && stop_fd >= 0)
-		psc_out__watch(t.out, stop_fd);
+		out__watch(t.out, stop_fd);
 	evlist = psc_evlist__new();
 	t.pbuf_len = 4096;
 	t.pbuf = malloc(t.pbuf_len);
@@ -783,22 +783,22 @@ static int trace_run(int argc, char **argv)
 		if (!t.stack)
 			goto nomem;
 	}
-	err = psc_session_config_evlist(evlist, t.o.mmap_pages,
-					PSC_SIDEBAND_COMM | (t.stack ? PSC_SIDEBAND_MMAP : 0));
+	err = session_config_evlist(evlist, t.o.mmap_pages,
+					SIDEBAND_COMM | (t.stack ? SIDEBAND_MMAP : 0));
 	if (err) {
 		fprintf(stderr, "perfscope trace: cannot prepare the events: %s\n", strerror(-err));
 		ret = 1;
 		goto out;
 	}
 
-	ret = psc_target_setup(&tg, &t.o, "trace", title, sizeof(title));
+	ret = target_setup(&tg, &t.o, "trace", title, sizeof(title));
 	if (ret)
 		goto out;
 	if (per_cpu_maps(&tg)) {
 		ret = 1;
 		goto nomem;
 	}
-	ret = psc_target_open(&tg, evlist, "trace");
+	ret = target_open(&tg, evlist, "trace");
 	if (ret)
 		goto out;
 	if (!nr_traced_open(evlist)) {
@@ -839,17 +839,17 @@ static int trace_run(int argc, char **argv)
 
 	comm_preload(&t, &tg);
 	{
-		PSC_OPTS(psc_session_opts, so, .order = t.o.order, .interval_ms = t.o.interval_ms,
+		PSC_OPTS(session_opts, so, .order = t.o.order, .interval_ms = t.o.interval_ms,
 			 .duration_s = t.o.duration_s, .prof = "trace", .target = &tg,
 			 .watch_pid = t.o.pid ? t.o.pid : t.o.tid, .watch_is_thread = t.o.tid != 0);
-		const struct psc_session_hooks hooks = {
+		const struct session_hooks hooks = {
 			.ctx = &t,
 			.sample = on_sample,
 			.record = on_record,
 			.round_end = on_round_end,
 		};
 
-		sess = psc_session__new(evlist, &so, &hooks);
+		sess = session__new(evlist, &so, &hooks);
 	}
 	if (!sess) {
 		fprintf(stderr, "perfscope trace: cannot start the session: %s\n", strerror(errno));
@@ -859,9 +859,9 @@ static int trace_run(int argc, char **argv)
 	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old_pipe);
-	err = psc_session__run(sess);
+	err = session__run(sess);
 	sigaction(SIGPIPE, &old_pipe, NULL);
-	psc_out__flush(t.out);
+	out__flush(t.out);
 	if (err > 0) {
 		ret = err; /* the command could not be run; already said */
 		goto out;
@@ -872,13 +872,13 @@ static int trace_run(int argc, char **argv)
 	if (err < 0) {
 		fprintf(stderr, "perfscope trace: %s\n", strerror(-err));
 		ret = 1;
-	} else if (psc_out__error(t.out) && psc_out__error(t.out) != -EPIPE &&
-		   psc_out__error(t.out) != -EINTR) {
+	} else if (out__error(t.out) && out__error(t.out) != -EPIPE &&
+		   out__error(t.out) != -EINTR) {
 		ret = 1;
-	} else if (psc_session__end(sess) == PSC_SESSION_COMMAND) {
+	} else if (session__end(sess) == SESSION_COMMAND) {
 		/* Its own status when it ended by itself; when we stopped it, ours (a clean stop).
 		 */
-		ret = psc_session__command_exit(sess);
+		ret = session__command_exit(sess);
 	} else {
 		ret = 0;
 	}
@@ -888,22 +888,22 @@ nomem:
 	ret = 1;
 out:
 	(void)msg;
-	psc_session__delete(sess);
-	psc_target_release(&tg);
+	session__delete(sess);
+	target_release(&tg);
 	free_events(evlist);
 	psc_evlist__delete(evlist);
 	psc_event_list__delete(specs);
 	trace_stack__delete(t.stack);
-	psc_out__delete(t.out);
+	out__delete(t.out);
 	if (stop_fd >= 0)
 		close(stop_fd);
 	free(t.comms);
 	free(t.pbuf);
-	psc_ksyms__delete(t.ksyms);
+	ksyms__delete(t.ksyms);
 	return ret;
 }
 
-const struct psc_profiler psc_profiler_trace = {
+const struct profiler profiler_trace = {
 	.name = "trace",
 	.summary = "print events as they happen: tracepoints with filters, software events, stacks",
 	.help = trace_help,

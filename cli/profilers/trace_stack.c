@@ -18,10 +18,10 @@ struct pid_list {
 };
 
 struct trace_stack {
-	struct psc_symcache *sc;
+	struct symcache *sc;
 	bool problem_said;
 	struct pid_list exited, ripe;
-	struct psc_frame frames[MAX_FRAMES];
+	struct frame frames[MAX_FRAMES];
 	char line[512];
 };
 
@@ -31,7 +31,7 @@ struct trace_stack *trace_stack__new(void)
 
 	if (!ts)
 		return NULL;
-	ts->sc = psc_symcache__new(NULL);
+	ts->sc = symcache__new(NULL);
 	if (!ts->sc) {
 		free(ts);
 		return NULL;
@@ -43,7 +43,7 @@ void trace_stack__delete(struct trace_stack *ts)
 {
 	if (!ts)
 		return;
-	psc_symcache__delete(ts->sc);
+	symcache__delete(ts->sc);
 	free(ts->exited.pids);
 	free(ts->ripe.pids);
 	free(ts);
@@ -73,11 +73,11 @@ static void pid_list_del(struct pid_list *l, pid_t pid)
 
 void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
 {
-	struct psc_usyms *u = psc_symcache__usyms(ts->sc);
+	struct usyms *u = symcache__usyms(ts->sc);
 
 	switch (rec->type) {
 	case PERF_RECORD_MMAP2: {
-		struct psc_umap_file f = {
+		struct umap_file f = {
 			.path = rec->mmap2.filename,
 			.prot = rec->mmap2.prot,
 		};
@@ -90,7 +90,7 @@ void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
 			f.min = rec->mmap2.min;
 			f.ino = rec->mmap2.ino;
 		}
-		psc_usyms__mmap(u, (pid_t)rec->mmap2.pid, rec->mmap2.start, rec->mmap2.len,
+		usyms__mmap(u, (pid_t)rec->mmap2.pid, rec->mmap2.start, rec->mmap2.len,
 				rec->mmap2.pgoff, &f);
 		break;
 	}
@@ -99,7 +99,7 @@ void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
 		if (rec->fork.pid != rec->fork.ppid) {
 			pid_list_del(&ts->exited, (pid_t)rec->fork.pid);
 			pid_list_del(&ts->ripe, (pid_t)rec->fork.pid);
-			psc_usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid);
+			usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid);
 		}
 		break;
 	case PERF_RECORD_EXIT:
@@ -109,7 +109,7 @@ void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
 		break;
 	case PERF_RECORD_COMM:
 		if (rec->comm.exec)
-			psc_usyms__exec(u, (pid_t)rec->comm.pid);
+			usyms__exec(u, (pid_t)rec->comm.pid);
 		break;
 	default:
 		break;
@@ -123,11 +123,11 @@ void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
  */
 void trace_stack__round_end(struct trace_stack *ts)
 {
-	struct psc_usyms *u = psc_symcache__usyms(ts->sc);
+	struct usyms *u = symcache__usyms(ts->sc);
 	struct pid_list t;
 
 	for (size_t i = 0; i < ts->ripe.nr; i++)
-		psc_usyms__exit(u, ts->ripe.pids[i]);
+		usyms__exit(u, ts->ripe.pids[i]);
 	ts->ripe.nr = 0;
 	t = ts->ripe;
 	ts->ripe = ts->exited;
@@ -136,9 +136,9 @@ void trace_stack__round_end(struct trace_stack *ts)
 
 void trace_stack__print_stats(struct trace_stack *ts, FILE *f)
 {
-	struct psc_symcache_stats st;
+	struct symcache_stats st;
 
-	psc_symcache__stats(ts->sc, &st);
+	symcache__stats(ts->sc, &st);
 	fprintf(f,
 		"perfscope trace: symbols: %zu processes and %zu binaries held, %zu kernel "
 		"symbols; %llu of %llu frame lookups answered from the cache, %llu unknown\n",
@@ -149,53 +149,53 @@ void trace_stack__print_stats(struct trace_stack *ts, FILE *f)
 static int resolve(struct trace_stack *ts, const struct psc_sample *s)
 {
 	const char *problem;
-	int n = psc_stack__resolve(ts->sc, (pid_t)s->pid, s->callchain.ips, s->callchain.nr, 0,
+	int n = stack__resolve(ts->sc, (pid_t)s->pid, s->callchain.ips, s->callchain.nr, 0,
 				   ts->frames, MAX_FRAMES);
 
-	if (!ts->problem_said && (problem = psc_symcache__problem(ts->sc))) {
+	if (!ts->problem_said && (problem = symcache__problem(ts->sc))) {
 		fprintf(stderr, "perfscope trace: %s\n", problem);
 		ts->problem_said = true;
 	}
 	return n;
 }
 
-void trace_stack__text(struct trace_stack *ts, struct psc_out *out, const struct psc_sample *s)
+void trace_stack__text(struct trace_stack *ts, struct out *out, const struct psc_sample *s)
 {
 	int i, n = resolve(ts, s);
 
 	for (i = 0; i < n; i++) {
-		int len = psc_frame__snprint(&ts->frames[i], ts->line, sizeof(ts->line));
+		int len = frame__snprint(&ts->frames[i], ts->line, sizeof(ts->line));
 
-		psc_out__puts(out, "\t    ");
-		psc_out__printf(out, "%16llx ", (unsigned long long)ts->frames[i].ip);
+		out__puts(out, "\t    ");
+		out__printf(out, "%16llx ", (unsigned long long)ts->frames[i].ip);
 		if (len > 0)
-			psc_out__write(out, ts->line, strnlen(ts->line, sizeof(ts->line)));
-		psc_out__putc(out, '\n');
+			out__write(out, ts->line, strnlen(ts->line, sizeof(ts->line)));
+		out__putc(out, '\n');
 	}
 }
 
-void trace_stack__json(struct trace_stack *ts, struct psc_json *j, const struct psc_sample *s)
+void trace_stack__json(struct trace_stack *ts, struct json *j, const struct psc_sample *s)
 {
 	int i, n = resolve(ts, s);
 
-	psc_json__arr(j);
+	json__arr(j);
 	for (i = 0; i < n; i++) {
-		const struct psc_frame *f = &ts->frames[i];
+		const struct frame *f = &ts->frames[i];
 
-		psc_json__obj(j);
-		psc_json__key(j, "ip");
-		psc_json__hex(j, f->ip);
-		psc_json__key(j, "sym");
-		psc_json__str(j, f->sym);
+		json__obj(j);
+		json__key(j, "ip");
+		json__hex(j, f->ip);
+		json__key(j, "sym");
+		json__str(j, f->sym);
 		if (f->sym) {
-			psc_json__key(j, "off");
-			psc_json__u64(j, f->off);
+			json__key(j, "off");
+			json__u64(j, f->off);
 		}
-		psc_json__key(j, "dso");
-		psc_json__str(j, f->dso);
-		psc_json__key(j, "kernel");
-		psc_json__bool(j, f->kernel);
-		psc_json__end(j);
+		json__key(j, "dso");
+		json__str(j, f->dso);
+		json__key(j, "kernel");
+		json__bool(j, f->kernel);
+		json__end(j);
 	}
-	psc_json__end(j);
+	json__end(j);
 }

@@ -21,8 +21,8 @@ void trace_stack__round_end(struct trace_stack *ts);
 /* "perfscope trace: symbols: ..." (processes and binaries held, cache hits) for -v. */
 void trace_stack__print_stats(struct trace_stack *ts, FILE *f);
 /* One line per frame, innermost first: "\t    ffffffff81234567 func+0x1a (module)". */
-void trace_stack__text(struct trace_stack *ts, struct psc_out *out, const struct psc_sample *s);
+void trace_stack__text(struct trace_stack *ts, struct out *out, const struct psc_sample *s);
 /* [{"ip":"0x...","sym":"func","off":26,"dso":"module","kernel":true}, ...] */
-void trace_stack__json(struct trace_stack *ts, struct psc_json *j, const struct psc_sample *s);
+void trace_stack__json(struct trace_stack *ts, struct json *j, const struct psc_sample *s);
 
 #endif

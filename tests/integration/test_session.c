@@ -121,7 +121,7 @@ static struct psc_evlist *getppid_evlist(struct psc_cpumap *cpus, struct psc_thr
 		assert_int_equal(psc_evsel__set_leader(member, leader), 0);
 		assert_int_equal(psc_evlist__add(evlist, member), 0);
 	}
-	assert_int_equal(psc_session_config_evlist(evlist, pages, PSC_SIDEBAND_COMM), 0);
+	assert_int_equal(session_config_evlist(evlist, pages, SIDEBAND_COMM), 0);
 	assert_int_equal(psc_evlist__set_maps(evlist, cpus, threads), 0);
 	assert_int_equal(psc_evlist__open(evlist, &oo), 0);
 	assert_int_equal(psc_evlist__mmap(evlist, &mo), 0);
@@ -130,12 +130,12 @@ static struct psc_evlist *getppid_evlist(struct psc_cpumap *cpus, struct psc_thr
 
 /* Traces one child making n calls; returns the session's stats. */
 static void trace_child(long n, size_t pages, bool order, const char *filter, bool system_wide,
-			struct counter *c, struct psc_session_stats *st, enum psc_session_end *end)
+			struct counter *c, struct session_stats *st, enum session_end *end)
 {
 	struct psc_cpumap *cpus = psc_cpumap__new_online();
 	struct psc_threadmap *threads;
 	struct psc_evlist *evlist;
-	struct psc_session *s;
+	struct session *s;
 	struct child ch;
 	char f[64];
 
@@ -148,25 +148,25 @@ static void trace_child(long n, size_t pages, bool order, const char *filter, bo
 		assert_int_equal(psc_evsel__apply_filter(psc_evlist__at(evlist, 0), f), 0);
 	}
 	{
-		PSC_OPTS(psc_session_opts, so, .order = order, .prof = "test", .watch_pid = ch.pid,
+		PSC_OPTS(session_opts, so, .order = order, .prof = "test", .watch_pid = ch.pid,
 			 .quiet_stats = true);
-		const struct psc_session_hooks hooks = { .ctx = c, .sample = count_sample };
+		const struct session_hooks hooks = { .ctx = c, .sample = count_sample };
 
-		s = psc_session__new(evlist, &so, &hooks);
+		s = session__new(evlist, &so, &hooks);
 	}
 	assert_non_null(s);
 	/* Enabled before the child runs (run() enables again, harmlessly). */
 	assert_int_equal(psc_evlist__enable(evlist), 0);
 	child_go(&ch);
-	assert_int_equal(psc_session__run(s), 0);
+	assert_int_equal(session__run(s), 0);
 	child_reap(&ch);
-	psc_session__stats(s, st);
-	*end = psc_session__end(s);
-	assert_int_equal(psc_session__evsel_samples(s, 0), c->samples);
+	session__stats(s, st);
+	*end = session__end(s);
+	assert_int_equal(session__evsel_samples(s, 0), c->samples);
 	/* the total also has side-band records (the child's EXIT) lost in a full ring */
-	assert_true(psc_session__evsel_lost(s, 0) <= st->lost);
-	st->lost = psc_session__evsel_lost(s, 0);
-	psc_session__delete(s);
+	assert_true(session__evsel_lost(s, 0) <= st->lost);
+	st->lost = session__evsel_lost(s, 0);
+	session__delete(s);
 	psc_evlist__delete(evlist);
 	psc_cpumap__put(cpus);
 	psc_threadmap__put(threads);
@@ -175,14 +175,14 @@ static void trace_child(long n, size_t pages, bool order, const char *filter, bo
 static void test_exact_count(void **state)
 {
 	struct counter c = { 0 };
-	struct psc_session_stats st;
-	enum psc_session_end end;
+	struct session_stats st;
+	enum session_end end;
 
 	/* 1024 pages (4 MiB) per CPU hold all 20000 records (~112 bytes each): even a consumer
 	 * starved by a loaded machine loses none, so the exact count tests the code, not the
 	 * scheduler */
 	trace_child(20000, 1024, false, NULL, false, &c, &st, &end);
-	assert_int_equal(end, PSC_SESSION_PROCESS);
+	assert_int_equal(end, SESSION_PROCESS);
 	assert_int_equal(st.lost, 0);
 	assert_int_equal(c.samples, 20000);
 	assert_int_equal(c.bad_pid, 0);
@@ -192,8 +192,8 @@ static void test_exact_count(void **state)
 static void test_exact_count_filter_system_wide_ordered(void **state)
 {
 	struct counter c = { 0 };
-	struct psc_session_stats st;
-	enum psc_session_end end;
+	struct session_stats st;
+	enum session_end end;
 
 	/* system wide, the kernel filter keeps only the child's calls; buffers as in
 	 * test_exact_count */
@@ -208,8 +208,8 @@ static void test_exact_count_filter_system_wide_ordered(void **state)
 static void test_lost_is_exact(void **state)
 {
 	struct counter c = { .stall_first_us = 300000 };
-	struct psc_session_stats st;
-	enum psc_session_end end;
+	struct session_stats st;
+	enum session_end end;
 	const long n = 200000;
 
 	/* one page per CPU ring and a reader that stalls: most events cannot be kept */
@@ -233,36 +233,36 @@ static void test_sigterm_and_duration(void **state)
 	struct psc_cpumap *cpus = psc_cpumap__new_online();
 	struct psc_threadmap *threads = psc_threadmap__new_any();
 	struct psc_evlist *evlist = getppid_evlist(cpus, threads, 8);
-	struct psc_session *s;
-	PSC_OPTS(psc_session_opts, so, .prof = "test", .interval_ms = 20, .quiet_stats = true);
-	struct psc_session_hooks hooks = { .interval = send_term };
+	struct session *s;
+	PSC_OPTS(session_opts, so, .prof = "test", .interval_ms = 20, .quiet_stats = true);
+	struct session_hooks hooks = { .interval = send_term };
 
-	s = psc_session__new(evlist, &so, &hooks);
+	s = session__new(evlist, &so, &hooks);
 	assert_non_null(s);
-	assert_int_equal(psc_session__run(s), 0);
-	assert_int_equal(psc_session__end(s), PSC_SESSION_SIGNAL);
-	psc_session__delete(s);
+	assert_int_equal(session__run(s), 0);
+	assert_int_equal(session__end(s), SESSION_SIGNAL);
+	session__delete(s);
 
 	so.interval_ms = 0;
 	so.duration_s = 0.05;
-	s = psc_session__new(evlist, &so, NULL);
+	s = session__new(evlist, &so, NULL);
 	assert_non_null(s);
-	assert_int_equal(psc_session__run(s), 0);
-	assert_int_equal(psc_session__end(s), PSC_SESSION_DURATION);
-	psc_session__delete(s);
+	assert_int_equal(session__run(s), 0);
+	assert_int_equal(session__end(s), SESSION_DURATION);
+	session__delete(s);
 	psc_evlist__delete(evlist);
 	psc_cpumap__put(cpus);
 	psc_threadmap__put(threads);
 }
 
 /* A command through common/target: its exit ends the session; its status comes back. */
-static void run_command(char **argv, int *run_ret, int *exit_code, enum psc_session_end *end,
+static void run_command(char **argv, int *run_ret, int *exit_code, enum session_end *end,
 			uint64_t *samples)
 {
-	struct psc_cli_opts o = { .command = argv };
-	struct psc_target t;
+	struct cli_opts o = { .command = argv };
+	struct target t;
 	struct psc_evlist *evlist;
-	struct psc_session *s;
+	struct session *s;
 	struct counter c = { 0 };
 	char title[128];
 	struct perf_event_attr a = {
@@ -275,28 +275,28 @@ static void run_command(char **argv, int *run_ret, int *exit_code, enum psc_sess
 	};
 	PSC_OPTS(psc_mmap_opts, mo, .pages = 0);
 
-	assert_int_equal(psc_target_setup(&t, &o, "test", title, sizeof(title)), 0);
+	assert_int_equal(target_setup(&t, &o, "test", title, sizeof(title)), 0);
 	/* inherited events are mmapped per CPU */
 	psc_cpumap__put(t.cpus);
 	t.cpus = psc_cpumap__new_online();
 	evlist = psc_evlist__new();
 	assert_int_equal(psc_evlist__add(evlist, psc_evsel__new(&a, "getppid")), 0);
-	assert_int_equal(psc_session_config_evlist(evlist, 0, PSC_SIDEBAND_COMM), 0);
-	assert_int_equal(psc_target_open(&t, evlist, "test"), 0);
+	assert_int_equal(session_config_evlist(evlist, 0, SIDEBAND_COMM), 0);
+	assert_int_equal(target_open(&t, evlist, "test"), 0);
 	assert_int_equal(psc_evlist__mmap(evlist, &mo), 0);
 	{
-		PSC_OPTS(psc_session_opts, so, .prof = "test", .target = &t, .quiet_stats = true);
-		const struct psc_session_hooks hooks = { .ctx = &c, .sample = count_sample };
+		PSC_OPTS(session_opts, so, .prof = "test", .target = &t, .quiet_stats = true);
+		const struct session_hooks hooks = { .ctx = &c, .sample = count_sample };
 
-		s = psc_session__new(evlist, &so, &hooks);
+		s = session__new(evlist, &so, &hooks);
 	}
 	assert_non_null(s);
-	*run_ret = psc_session__run(s);
-	*exit_code = psc_session__command_exit(s);
-	*end = psc_session__end(s);
+	*run_ret = session__run(s);
+	*exit_code = session__command_exit(s);
+	*end = session__end(s);
 	*samples = c.samples;
-	psc_session__delete(s);
-	psc_target_release(&t);
+	session__delete(s);
+	target_release(&t);
 	psc_evlist__delete(evlist);
 }
 
@@ -304,14 +304,14 @@ static void test_command(void **state)
 {
 	char *ok[] = { "sh", "-c", "exit 3", NULL };
 	char *missing[] = { "perfscope-no-such-command", NULL };
-	enum psc_session_end end;
+	enum session_end end;
 	int ret, code;
 	uint64_t n;
 
 	run_command(ok, &ret, &code, &end, &n);
 	assert_int_equal(ret, 0);
 	assert_int_equal(code, 3);
-	assert_int_equal(end, PSC_SESSION_COMMAND);
+	assert_int_equal(end, SESSION_COMMAND);
 
 	run_command(missing, &ret, &code, &end, &n);
 	assert_int_equal(ret, 127);
@@ -373,7 +373,7 @@ static void test_config_keeps_wakeup(void **state)
 	by_default = psc_evsel__new(&a, "default");
 	assert_int_equal(psc_evlist__add(evlist, by_events), 0);
 	assert_int_equal(psc_evlist__add(evlist, by_default), 0);
-	assert_int_equal(psc_session_config_evlist(evlist, 8, 0), 0);
+	assert_int_equal(session_config_evlist(evlist, 8, 0), 0);
 
 	got = psc_evsel__attr(by_events);
 	assert_int_equal(got->watermark, 0);

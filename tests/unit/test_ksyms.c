@@ -67,64 +67,64 @@ static int teardown(void **state)
 
 static void test_find(void **state)
 {
-	struct psc_ksyms *ks = psc_ksyms__load(write_file("kallsyms", kallsyms));
-	const struct psc_ksym *s;
+	struct ksyms *ks = ksyms__load(write_file("kallsyms", kallsyms));
+	const struct ksym *s;
 	uint64_t off = 0;
 
 	assert_non_null(ks);
-	assert_null(psc_ksyms__problem(ks));
+	assert_null(ksyms__problem(ks));
 	/* aliases collapse to one per address; data symbols are not text */
-	assert_int_equal(psc_ksyms__nr(ks), 8);
+	assert_int_equal(ksyms__nr(ks), 8);
 
-	s = psc_ksyms__find(ks, 0xffffffff81000010, &off);
+	s = ksyms__find(ks, 0xffffffff81000010, &off);
 	assert_non_null(s);
 	assert_string_equal(s->name, "startup_64"); /* global, no leading '_' wins */
 	assert_int_equal(off, 0x10);
 	assert_string_equal(s->module, "[kernel.kallsyms]");
 
-	s = psc_ksyms__find(ks, 0xffffffff81000100, &off);
+	s = ksyms__find(ks, 0xffffffff81000100, &off);
 	assert_string_equal(s->name, "do_syscall_64");
 	assert_int_equal(off, 0);
 	/* the data symbol at 0x180 does not end do_syscall_64 */
-	s = psc_ksyms__find(ks, 0xffffffff810001f0, &off);
+	s = ksyms__find(ks, 0xffffffff810001f0, &off);
 	assert_string_equal(s->name, "do_syscall_64");
 	assert_int_equal(off, 0xf0);
-	assert_string_equal(psc_ksyms__find(ks, 0xffffffff81000250, NULL)->name, "local_helper");
-	assert_string_equal(psc_ksyms__find(ks, 0xffffffff81000300, NULL)->name, "weak_fn");
+	assert_string_equal(ksyms__find(ks, 0xffffffff81000250, NULL)->name, "local_helper");
+	assert_string_equal(ksyms__find(ks, 0xffffffff81000300, NULL)->name, "weak_fn");
 
-	s = psc_ksyms__find(ks, 0xffffffffc0200104, &off);
+	s = ksyms__find(ks, 0xffffffffc0200104, &off);
 	assert_non_null(s);
 	assert_string_equal(s->name, "ext4_mount");
 	assert_string_equal(s->module, "ext4");
 	assert_int_equal(off, 4);
-	s = psc_ksyms__find(ks, 0xffffffffc0300010, &off);
+	s = ksyms__find(ks, 0xffffffffc0300010, &off);
 	assert_string_equal(s->module, "xfs");
 
 	/* before the first symbol, and far past the last one of a module */
-	assert_null(psc_ksyms__find(ks, 0xffffffff80000000, &off));
-	assert_null(psc_ksyms__find(ks, 0xffffffffc0280000, &off));
-	assert_null(psc_ksyms__find(ks, 0xffffffffc0400000, &off));
+	assert_null(ksyms__find(ks, 0xffffffff80000000, &off));
+	assert_null(ksyms__find(ks, 0xffffffffc0280000, &off));
+	assert_null(ksyms__find(ks, 0xffffffffc0400000, &off));
 
-	assert_non_null(psc_ksyms__lookup(ks, "ext4_fill_super"));
-	assert_int_equal(psc_ksyms__lookup(ks, "do_syscall_64")->addr, 0xffffffff81000100);
-	assert_null(psc_ksyms__lookup(ks, "no_such_symbol"));
-	psc_ksyms__delete(ks);
+	assert_non_null(ksyms__lookup(ks, "ext4_fill_super"));
+	assert_int_equal(ksyms__lookup(ks, "do_syscall_64")->addr, 0xffffffff81000100);
+	assert_null(ksyms__lookup(ks, "no_such_symbol"));
+	ksyms__delete(ks);
 }
 
 static void test_hidden_addresses(void **state)
 {
-	struct psc_ksyms *ks = psc_ksyms__load(write_file("hidden", hidden));
+	struct ksyms *ks = ksyms__load(write_file("hidden", hidden));
 	const char *why;
 
 	assert_non_null(ks);
-	assert_int_equal(psc_ksyms__nr(ks), 0);
-	why = psc_ksyms__problem(ks);
+	assert_int_equal(ksyms__nr(ks), 0);
+	why = ksyms__problem(ks);
 	assert_non_null(why);
 	assert_non_null(strstr(why, "read as 0"));
 	assert_non_null(strstr(why, "kptr_restrict"));
 	assert_non_null(strstr(why, "to fix"));
-	assert_null(psc_ksyms__find(ks, 0xffffffff81000000, NULL));
-	psc_ksyms__delete(ks);
+	assert_null(ksyms__find(ks, 0xffffffff81000000, NULL));
+	ksyms__delete(ks);
 }
 
 /* The reason given follows the kernel's rule (kallsyms_show_value) for each kptr_restrict. */
@@ -132,17 +132,17 @@ static void test_hidden_reasons(void **state)
 {
 	char why[512];
 
-	psc_ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 2, 2);
+	ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 2, 2);
 	assert_non_null(strstr(why, "kernel.kptr_restrict=2 hides them from every process, root"));
 	assert_non_null(strstr(why, "sysctl -w kernel.kptr_restrict=1"));
-	psc_ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 1, -1);
+	ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 1, -1);
 	assert_non_null(strstr(why, "only to processes with CAP_SYSLOG"));
 	assert_non_null(strstr(why, "run as root"));
 	/* 0: what hides them is perf_event_paranoid, not kptr_restrict */
-	psc_ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 0, 2);
+	ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", 0, 2);
 	assert_non_null(strstr(why, "kernel.perf_event_paranoid <= 1 (it is 2)"));
 	assert_non_null(strstr(why, "sysctl -w kernel.perf_event_paranoid=1"));
-	psc_ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", INT_MIN, INT_MIN);
+	ksyms_hidden_reason(why, sizeof(why), "/proc/kallsyms", INT_MIN, INT_MIN);
 	assert_non_null(strstr(why, "read as 0"));
 	assert_non_null(strstr(why, "to fix"));
 }
@@ -150,26 +150,26 @@ static void test_hidden_reasons(void **state)
 static void test_missing_file(void **state)
 {
 	errno = 0;
-	assert_null(psc_ksyms__load("/nonexistent/kallsyms"));
+	assert_null(ksyms__load("/nonexistent/kallsyms"));
 	assert_int_equal(errno, ENOENT);
-	psc_ksyms__delete(NULL);
+	ksyms__delete(NULL);
 }
 
 static void test_live_kallsyms(void **state)
 {
-	struct psc_ksyms *ks = psc_ksyms__load(NULL);
-	const struct psc_ksym *s;
+	struct ksyms *ks = ksyms__load(NULL);
+	const struct ksym *s;
 
-	if (!ks || psc_ksyms__problem(ks)) {
+	if (!ks || ksyms__problem(ks)) {
 		print_message("# /proc/kallsyms unusable here: %s\n",
-			      ks ? psc_ksyms__problem(ks) : strerror(errno));
-		psc_ksyms__delete(ks);
+			      ks ? ksyms__problem(ks) : strerror(errno));
+		ksyms__delete(ks);
 		skip();
 	}
-	s = psc_ksyms__lookup(ks, "schedule");
+	s = ksyms__lookup(ks, "schedule");
 	assert_non_null(s);
-	assert_ptr_equal(psc_ksyms__find(ks, s->addr + 1, NULL), s);
-	psc_ksyms__delete(ks);
+	assert_ptr_equal(ksyms__find(ks, s->addr + 1, NULL), s);
+	ksyms__delete(ks);
 }
 
 int main(void)

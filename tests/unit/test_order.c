@@ -63,7 +63,7 @@ struct collect {
 	int stop_after; /* 0: never */
 };
 
-static bool t_peek(void *ctx, struct psc_order_ring *r)
+static bool t_peek(void *ctx, struct order_ring *r)
 {
 	const struct perf_event_header *h = psc_ring__next(r->ring);
 
@@ -75,7 +75,7 @@ static bool t_peek(void *ctx, struct psc_order_ring *r)
 	return true;
 }
 
-static bool t_deliver(void *ctx, struct psc_order_ring *r)
+static bool t_deliver(void *ctx, struct order_ring *r)
 {
 	struct collect *c = ctx;
 
@@ -83,7 +83,7 @@ static bool t_deliver(void *ctx, struct psc_order_ring *r)
 	return !(c->stop_after && c->nr >= c->stop_after);
 }
 
-static void setup_rings(struct fake *f, struct psc_order_ring *rings, int nr)
+static void setup_rings(struct fake *f, struct order_ring *rings, int nr)
 {
 	for (int i = 0; i < nr; i++) {
 		fake_init(&f[i]);
@@ -97,10 +97,10 @@ static void setup_rings(struct fake *f, struct psc_order_ring *rings, int nr)
 static void test_merge_all(void **state)
 {
 	struct fake f[3];
-	struct psc_order_ring rings[3];
-	struct psc_order o;
+	struct order_ring rings[3];
+	struct order o;
 	struct collect c = { 0 };
-	const struct psc_order_ops ops = { t_peek, t_deliver, &c };
+	const struct order_ops ops = { t_peek, t_deliver, &c };
 	uint64_t want[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
 
 	setup_rings(f, rings, 3);
@@ -113,8 +113,8 @@ static void test_merge_all(void **state)
 	fake_put(&f[2], 5);
 	fake_put(&f[2], 6);
 	fake_put(&f[2], 7);
-	assert_int_equal(psc_order__init(&o, 3), 0);
-	assert_false(psc_order__merge(&o, rings, 3, UINT64_MAX, &ops));
+	assert_int_equal(order__init(&o, 3), 0);
+	assert_false(order__merge(&o, rings, 3, UINT64_MAX, &ops));
 	assert_int_equal(c.nr, 9);
 	assert_memory_equal(c.times, want, sizeof(want));
 	assert_int_equal(o.out_of_order, 0);
@@ -123,30 +123,30 @@ static void test_merge_all(void **state)
 		assert_int_equal(psc_ring__pending(f[i].ring), 0);
 		fake_exit(&f[i]);
 	}
-	psc_order__exit(&o);
+	order__exit(&o);
 }
 
 static void test_watermark_holds_back(void **state)
 {
 	struct fake f[2];
-	struct psc_order_ring rings[2];
-	struct psc_order o;
+	struct order_ring rings[2];
+	struct order o;
 	struct collect c = { 0 };
-	const struct psc_order_ops ops = { t_peek, t_deliver, &c };
+	const struct order_ops ops = { t_peek, t_deliver, &c };
 
 	setup_rings(f, rings, 2);
 	fake_put(&f[0], 10);
 	fake_put(&f[0], 30);
 	fake_put(&f[1], 20);
 	fake_put(&f[1], 40);
-	assert_int_equal(psc_order__init(&o, 2), 0);
-	assert_true(psc_order__merge(&o, rings, 2, 25, &ops));
+	assert_int_equal(order__init(&o, 2), 0);
+	assert_true(order__merge(&o, rings, 2, 25, &ops));
 	assert_int_equal(c.nr, 2);
 	assert_int_equal(c.times[0], 10);
 	assert_int_equal(c.times[1], 20);
 	/* a record older than 30 arriving late on ring 1 still comes out in order */
 	fake_put(&f[1], 28);
-	psc_order__merge(&o, rings, 2, UINT64_MAX, &ops);
+	order__merge(&o, rings, 2, UINT64_MAX, &ops);
 	assert_int_equal(c.nr, 5);
 	assert_int_equal(c.times[2], 30);
 	assert_int_equal(c.times[3], 40);
@@ -154,27 +154,27 @@ static void test_watermark_holds_back(void **state)
 	assert_int_equal(o.out_of_order, 1);
 	for (int i = 0; i < 2; i++)
 		fake_exit(&f[i]);
-	psc_order__exit(&o);
+	order__exit(&o);
 }
 
 static void test_wrap_and_many(void **state)
 {
 	struct fake f[2];
-	struct psc_order_ring rings[2];
-	struct psc_order o;
+	struct order_ring rings[2];
+	struct order o;
 	struct collect c = { 0 };
-	const struct psc_order_ops ops = { t_peek, t_deliver, &c };
+	const struct order_ops ops = { t_peek, t_deliver, &c };
 	uint64_t t = 1;
 	int round, i;
 
 	setup_rings(f, rings, 2);
-	assert_int_equal(psc_order__init(&o, 2), 0);
+	assert_int_equal(order__init(&o, 2), 0);
 	/* 8 rounds of 32 records of 16 bytes: 4 KiB each, the data area wraps repeatedly */
 	for (round = 0; round < 8; round++) {
 		c.nr = 0;
 		for (i = 0; i < 32; i++, t++)
 			fake_put(&f[t % 2], t);
-		psc_order__merge(&o, rings, 2, UINT64_MAX, &ops);
+		order__merge(&o, rings, 2, UINT64_MAX, &ops);
 		assert_int_equal(c.nr, 32);
 		for (i = 1; i < 32; i++)
 			assert_true(c.times[i] == c.times[i - 1] + 1);
@@ -182,54 +182,54 @@ static void test_wrap_and_many(void **state)
 	assert_int_equal(o.out_of_order, 0);
 	for (i = 0; i < 2; i++)
 		fake_exit(&f[i]);
-	psc_order__exit(&o);
+	order__exit(&o);
 }
 
 static void test_stop_midway(void **state)
 {
 	struct fake f[2];
-	struct psc_order_ring rings[2];
-	struct psc_order o;
+	struct order_ring rings[2];
+	struct order o;
 	struct collect c = { .stop_after = 2 };
-	const struct psc_order_ops ops = { t_peek, t_deliver, &c };
+	const struct order_ops ops = { t_peek, t_deliver, &c };
 
 	setup_rings(f, rings, 2);
 	fake_put(&f[0], 1);
 	fake_put(&f[1], 2);
 	fake_put(&f[0], 3);
-	assert_int_equal(psc_order__init(&o, 2), 0);
-	psc_order__merge(&o, rings, 2, UINT64_MAX, &ops);
+	assert_int_equal(order__init(&o, 2), 0);
+	order__merge(&o, rings, 2, UINT64_MAX, &ops);
 	assert_int_equal(c.nr, 2);
 	/* the stopped-at record was consumed, the rest is still there */
 	c.stop_after = 0;
-	psc_order__merge(&o, rings, 2, UINT64_MAX, &ops);
+	order__merge(&o, rings, 2, UINT64_MAX, &ops);
 	assert_int_equal(c.nr, 3);
 	assert_int_equal(c.times[2], 3);
 	for (int i = 0; i < 2; i++)
 		fake_exit(&f[i]);
-	psc_order__exit(&o);
+	order__exit(&o);
 }
 
 static void test_ties_in_ring_order(void **state)
 {
 	struct fake f[3];
-	struct psc_order_ring rings[3];
-	struct psc_order o;
+	struct order_ring rings[3];
+	struct order o;
 	struct collect c = { 0 };
-	const struct psc_order_ops ops = { t_peek, t_deliver, &c };
+	const struct order_ops ops = { t_peek, t_deliver, &c };
 
 	setup_rings(f, rings, 3);
 	fake_put(&f[2], 5);
 	fake_put(&f[1], 5);
 	fake_put(&f[0], 5);
 	fake_put(&f[0], 0); /* no timestamp: delivered at once, never counted out of order */
-	assert_int_equal(psc_order__init(&o, 3), 0);
-	psc_order__merge(&o, rings, 3, UINT64_MAX, &ops);
+	assert_int_equal(order__init(&o, 3), 0);
+	order__merge(&o, rings, 3, UINT64_MAX, &ops);
 	assert_int_equal(c.nr, 4);
 	assert_int_equal(o.out_of_order, 0);
 	for (int i = 0; i < 3; i++)
 		fake_exit(&f[i]);
-	psc_order__exit(&o);
+	order__exit(&o);
 }
 
 int main(void)

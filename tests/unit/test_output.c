@@ -32,70 +32,70 @@ static char *contents(int fd)
 static void test_numbers_and_text(void **state)
 {
 	int fd = memfd_create("out", 0);
-	struct psc_out *o = psc_out__new(fd, 8); /* tiny: every path through write_slow */
+	struct out *o = out__new(fd, 8); /* tiny: every path through write_slow */
 
 	assert_non_null(o);
-	psc_out__u64(o, 0);
-	psc_out__putc(o, ' ');
-	psc_out__u64(o, UINT64_MAX);
-	psc_out__putc(o, ' ');
-	psc_out__i64(o, INT64_MIN);
-	psc_out__putc(o, ' ');
-	psc_out__hex(o, 0xffffffff81000000ull);
-	psc_out__putc(o, ' ');
-	psc_out__hex(o, 0);
-	psc_out__puts(o, " [");
-	psc_out__u64_width(o, 42, 6);
-	psc_out__printf(o, "] %s-%d", "a long formatted string wider than the buffer", 7);
-	assert_int_equal(psc_out__flush(o), 0);
+	out__u64(o, 0);
+	out__putc(o, ' ');
+	out__u64(o, UINT64_MAX);
+	out__putc(o, ' ');
+	out__i64(o, INT64_MIN);
+	out__putc(o, ' ');
+	out__hex(o, 0xffffffff81000000ull);
+	out__putc(o, ' ');
+	out__hex(o, 0);
+	out__puts(o, " [");
+	out__u64_width(o, 42, 6);
+	out__printf(o, "] %s-%d", "a long formatted string wider than the buffer", 7);
+	assert_int_equal(out__flush(o), 0);
 	assert_string_equal(contents(fd), "0 18446744073709551615 -9223372036854775808 "
 					  "0xffffffff81000000 0x0 [    42] a long formatted string "
 					  "wider than the buffer-7");
 	assert_int_equal(o->written, strlen(contents(fd)));
-	psc_out__delete(o);
+	out__delete(o);
 	close(fd);
 }
 
 static void test_json(void **state)
 {
 	int fd = memfd_create("out", 0);
-	struct psc_out *o = psc_out__new(fd, 0);
-	struct psc_json j;
+	struct out *o = out__new(fd, 0);
+	struct json j;
 
-	psc_json__begin(&j, o);
-	psc_json__key(&j, "s");
-	psc_json__str(&j, "a\"b\\c\n\t\x01\x7f");
-	psc_json__key(&j, "n");
-	psc_json__i64(&j, -5);
-	psc_json__key(&j, "d");
-	psc_json__dbl(&j, 0.1);
-	psc_json__key(&j, "nan");
-	psc_json__dbl(&j, NAN);
-	psc_json__key(&j, "arr");
-	psc_json__arr(&j);
-	psc_json__u64(&j, 1);
-	psc_json__obj(&j);
-	psc_json__key(&j, "x");
-	psc_json__bool(&j, true);
-	psc_json__end(&j);
-	psc_json__str(&j, NULL);
-	psc_json__hex(&j, 255);
-	psc_json__end(&j);
-	psc_json__key(&j, "empty");
-	psc_json__obj(&j);
-	psc_json__end(&j);
-	psc_json__key(&j, "open");
-	psc_json__arr(&j);
-	psc_json__arr(&j);
-	psc_json__end_line(&j); /* closes both arrays and the object */
-	psc_json__begin(&j, o);
-	psc_json__end_line(&j);
-	psc_out__flush(o);
+	json__begin(&j, o);
+	json__key(&j, "s");
+	json__str(&j, "a\"b\\c\n\t\x01\x7f");
+	json__key(&j, "n");
+	json__i64(&j, -5);
+	json__key(&j, "d");
+	json__dbl(&j, 0.1);
+	json__key(&j, "nan");
+	json__dbl(&j, NAN);
+	json__key(&j, "arr");
+	json__arr(&j);
+	json__u64(&j, 1);
+	json__obj(&j);
+	json__key(&j, "x");
+	json__bool(&j, true);
+	json__end(&j);
+	json__str(&j, NULL);
+	json__hex(&j, 255);
+	json__end(&j);
+	json__key(&j, "empty");
+	json__obj(&j);
+	json__end(&j);
+	json__key(&j, "open");
+	json__arr(&j);
+	json__arr(&j);
+	json__end_line(&j); /* closes both arrays and the object */
+	json__begin(&j, o);
+	json__end_line(&j);
+	out__flush(o);
 	assert_string_equal(
 		contents(fd),
 		"{\"s\":\"a\\\"b\\\\c\\n\\t\\u0001\x7f\",\"n\":-5,\"d\":0.1,\"nan\":null,"
 		"\"arr\":[1,{\"x\":true},null,\"0xff\"],\"empty\":{},\"open\":[[]]}\n{}\n");
-	psc_out__delete(o);
+	out__delete(o);
 	close(fd);
 }
 
@@ -103,7 +103,7 @@ static void test_json(void **state)
 static void test_u64_digits(void **state)
 {
 	int fd = memfd_create("out", 0);
-	struct psc_out *o = psc_out__new(fd, 0);
+	struct out *o = out__new(fd, 0);
 	char want[64];
 	uint64_t p = 1;
 
@@ -113,13 +113,13 @@ static void test_u64_digits(void **state)
 		for (size_t i = 0; i < 4; i++) {
 			assert_int_equal(ftruncate(fd, 0), 0);
 			assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
-			psc_out__u64(o, vs[i]);
-			psc_out__flush(o);
+			out__u64(o, vs[i]);
+			out__flush(o);
 			snprintf(want, sizeof(want), "%llu", (unsigned long long)vs[i]);
 			assert_string_equal(contents(fd), want);
 		}
 	}
-	psc_out__delete(o);
+	out__delete(o);
 	close(fd);
 }
 
@@ -127,77 +127,77 @@ static void test_u64_digits(void **state)
 static void test_json_raw(void **state)
 {
 	int fd = memfd_create("out", 0);
-	struct psc_out *o = psc_out__new(fd, 0);
-	struct psc_json j;
+	struct out *o = out__new(fd, 0);
+	struct json j;
 	size_t klen, vlen;
-	char *key = psc_json_render("we\"ird\n", true, &klen);
-	char *val = psc_json_render("sched:sched_switch", false, &vlen);
+	char *key = json_render("we\"ird\n", true, &klen);
+	char *val = json_render("sched:sched_switch", false, &vlen);
 
 	assert_non_null(key);
 	assert_non_null(val);
 	assert_string_equal(key, "\"we\\\"ird\\n\":");
 	assert_int_equal(klen, strlen(key));
 	assert_string_equal(val, "\"sched:sched_switch\"");
-	psc_json__begin(&j, o);
-	PSC_JSON_KEY(&j, "event");
-	psc_json__raw(&j, val, vlen);
-	psc_json__raw_key(&j, key, klen);
-	psc_json__u64(&j, 7);
-	psc_json__key(&j, "arr");
-	psc_json__arr(&j);
-	psc_json__raw(&j, val, vlen);
-	psc_json__raw(&j, val, vlen);
-	psc_json__end_line(&j);
-	psc_out__flush(o);
+	json__begin(&j, o);
+	JSON_KEY(&j, "event");
+	json__raw(&j, val, vlen);
+	json__raw_key(&j, key, klen);
+	json__u64(&j, 7);
+	json__key(&j, "arr");
+	json__arr(&j);
+	json__raw(&j, val, vlen);
+	json__raw(&j, val, vlen);
+	json__end_line(&j);
+	out__flush(o);
 	assert_string_equal(contents(fd),
 			    "{\"event\":\"sched:sched_switch\",\"we\\\"ird\\n\":7,"
 			    "\"arr\":[\"sched:sched_switch\",\"sched:sched_switch\"]}\n");
 	free(key);
 	free(val);
-	psc_out__delete(o);
+	out__delete(o);
 	close(fd);
 }
 
 static void test_json_utf8(void **state)
 {
 	int fd = memfd_create("out", 0);
-	struct psc_out *o = psc_out__new(fd, 0);
-	struct psc_json j;
+	struct out *o = out__new(fd, 0);
+	struct json j;
 	/* valid: é, €, 𝄞; invalid: lone continuation, overlong, surrogate, truncated */
 	const char in[] =
 		"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e|\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82";
 
-	psc_json__begin(&j, o);
-	psc_json__key(&j, "u");
-	psc_json__strn(&j, in, sizeof(in) - 1);
-	psc_json__end_line(&j);
-	psc_out__flush(o);
+	json__begin(&j, o);
+	json__key(&j, "u");
+	json__strn(&j, in, sizeof(in) - 1);
+	json__end_line(&j);
+	out__flush(o);
 	assert_string_equal(contents(fd), "{\"u\":\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e|"
 					  "\xef\xbf\xbd|\xef\xbf\xbd\xef\xbf\xbd|"
 					  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|"
 					  "\xef\xbf\xbd\xef\xbf\xbd\"}\n");
-	psc_out__delete(o);
+	out__delete(o);
 	close(fd);
 }
 
 static void test_epipe_sticky(void **state)
 {
 	int p[2];
-	struct psc_out *o;
+	struct out *o;
 	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
 
 	assert_int_equal(pipe(p), 0);
 	close(p[0]);
-	o = psc_out__new(p[1], 16);
-	psc_out__puts(o, "hello");
-	assert_int_equal(psc_out__error(o), 0);
-	assert_int_equal(psc_out__flush(o), -EPIPE);
-	psc_out__puts(o, "more text than sixteen bytes");
-	assert_int_equal(psc_out__flush(o), -EPIPE);
+	o = out__new(p[1], 16);
+	out__puts(o, "hello");
+	assert_int_equal(out__error(o), 0);
+	assert_int_equal(out__flush(o), -EPIPE);
+	out__puts(o, "more text than sixteen bytes");
+	assert_int_equal(out__flush(o), -EPIPE);
 	assert_int_equal(o->written, 0);
 	assert_int_equal(o->dropped, 5 + 28);
-	assert_null(psc_out__reserve(o, 4));
-	psc_out__delete(o);
+	assert_null(out__reserve(o, 4));
+	out__delete(o);
 	close(p[1]);
 	signal(SIGPIPE, old);
 }
@@ -205,14 +205,14 @@ static void test_epipe_sticky(void **state)
 static void test_enospc(void **state)
 {
 	int fd = open("/dev/full", O_WRONLY);
-	struct psc_out *o;
+	struct out *o;
 
 	if (fd < 0)
 		skip();
-	o = psc_out__new(fd, 0);
-	psc_out__puts(o, "x");
-	assert_int_equal(psc_out__flush(o), -ENOSPC);
-	psc_out__delete(o);
+	o = out__new(fd, 0);
+	out__puts(o, "x");
+	assert_int_equal(out__flush(o), -ENOSPC);
+	out__delete(o);
 	close(fd);
 }
 
@@ -221,21 +221,21 @@ static void test_watch_stop(void **state)
 {
 	static char big[1 << 17];
 	int p[2], efd = eventfd(1, EFD_CLOEXEC); /* readable: as a signalfd with a signal pending */
-	struct psc_out *o;
+	struct out *o;
 
 	assert_true(efd >= 0);
 	assert_int_equal(pipe(p), 0);
-	o = psc_out__new(p[1], sizeof(big));
-	assert_int_equal(psc_out__watch(o, efd), 0);
+	o = out__new(p[1], sizeof(big));
+	assert_int_equal(out__watch(o, efd), 0);
 	assert_int_not_equal(o->fd, p[1]); /* a private description of the pipe */
 	/* the shared one stays blocking, for a command writing to the same stdout */
 	assert_false(fcntl(p[1], F_GETFL) & O_NONBLOCK);
 	memset(big, 'x', sizeof(big));
-	psc_out__write(o, big, sizeof(big)); /* twice a pipe's default 64 KiB */
-	assert_int_equal(psc_out__flush(o), -EINTR);
+	out__write(o, big, sizeof(big)); /* twice a pipe's default 64 KiB */
+	assert_int_equal(out__flush(o), -EINTR);
 	assert_true(o->written > 0 && o->written < sizeof(big));
 	assert_int_equal(o->written + o->dropped, sizeof(big));
-	psc_out__delete(o);
+	out__delete(o);
 	close(p[0]);
 	close(p[1]);
 	close(efd);
@@ -249,13 +249,13 @@ static void test_watch_stop_slow_reader(void **state)
 {
 	static char big[1 << 17];
 	int p[2], status, efd = eventfd(1, EFD_CLOEXEC); /* a stop signal pending */
-	struct psc_out *o;
+	struct out *o;
 	pid_t pid;
 
 	assert_true(efd >= 0);
 	assert_int_equal(pipe(p), 0);
-	o = psc_out__new(p[1], sizeof(big));
-	assert_int_equal(psc_out__watch(o, efd), 0);
+	o = out__new(p[1], sizeof(big));
+	assert_int_equal(out__watch(o, efd), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -270,11 +270,11 @@ static void test_watch_stop_slow_reader(void **state)
 	}
 	close(p[0]);
 	memset(big, 'x', sizeof(big));
-	psc_out__write(o, big, sizeof(big));
-	assert_int_equal(psc_out__flush(o), 0);
+	out__write(o, big, sizeof(big));
+	assert_int_equal(out__flush(o), 0);
 	assert_int_equal(o->written, sizeof(big));
 	assert_int_equal(o->dropped, 0);
-	psc_out__delete(o);
+	out__delete(o);
 	close(p[1]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	close(efd);

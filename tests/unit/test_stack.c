@@ -53,13 +53,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct psc_symcache *new_cache(void)
+static struct symcache *new_cache(void)
 {
-	struct psc_symcache_opts o = { .sz = sizeof(o) };
-	struct psc_symcache *sc;
+	struct symcache_opts o = { .sz = sizeof(o) };
+	struct symcache *sc;
 
 	o.kallsyms = kallsyms_path;
-	sc = psc_symcache__new(&o);
+	sc = symcache__new(&o);
 	assert_non_null(sc);
 	return sc;
 }
@@ -95,23 +95,23 @@ static void test_demangle(void **state)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *d = psc_demangle(cases[i].in);
+		char *d = demangle_name(cases[i].in);
 
 		assert_non_null(d);
 		assert_string_equal(d, cases[i].out);
 		free(d);
 	}
-	assert_false(psc_is_mangled("main"));
-	assert_true(psc_is_mangled("_ZN3foo3barEv"));
+	assert_false(is_mangled("main"));
+	assert_true(is_mangled("_ZN3foo3barEv"));
 	errno = 0;
-	assert_null(psc_demangle("main"));
+	assert_null(demangle_name("main"));
 	assert_int_equal(errno, EINVAL);
-	assert_null(psc_demangle("_ZN9__gnu_cxx")); /* malformed */
+	assert_null(demangle_name("_ZN9__gnu_cxx")); /* malformed */
 }
 
 static void test_kernel_chain(void **state)
 {
-	struct psc_symcache *sc = new_cache();
+	struct symcache *sc = new_cache();
 	const uint64_t ips[] = {
 		(uint64_t)PERF_CONTEXT_KERNEL,
 		0xffffffff81000308, /* sample ip */
@@ -120,9 +120,9 @@ static void test_kernel_chain(void **state)
 		0xffffffffc0200010,
 		0xffffffff70000000, /* no symbol */
 	};
-	struct psc_frame fr[8];
+	struct frame fr[8];
 	char line[128];
-	int n = psc_stack__resolve(sc, FAKE_PID, ips, 6, 0, fr, 8);
+	int n = stack__resolve(sc, FAKE_PID, ips, 6, 0, fr, 8);
 
 	assert_int_equal(n, 5);
 	assert_string_equal(fr[0].sym, "__x64_sys_getppid");
@@ -135,22 +135,22 @@ static void test_kernel_chain(void **state)
 	assert_string_equal(fr[3].dso, "ext4");
 	assert_null(fr[4].sym);
 
-	psc_frame__snprint(&fr[0], line, sizeof(line));
+	frame__snprint(&fr[0], line, sizeof(line));
 	assert_string_equal(line, "__x64_sys_getppid+0x8 ([kernel.kallsyms])");
-	psc_frame__snprint(&fr[3], line, sizeof(line));
+	frame__snprint(&fr[3], line, sizeof(line));
 	assert_string_equal(line, "ext4_file_read_iter+0x10 (ext4)");
-	psc_frame__snprint(&fr[4], line, sizeof(line));
+	frame__snprint(&fr[4], line, sizeof(line));
 	assert_string_equal(line, "[unknown] ([kernel.kallsyms])");
 
 	/* max-stack and dropping kernel frames */
-	assert_int_equal(psc_stack__resolve(sc, FAKE_PID, ips, 6, 0, fr, 2), 2);
-	assert_int_equal(psc_stack__resolve(sc, FAKE_PID, ips, 6, PSC_STACK_NO_KERNEL, fr, 8), 0);
-	psc_symcache__delete(sc);
+	assert_int_equal(stack__resolve(sc, FAKE_PID, ips, 6, 0, fr, 2), 2);
+	assert_int_equal(stack__resolve(sc, FAKE_PID, ips, 6, STACK_NO_KERNEL, fr, 8), 0);
+	symcache__delete(sc);
 }
 
 static void test_fold(void **state)
 {
-	const struct psc_frame fr[] = {
+	const struct frame fr[] = {
 		{ .sym = "leaf", .kernel = true },
 		{ .sym = "mid;dle", .kernel = false },
 		{ .sym = NULL, .dso = "libc.so.6" },
@@ -160,37 +160,37 @@ static void test_fold(void **state)
 	char buf[256], small[8];
 	int n;
 
-	n = psc_stack__fold(fr, 5, NULL, 0, buf, sizeof(buf));
+	n = stack__fold(fr, 5, NULL, 0, buf, sizeof(buf));
 	assert_string_equal(buf,
 			    "main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf");
 	assert_int_equal(n, (int)strlen(buf));
-	psc_stack__fold(fr, 5, "bash", PSC_FOLD_KERNEL_SUFFIX | PSC_FOLD_WITH_DSO, buf,
+	stack__fold(fr, 5, "bash", FOLD_KERNEL_SUFFIX | FOLD_WITH_DSO, buf,
 			sizeof(buf));
 	assert_string_equal(
 		buf,
 		"bash;main;std::vector<int>::push_back(int const&);[libc.so.6];mid_dle;leaf_[k]");
 	/* truncation: snprintf-style length, always terminated */
-	n = psc_stack__fold(fr, 5, NULL, 0, small, sizeof(small));
+	n = stack__fold(fr, 5, NULL, 0, small, sizeof(small));
 	assert_int_equal(
 		n,
 		(int)strlen("main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf"));
 	assert_string_equal(small, "main;st");
-	psc_stack__fold(fr, 0, NULL, 0, buf, sizeof(buf));
+	stack__fold(fr, 0, NULL, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 }
 
 static void test_maps_overlap(void **state)
 {
-	struct psc_symcache *sc = new_cache();
-	struct psc_usyms *u = psc_symcache__usyms(sc);
-	struct psc_umap_file a = { .path = "/nonexistent/liba.so", .prot = PROT_EXEC | PROT_READ };
-	struct psc_umap_file b = { .path = "/nonexistent/libb.so", .prot = PROT_EXEC };
-	struct psc_umap_file data = { .path = "/nonexistent/data", .prot = PROT_READ };
-	struct psc_uaddr hit;
+	struct symcache *sc = new_cache();
+	struct usyms *u = symcache__usyms(sc);
+	struct umap_file a = { .path = "/nonexistent/liba.so", .prot = PROT_EXEC | PROT_READ };
+	struct umap_file b = { .path = "/nonexistent/libb.so", .prot = PROT_EXEC };
+	struct umap_file data = { .path = "/nonexistent/data", .prot = PROT_READ };
+	struct uaddr hit;
 	uint64_t gen1, gen2;
 
-	assert_int_equal(psc_usyms__mmap(u, FAKE_PID, 0x10000, 0x40000, 0, &a), 0);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x10800, &hit), 0);
+	assert_int_equal(usyms__mmap(u, FAKE_PID, 0x10000, 0x40000, 0, &a), 0);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x10800, &hit), 0);
 	assert_string_equal(hit.map_name, "/nonexistent/liba.so");
 	/* the file cannot be read: a binary without symbols, and why */
 	assert_non_null(hit.dso);
@@ -200,40 +200,40 @@ static void test_maps_overlap(void **state)
 	gen1 = hit.gen;
 
 	/* b lands in the middle of a: a is split around it */
-	assert_int_equal(psc_usyms__mmap(u, FAKE_PID, 0x20000, 0x10000, 0x5000, &b), 0);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x20010, &hit), 0);
+	assert_int_equal(usyms__mmap(u, FAKE_PID, 0x20000, 0x10000, 0x5000, &b), 0);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x20010, &hit), 0);
 	assert_string_equal(hit.map_name, "/nonexistent/libb.so");
 	assert_int_equal(hit.vaddr, 0x5010);
 	gen2 = hit.gen;
 	assert_true(gen2 != gen1);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x30010, &hit), 0);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x30010, &hit), 0);
 	assert_string_equal(hit.map_name, "/nonexistent/liba.so");
 	assert_int_equal(hit.vaddr, 0x20010); /* the right part keeps its file offset */
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x1ffff, &hit), 0);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x1ffff, &hit), 0);
 	assert_string_equal(hit.map_name, "/nonexistent/liba.so");
 
 	/* a data mapping over the end of a removes that code */
-	assert_int_equal(psc_usyms__mmap(u, FAKE_PID, 0x48000, 0x10000, 0, &data), 0);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x48010, &hit), -ENOENT);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x47ff0, &hit), 0);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x9000, &hit), -ENOENT);
+	assert_int_equal(usyms__mmap(u, FAKE_PID, 0x48000, 0x10000, 0, &data), 0);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x48010, &hit), -ENOENT);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x47ff0, &hit), 0);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x9000, &hit), -ENOENT);
 
 	/* fork copies, exec forgets, exit removes */
-	assert_int_equal(psc_usyms__fork(u, FAKE_PID, FAKE_PID + 1), 0);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID + 1, 0x20010, &hit), 0);
+	assert_int_equal(usyms__fork(u, FAKE_PID, FAKE_PID + 1), 0);
+	assert_int_equal(usyms__find(u, FAKE_PID + 1, 0x20010, &hit), 0);
 	assert_string_equal(hit.map_name, "/nonexistent/libb.so");
-	psc_usyms__exec(u, FAKE_PID + 1);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID + 1, 0x20010, &hit), -ENOENT);
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x20010, &hit), 0);
-	psc_usyms__exit(u, FAKE_PID);
-	psc_usyms__exit(u, FAKE_PID + 1);
+	usyms__exec(u, FAKE_PID + 1);
+	assert_int_equal(usyms__find(u, FAKE_PID + 1, 0x20010, &hit), -ENOENT);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x20010, &hit), 0);
+	usyms__exit(u, FAKE_PID);
+	usyms__exit(u, FAKE_PID + 1);
 	/* unknown now, and /proc has nothing of it */
-	assert_int_equal(psc_usyms__find(u, FAKE_PID, 0x20010, &hit), -ESRCH);
-	psc_symcache__delete(sc);
+	assert_int_equal(usyms__find(u, FAKE_PID, 0x20010, &hit), -ESRCH);
+	symcache__delete(sc);
 }
 
 /* True when the stripped dso has a symbol of that name. */
-static bool dso_has(const struct psc_dso *dso, const char *name)
+static bool dso_has(const struct dso *dso, const char *name)
 {
 	for (size_t i = 0; i < dso->nr_syms; i++)
 		if (!strcmp(dso->syms[i].name, name))
@@ -247,13 +247,13 @@ static bool dso_has(const struct psc_dso *dso, const char *name)
  */
 static void test_build_id_debug_file(void **state)
 {
-	char dir[] = "/tmp/perfscope-buildid-XXXXXX", cmd[2048], hex[2 * PSC_BUILD_ID_MAX + 1];
+	char dir[] = "/tmp/perfscope-buildid-XXXXXX", cmd[2048], hex[2 * BUILD_ID_MAX + 1];
 	char stripped[256], debug[512], self[512];
-	struct psc_dso_opts o = { 0 };
+	struct dso_opts o = { 0 };
 	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	struct psc_dso *dso;
-	uint8_t id[PSC_BUILD_ID_MAX];
-	int n = psc_elf_build_id("/proc/self/exe", id, sizeof(id)), off;
+	struct dso *dso;
+	uint8_t id[BUILD_ID_MAX];
+	int n = elf_build_id("/proc/self/exe", id, sizeof(id)), off;
 
 	/* not /proc/self/exe in the commands below: there it would be the shell */
 	assert_true(len > 0);
@@ -281,21 +281,21 @@ static void test_build_id_debug_file(void **state)
 	assert_int_equal(system(cmd), 0);
 
 	o.debug_dir = dir;
-	dso = psc_dso__load(stripped, NULL, &o);
+	dso = dso__load(stripped, NULL, &o);
 	assert_non_null(dso);
 	assert_int_equal(dso->load_err, 0);
-	assert_int_equal(strlen(psc_dso__build_id_hex(dso, hex, sizeof(hex))), 2 * (size_t)n);
+	assert_int_equal(strlen(dso__build_id_hex(dso, hex, sizeof(hex))), 2 * (size_t)n);
 	assert_non_null(dso->sym_source);
 	assert_non_null(strstr(dso->sym_source, "build-id"));
 	assert_true(dso_has(dso, "perfscope_unit_leaf"));
-	psc_dso__delete(dso);
+	dso__delete(dso);
 
 	/* without the debug file only .dynsym is left: the static function's name is gone */
 	assert_int_equal(unlink(debug), 0);
-	dso = psc_dso__load(stripped, NULL, &o);
+	dso = dso__load(stripped, NULL, &o);
 	assert_non_null(dso);
 	assert_false(dso_has(dso, "perfscope_unit_leaf"));
-	psc_dso__delete(dso);
+	dso__delete(dso);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
@@ -303,35 +303,35 @@ static void test_build_id_debug_file(void **state)
 
 static void test_own_process_symbols(void **state)
 {
-	struct psc_symcache *sc = new_cache();
-	struct psc_symcache_stats st;
+	struct symcache *sc = new_cache();
+	struct symcache_stats st;
 	uint64_t ip = (uint64_t)(uintptr_t)&perfscope_unit_leaf + 2;
-	struct psc_sym sym;
-	struct psc_frame fr[4];
+	struct sym sym;
+	struct frame fr[4];
 	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, ip, (uint64_t)(uintptr_t)&getpid + 1 };
 
 	assert_int_equal(perfscope_unit_leaf(1), 4);
-	assert_int_equal(psc_symcache__resolve(sc, getpid(), ip, false, &sym), 0);
+	assert_int_equal(symcache__resolve(sc, getpid(), ip, false, &sym), 0);
 	assert_string_equal(sym.name, "perfscope_unit_leaf");
 	assert_int_equal(ip - sym.start, 2);
 	assert_string_equal(sym.dso, "unit_stack");
 
 	/* the second lookup is a cache hit with the same answer */
-	assert_int_equal(psc_symcache__resolve(sc, getpid(), ip, false, &sym), 0);
+	assert_int_equal(symcache__resolve(sc, getpid(), ip, false, &sym), 0);
 	assert_string_equal(sym.name, "perfscope_unit_leaf");
-	psc_symcache__stats(sc, &st);
+	symcache__stats(sc, &st);
 	assert_int_equal(st.lookups, 2);
 	assert_int_equal(st.hits, 1);
 	assert_int_equal(st.dsos, 1);
 
 	/* libc's getpid through .dynsym (or its debug file) */
-	assert_int_equal(psc_stack__resolve(sc, getpid(), chain, 3, 0, fr, 4), 2);
+	assert_int_equal(stack__resolve(sc, getpid(), chain, 3, 0, fr, 4), 2);
 	assert_string_equal(fr[0].sym, "perfscope_unit_leaf");
 	assert_non_null(fr[1].sym);
 	assert_non_null(strstr(fr[1].sym, "getpid"));
 	assert_non_null(strstr(fr[1].dso, "libc"));
 	assert_false(fr[1].kernel);
-	psc_symcache__delete(sc);
+	symcache__delete(sc);
 }
 
 int main(void)
