@@ -602,10 +602,17 @@ static int add_event(struct trace *t, struct psc_evlist *evlist, const struct ps
 		return -ENOMEM; /* ev is the evsel's now: freed with the evlist */
 	a = psc_evsel__attr_mut(evsel);
 	config_period(spec, a);
+	/*
+	 * PERF_SAMPLE_PERIOD makes every hit one sample carrying its count: without it, a
+	 * tracepoint whose count is not 1 per hit (sched_stat_runtime counts nanoseconds through
+	 * __perf_count) is emitted once per unit of count, the same record hundreds of times,
+	 * until the kernel throttles it and the real events are lost.
+	 */
+	a->sample_type |= PERF_SAMPLE_PERIOD;
 	if (spec->kind == PSC_EVENT_TRACEPOINT)
 		a->sample_type |= PERF_SAMPLE_RAW;
 	else
-		a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+		a->sample_type |= PERF_SAMPLE_IP;
 	if (spec->kind == PSC_EVENT_SOFTWARE &&
 	    (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
 	     a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
