@@ -65,15 +65,11 @@ static void spec_free(struct psc_event_spec *spec)
 	free(spec->filter);
 	free(spec->unit);
 	free(spec->alias);
-	for (int i = 0; i < spec->nr_top_by; i++)
-		free(spec->top_by[i]);
-	for (int i = 0; i < spec->nr_top_add; i++)
-		free(spec->top_add[i]);
-	free(spec->key);
-	free(spec->ptr);
-	free(spec->size);
-	free(spec->num);
-	free(spec->delay);
+	for (int i = 0; i < spec->nr_attrs; i++) {
+		free(spec->attrs[i].name);
+		free(spec->attrs[i].value);
+	}
+	free(spec->attrs);
 	memset(spec, 0, sizeof(*spec));
 }
 
@@ -141,18 +137,19 @@ static int copy_attrs(struct psc_event_spec *dst, const struct psc_event_spec *s
 	dst->attr.sample_period = src->attr.sample_period;
 	dst->filter = dup_or_null(src->filter, &oom);
 	dst->alias = dup_or_null(src->alias, &oom);
-	for (int i = 0; i < src->nr_top_by; i++)
-		dst->top_by[dst->nr_top_by++] = dup_or_null(src->top_by[i], &oom);
-	for (int i = 0; i < src->nr_top_add; i++)
-		dst->top_add[dst->nr_top_add++] = dup_or_null(src->top_add[i], &oom);
-	dst->key = dup_or_null(src->key, &oom);
-	dst->ptr = dup_or_null(src->ptr, &oom);
-	dst->size = dup_or_null(src->size, &oom);
-	dst->num = dup_or_null(src->num, &oom);
-	dst->delay = dup_or_null(src->delay, &oom);
 	dst->stack = src->stack;
 	dst->max_stack = src->max_stack;
-	dst->untraced = src->untraced;
+	if (src->nr_attrs) {
+		dst->attrs = calloc((size_t)src->nr_attrs, sizeof(*dst->attrs));
+		if (!dst->attrs)
+			return -ENOMEM;
+		for (int i = 0; i < src->nr_attrs; i++) {
+			dst->attrs[i] = src->attrs[i];
+			dst->attrs[i].name = dup_or_null(src->attrs[i].name, &oom);
+			dst->attrs[i].value = dup_or_null(src->attrs[i].value, &oom);
+		}
+		dst->nr_attrs = src->nr_attrs;
+	}
 	return oom ? -ENOMEM : 0;
 }
 
@@ -363,64 +360,45 @@ static int parse_modifiers(struct parser *ps, int *pos, struct psc_event_spec *s
 	return 0;
 }
 
-/* perf-prof ATTRs. */
-enum attr_val { NOVAL, NUM, FIELD, NAME };
+/*
+ * The ATTRs the library itself gives meaning to: each changes the perf attr or the event's name.
+ * Any other NAME[=VALUE] is kept in spec->attrs for the tool to interpret (perf-prof's key=,
+ * top-by=, ptr= ...), so a new ATTR never changes the library.
+ */
+enum attr_val { NOVAL, NUM, NAME };
 static const struct {
 	const char *name;
 	enum attr_val val;
 	const char *help;
 } attrs[] = {
-	{ "stack", NOVAL, "stack" },
-	{ "max-stack", NUM, "max-stack=N" },
-	{ "alias", NAME, "alias=NAME" },
-	{ "top-by", FIELD, "top-by=FIELD" },
-	{ "top-add", FIELD, "top-add=FIELD" },
-	{ "key", FIELD, "key=FIELD" },
-	{ "ptr", FIELD, "ptr=FIELD" },
-	{ "size", FIELD, "size=FIELD" },
-	{ "num", FIELD, "num=FIELD" },
-	{ "delay", FIELD, "delay=FIELD" },
-	{ "untraced", NOVAL, "untraced" },
-	{ "period", NUM, "period=N" },
+	{ "stack", NOVAL, "stack" },	    { "max-stack", NUM, "max-stack=N" },
+	{ "alias", NAME, "alias=NAME" },    { "period", NUM, "period=N" },
 	{ "freq", NUM, "freq=N" },
 };
 #define NR_ATTRS (int)(sizeof(attrs) / sizeof(attrs[0]))
-#define MAX_TOP 8
+#define MAX_ATTRS 32
 
 /*
- * True when a filter's text is an ATTR ("stack", "alias=x"): no ftrace filter is a bare word or
- * has a single '=', so the user meant ATTRs and left out the filter before them.
+ * perf-prof's ATTR names, for telling a misplaced ATTR from a filter: no ftrace filter is a bare
+ * word or has a single '='.
  */
+static const char *const known_attr_names[] = {
+	"stack", "max-stack", "alias",	  "period", "freq",	"top-by",  "top-add", "comm",
+	"key",	 "ptr",	      "size",	  "num",    "delay",	"untraced", "printkey", "role",
+	"trigger", "exec",    "cpus",	  "vm",	    "push",	"pull",	   "index",
+};
+
 static bool looks_like_attr(const char *s, size_t len)
 {
-	for (int i = 0; i < NR_ATTRS; i++) {
-		size_t n = strlen(attrs[i].name);
+	for (size_t i = 0; i < sizeof(known_attr_names) / sizeof(known_attr_names[0]); i++) {
+		size_t n = strlen(known_attr_names[i]);
 
-		if (len < n || strncmp(s, attrs[i].name, n))
+		if (len < n || strncmp(s, known_attr_names[i], n))
 			continue;
-		if (attrs[i].val == NOVAL ? len == n
-					  : len > n + 1 && s[n] == '=' && s[n + 1] != '=')
+		if (len == n || (len > n + 1 && s[n] == '=' && s[n + 1] != '='))
 			return true;
 	}
 	return false;
-}
-
-static int unknown_attr(struct parser *ps, const char *name, size_t len, int pos)
-{
-	char list[300], hint[300];
-	struct psc_suggest s;
-	size_t off = 0;
-
-	psc_suggest__init(&s, name, len);
-	list[0] = '\0';
-	for (int i = 0; i < NR_ATTRS; i++) {
-		psc_suggest__add(&s, attrs[i].name, NULL);
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
-					attrs[i].help);
-	}
-	psc_suggest__format(&s, hint, sizeof(hint));
-	return psc_evparse_fail(&ps->p, -EINVAL, pos, "unknown ATTR '%.*s'%s; expected one of %s",
-				(int)len, name, hint, list);
 }
 
 static int check_value(struct parser *ps, enum attr_val kind, const char *v, size_t len, int pos,
@@ -452,18 +430,14 @@ static int check_value(struct parser *ps, enum attr_val kind, const char *v, siz
 	}
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)v[i];
-		bool ok = isalpha(c) || c == '_' || (i && isdigit(c));
 
-		if (kind == NAME)
-			ok = isalnum(c) || c == '_' || c == '-' || c == '.';
-		if (!ok)
+		if (!isalnum(c) && c != '_' && c != '-' && c != '.')
 			return psc_evparse_fail(
 				&ps->p, -EINVAL, pos + (int)i,
-				kind == NAME
-					? "bad character '%c' in ATTR '%s'; a name has letters, digits, '_', '-' or '.'"
-					: "bad character '%c' in ATTR '%s'; a field name has letters, digits and '_' and does not start with a digit",
+				"bad character '%c' in ATTR '%s'; a name has letters, digits, '_', '-' or '.'",
 				c, attr);
 	}
+	(void)kind;
 	return 0;
 }
 
@@ -471,6 +445,46 @@ static int set_string(struct parser *ps, char **dst, const char *v, size_t len, 
 {
 	*dst = strndup(v, len);
 	return *dst ? 0 : psc_evparse_fail(&ps->p, -ENOMEM, pos, "out of memory");
+}
+
+/* An ATTR the library does not interpret: kept by name, with its value, for the tool. */
+static int add_generic_attr(struct parser *ps, struct psc_event_spec *spec, const char *t,
+			    size_t nlen, const char *v, size_t vlen, int pos, int vpos)
+{
+	struct psc_event_attr *a, *grown;
+
+	for (size_t i = 0; i < nlen; i++) {
+		unsigned char c = (unsigned char)t[i];
+
+		if (!isalnum(c) && c != '_' && c != '-')
+			return psc_evparse_fail(
+				&ps->p, -EINVAL, pos + (int)i,
+				"bad character '%c' in an ATTR name; write NAME or NAME=VALUE (letters, digits, '-', '_')",
+				c);
+	}
+	if (!nlen)
+		return psc_evparse_fail(&ps->p, -EINVAL, pos,
+					"an ATTR needs a name before '='; write NAME=VALUE");
+	if (spec->nr_attrs == MAX_ATTRS)
+		return psc_evparse_fail(&ps->p, -EINVAL, pos, "more than %d ATTRs on one event",
+					MAX_ATTRS);
+	grown = realloc(spec->attrs, (size_t)(spec->nr_attrs + 1) * sizeof(*grown));
+	if (!grown)
+		return psc_evparse_fail(&ps->p, -ENOMEM, pos, "out of memory");
+	spec->attrs = grown;
+	a = &spec->attrs[spec->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	a->pos = pos;
+	a->name = strndup(t, nlen);
+	a->value = v ? strndup(v, vlen) : NULL;
+	if (!a->name || (v && !a->value)) {
+		free(a->name);
+		free(a->value);
+		return psc_evparse_fail(&ps->p, -ENOMEM, pos, "out of memory");
+	}
+	a->value_pos = v ? vpos : -1;
+	spec->nr_attrs++;
+	return 0;
 }
 
 static int parse_attr(struct parser *ps, struct psc_event_spec *spec, const char *t, size_t len,
@@ -482,11 +496,17 @@ static int parse_attr(struct parser *ps, struct psc_event_spec *spec, const char
 	int vpos = pos + (int)nlen + 1, i, err;
 	uint64_t num = 0;
 
+	/* "VALUE" in quotes may hold '/' and ',' (an expression): the quotes are not kept */
+	if (v && vlen >= 2 && v[0] == '"' && v[vlen - 1] == '"') {
+		v++;
+		vlen -= 2;
+		vpos++;
+	}
 	for (i = 0; i < NR_ATTRS; i++)
 		if (strlen(attrs[i].name) == nlen && !memcmp(attrs[i].name, t, nlen))
 			break;
 	if (i == NR_ATTRS)
-		return unknown_attr(ps, t, nlen, pos);
+		return add_generic_attr(ps, spec, t, nlen, v, vlen, pos, vpos);
 	if (attrs[i].val == NOVAL && eq)
 		return psc_evparse_fail(&ps->p, -EINVAL, pos + (int)nlen,
 					"ATTR '%s' takes no value; write /%s/", attrs[i].name,
@@ -495,8 +515,7 @@ static int parse_attr(struct parser *ps, struct psc_event_spec *spec, const char
 		return psc_evparse_fail(&ps->p, -EINVAL, pos + (int)len,
 					"ATTR '%s' needs a value: %s", attrs[i].name,
 					attrs[i].help);
-	if (*seen & (1U << i) && strcmp(attrs[i].name, "top-by") &&
-	    strcmp(attrs[i].name, "top-add"))
+	if (*seen & (1U << i))
 		return psc_evparse_fail(&ps->p, -EINVAL, pos, "ATTR '%s' is given twice",
 					attrs[i].name);
 	*seen |= 1U << i;
@@ -507,13 +526,10 @@ static int parse_attr(struct parser *ps, struct psc_event_spec *spec, const char
 	}
 
 	switch (t[0]) {
-	case 's':
-		if (nlen == 5) { /* stack */
-			spec->stack = true;
-			spec->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-			return 0;
-		}
-		return set_string(ps, &spec->size, v, vlen, vpos);
+	case 's': /* stack */
+		spec->stack = true;
+		spec->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		return 0;
 	case 'm': /* max-stack: a depth limit implies stacks */
 		if (num > UINT16_MAX)
 			return psc_evparse_fail(
@@ -527,32 +543,7 @@ static int parse_attr(struct parser *ps, struct psc_event_spec *spec, const char
 		return 0;
 	case 'a':
 		return set_string(ps, &spec->alias, v, vlen, vpos);
-	case 't':
-		if (nlen == 6) {
-			if (spec->nr_top_by == MAX_TOP)
-				return psc_evparse_fail(&ps->p, -EINVAL, pos,
-							"too many top-by= ATTRs; at most %d",
-							MAX_TOP);
-			return set_string(ps, &spec->top_by[spec->nr_top_by++], v, vlen, vpos);
-		}
-		if (spec->nr_top_add == MAX_TOP)
-			return psc_evparse_fail(&ps->p, -EINVAL, pos,
-						"too many top-add= ATTRs; at most %d", MAX_TOP);
-		return set_string(ps, &spec->top_add[spec->nr_top_add++], v, vlen, vpos);
-	case 'k':
-		return set_string(ps, &spec->key, v, vlen, vpos);
-	case 'n':
-		return set_string(ps, &spec->num, v, vlen, vpos);
-	case 'd':
-		return set_string(ps, &spec->delay, v, vlen, vpos);
-	case 'u':
-		spec->untraced = true;
-		return 0;
-	case 'p':
-		if (nlen == 3)
-			return set_string(ps, &spec->ptr, v, vlen, vpos);
-		__attribute__((fallthrough)); /* period */
-	case 'f':
+	default: /* period, freq */
 		if (*seen & (1U << (NR_ATTRS - 1)) && *seen & (1U << (NR_ATTRS - 2)))
 			return psc_evparse_fail(&ps->p, -EINVAL, pos,
 						"period= and freq= exclude each other; give one");
@@ -560,7 +551,6 @@ static int parse_attr(struct parser *ps, struct psc_event_spec *spec, const char
 		spec->attr.sample_period = num; /* sample_freq shares the union */
 		return 0;
 	}
-	return unknown_attr(ps, t, nlen, pos);
 }
 
 /*
@@ -648,8 +638,22 @@ static int parse_slash(struct parser *ps, int *pos, struct psc_event_spec *spec,
 		if (s[p] == '/')
 			return psc_evparse_fail(&ps->p, -EINVAL, p,
 						"empty ATTR between two '/'; remove one '/'");
-		while (s[p] && s[p] != '/' && s[p] != ',')
+		while (s[p] && s[p] != '/' && s[p] != ',') {
+			/* a quoted value ("a/b") runs to its closing quote */
+			if (s[p] == '"') {
+				int q = p;
+
+				for (p++; s[p] && s[p] != '"'; p++)
+					if (s[p] == '\\' && s[p + 1])
+						p++;
+				if (!s[p])
+					return psc_evparse_fail(
+						&ps->p, -EINVAL, q,
+						"unterminated \" in ATTR '%.*s'; close it with \"",
+						p - start, s + start);
+			}
 			p++;
+		}
 		if (s[p] != '/')
 			return psc_evparse_fail(
 				&ps->p, -EINVAL, p,

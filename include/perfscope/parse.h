@@ -25,6 +25,14 @@ enum psc_event_kind {
  * from modifiers, sample_period/freq from period=/freq=, PERF_SAMPLE_CALLCHAIN from stack);
  * the rest is what profilers consume. Strings are owned by the list.
  */
+/* An ATTR the library leaves to the tool: "name" or "name=value" ("value" may be quoted). */
+struct psc_event_attr {
+	char *name;
+	char *value; /* NULL for a flag ATTR (no '=') */
+	int pos; /* offset of the name in the parsed string, for error carets */
+	int value_pos; /* offset of the value, -1 when none */
+};
+
 struct psc_event_spec {
 	enum psc_event_kind kind;
 	struct perf_event_attr attr;
@@ -34,16 +42,13 @@ struct psc_event_spec {
 	char *filter; /* ftrace filter text, NULL when none */
 	char *unit; /* PMU events: from sysfs .unit, else NULL */
 	double scale; /* PMU events: from sysfs .scale, else 1.0 */
-	/* perf-prof ATTRs */
-	char *alias;
-	char *top_by[8];
-	int nr_top_by;
-	char *top_add[8];
-	int nr_top_add;
-	char *key, *ptr, *size, *num, *delay;
-	bool stack;
+	/* the ATTRs that change the attr or the name (also applied to attr above) */
+	char *alias; /* alias=NAME */
+	bool stack; /* stack, or max-stack=N */
 	int max_stack; /* 0: not given */
-	bool untraced;
+	/* every other ATTR, in order, for the tool to interpret (key=, top-by=, untraced ...) */
+	struct psc_event_attr *attrs;
+	int nr_attrs;
 	/*
 	 * perf's groups, "{a,b}:mods": the index in the list of this spec's group leader; a spec
 	 * outside braces is its own leader. nr_members: for a leader, the specs in its group
@@ -77,9 +82,10 @@ struct psc_parse_opts {
  *   PMU/TERM=VAL,ALIAS,.../[:MODS] from <pmu_dir>/PMU/{type,format,events}
  *   SYS:NAME[/FILTER/ATTR/.../]  tracepoints, fnmatch globs allowed in SYS and NAME
  *   {EVENT,EVENT...}[:MODS]    a group, the first event leading
- * MODS: u k h G H I p (pp, ppp) D e, with perf's meaning. ATTRs: stack, max-stack=N, alias=NAME,
- * top-by=FIELD, top-add=FIELD (both up to 8 times), key=, ptr=, size=, num=, delay=FIELD,
- * untraced, period=N, freq=N. Spaces are allowed around events.
+ * MODS: u k h G H I p (pp, ppp) D e, with perf's meaning. ATTRs the library applies: stack,
+ * max-stack=N, alias=NAME, period=N, freq=N; any other NAME or NAME=VALUE (a value in "..." may
+ * hold '/' and ',') is kept in spec->attrs, in order, for the tool to check and interpret.
+ * Spaces are allowed around events.
  * Returns 0, or -EINVAL (syntax), -ENOENT (unknown event, PMU term or tracepoint), -ENOMEM, or
  * the errno that kept tracefs or sysfs from being read, with *err (may be NULL) saying where
  * and what was expected and suggesting close names for unknown ones. Thread-safe.
