@@ -371,8 +371,8 @@ static const struct {
 	enum attr_val val;
 	const char *help;
 } attrs[] = {
-	{ "stack", NOVAL, "stack" },	    { "max-stack", NUM, "max-stack=N" },
-	{ "alias", NAME, "alias=NAME" },    { "period", NUM, "period=N" },
+	{ "stack", NOVAL, "stack" },	 { "max-stack", NUM, "max-stack=N" },
+	{ "alias", NAME, "alias=NAME" }, { "period", NUM, "period=N" },
 	{ "freq", NUM, "freq=N" },
 };
 #define NR_ATTRS (int)(sizeof(attrs) / sizeof(attrs[0]))
@@ -383,9 +383,9 @@ static const struct {
  * word or has a single '='.
  */
 static const char *const known_attr_names[] = {
-	"stack", "max-stack", "alias",	  "period", "freq",	"top-by",  "top-add", "comm",
-	"key",	 "ptr",	      "size",	  "num",    "delay",	"untraced", "printkey", "role",
-	"trigger", "exec",    "cpus",	  "vm",	    "push",	"pull",	   "index",
+	"stack",   "max-stack", "alias", "period", "freq",  "top-by",	"top-add",  "comm",
+	"key",	   "ptr",	"size",	 "num",	   "delay", "untraced", "printkey", "role",
+	"trigger", "exec",	"cpus",	 "vm",	   "push",  "pull",	"index",
 };
 
 static bool looks_like_attr(const char *s, size_t len)

@@ -567,7 +567,8 @@ static void test_perf_prof_attrs(void **state)
 	psc_event_list__delete(list);
 
 	/* a quoted value may hold '/' and ','; the quotes are not kept */
-	list = parse_ok("sched:sched_switch//top-by=\"runtime/1000\"/printkey=\"printf(\\\"%d,%d\\\", a, b)\"/,cs");
+	list = parse_ok(
+		"sched:sched_switch//top-by=\"runtime/1000\"/printkey=\"printf(\\\"%d,%d\\\", a, b)\"/,cs");
 	assert_int_equal(list->nr, 2);
 	s = &list->specs[0];
 	assert_int_equal(s->nr_attrs, 2);
@@ -614,7 +615,8 @@ static void test_attr_errors(void **state)
 	expect_error("sched:sched_switch/a/:u", -EINVAL, 21, "modifiers do not apply");
 	expect_error("sched:sched_switch//alias=a/alias=b/", -EINVAL, 28, "'alias' is given twice");
 	expect_error("sched:sched_switch//alias/", -EINVAL, 25, "needs a value: alias=NAME");
-	expect_error("sched:sched_switch//k y=1/", -EINVAL, 21, "bad character ' ' in an ATTR name");
+	expect_error("sched:sched_switch//k y=1/", -EINVAL, 21,
+		     "bad character ' ' in an ATTR name");
 	expect_error("sched:sched_switch//=1/", -EINVAL, 20, "needs a name");
 	expect_error("sched:sched_switch//key=\"a/b/", -EINVAL, 24, "unterminated \"");
 }
