@@ -14,32 +14,97 @@
 enum {
 	OPT_DURATION = 256,
 	OPT_ORDER,
+	OPT_NO_ORDER,
 	OPT_PER_CPU,
 	OPT_FORMAT,
+	OPT_WATERMARK,
+	OPT_USER_CC,
+	OPT_NO_USER_CC,
+	OPT_KERNEL_CC,
+	OPT_NO_KERNEL_CC,
+	OPT_FLAME,
+	OPT_OVERWRITE,
+	OPT_SAMPLING_LIMIT,
+	OPT_USAGE_SELF,
+	OPT_CPUS_ALIAS,
+	OPT_PIDS_ALIAS,
+	OPT_TIDS_ALIAS,
+	OPT_CGROUPS_ALIAS,
 };
 
 struct shared_opt {
 	struct option lo;
-	unsigned int flag; /* which PSC_OPT_* enables it */
+	unsigned int flag; /* which CLI_OPT_* enables it */
 	const char *shortopt;
+	const char *arg; /* metavariable in --help; NULL for flags */
+	const char *help; /* NULL: an alias, not listed on its own */
 };
 
+/* In --help order. perf-prof's spellings (--cpus, --pids, --tids, --cgroups) are aliases. */
 static const struct shared_opt shared_opts[] = {
-	{ { "event", required_argument, NULL, 'e' }, CLI_OPT_EVENTS, "e:" },
-	{ { "cpu", required_argument, NULL, 'C' }, CLI_OPT_CPUS, "C:" },
-	{ { "all-cpus", no_argument, NULL, 'a' }, CLI_OPT_CPUS, "a" },
-	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, CLI_OPT_PER_CPU, NULL },
-	{ { "pid", required_argument, NULL, 'p' }, CLI_OPT_TARGET, "p:" },
-	{ { "tid", required_argument, NULL, 't' }, CLI_OPT_TARGET, "t:" },
-	{ { "cgroup", required_argument, NULL, 'G' }, CLI_OPT_TARGET, "G:" },
-	{ { "interval", required_argument, NULL, 'i' }, CLI_OPT_INTERVAL, "i:" },
-	{ { "duration", required_argument, NULL, OPT_DURATION }, CLI_OPT_DURATION, NULL },
-	{ { "mmap-pages", required_argument, NULL, 'm' }, CLI_OPT_MMAP, "m:" },
-	{ { "order", no_argument, NULL, OPT_ORDER }, CLI_OPT_MMAP, NULL },
-	{ { "call-graph", no_argument, NULL, 'g' }, CLI_OPT_MMAP, "g" },
-	{ { "format", required_argument, NULL, OPT_FORMAT }, CLI_OPT_FORMAT, NULL },
-	{ { "output", required_argument, NULL, 'o' }, CLI_OPT_OUTPUT, "o:" },
+	{ { "event", required_argument, NULL, 'e' }, CLI_OPT_EVENTS, "e:", "EVENTS",
+	  "events: sys:name[/filter/ATTR/.../], perf's names (page-faults),\n"
+	  "PMU events (msr/tsc/); repeatable: -e a -e b takes both" },
+	{ { "all-cpus", no_argument, NULL, 'a' }, CLI_OPT_CPUS, "a", NULL,
+	  "every online CPU (the default without a target)" },
+	{ { "cpu", required_argument, NULL, 'C' }, CLI_OPT_CPUS, "C:", "CPUS",
+	  "these CPUs only: 0-3,6 (--cpus as perf-prof spells it)" },
+	{ { "cpus", required_argument, NULL, 'C' }, CLI_OPT_CPUS, NULL, NULL, NULL },
+	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, CLI_OPT_PER_CPU, NULL, NULL,
+	  "one line per CPU and event (system-wide modes)" },
+	{ { "pid", required_argument, NULL, 'p' }, CLI_OPT_TARGET, "p:", "PID",
+	  "the threads of a process, until it exits (--pids)" },
+	{ { "pids", required_argument, NULL, 'p' }, CLI_OPT_TARGET, NULL, NULL, NULL },
+	{ { "tid", required_argument, NULL, 't' }, CLI_OPT_TARGET, "t:", "TID",
+	  "one thread, until it exits (--tids)" },
+	{ { "tids", required_argument, NULL, 't' }, CLI_OPT_TARGET, NULL, NULL, NULL },
+	{ { "cgroup", required_argument, NULL, 'G' }, CLI_OPT_TARGET, "G:", "CGROUP",
+	  "tasks of a cgroup: a path under the cgroup2 mount, or absolute\n(--cgroups)" },
+	{ { "cgroups", required_argument, NULL, 'G' }, CLI_OPT_TARGET, NULL, NULL, NULL },
+	{ { "interval", required_argument, NULL, 'i' }, CLI_OPT_INTERVAL, "i:", "MS",
+	  "print every MS milliseconds" },
+	{ { "duration", required_argument, NULL, OPT_DURATION }, CLI_OPT_DURATION, NULL, "S",
+	  "stop after S seconds (a COMMAND still running is sent SIGTERM)" },
+	{ { "exit-N", required_argument, NULL, 'N' }, CLI_OPT_EXIT_N, "N:", "N",
+	  "stop after N events" },
+	{ { "mmap-pages", required_argument, NULL, 'm' }, CLI_OPT_MMAP, "m:", "PAGES",
+	  "ring buffer pages per CPU, a power of two (default: from what\n"
+	  "the kernel lets this user lock)" },
+	{ { "watermark", required_argument, NULL, OPT_WATERMARK }, CLI_OPT_MMAP, NULL, "PCT",
+	  "wake up when a ring is PCT% full (1-100, default 25)" },
+	{ { "overwrite", no_argument, NULL, OPT_OVERWRITE }, CLI_OPT_OVERWRITE, NULL, NULL,
+	  "flight recorder: rings keep overwriting the oldest events and\n"
+	  "are read once, when the run ends (the last moments before it)" },
+	{ { "order", no_argument, NULL, OPT_ORDER }, CLI_OPT_ORDER, NULL, NULL,
+	  "merge events of all CPUs in time order" },
+	{ { "no-order", no_argument, NULL, OPT_NO_ORDER }, CLI_OPT_ORDER, NULL, NULL,
+	  "read each CPU's ring in turn: cheaper, CPUs interleave" },
+	{ { "call-graph", no_argument, NULL, 'g' }, CLI_OPT_CALLCHAIN, "g", NULL,
+	  "kernel and user stack of every event" },
+	{ { "user-callchain", optional_argument, NULL, OPT_USER_CC }, CLI_OPT_CALLCHAIN, NULL,
+	  NULL, "user stacks (fp); --no-user-callchain leaves them out" },
+	{ { "no-user-callchain", no_argument, NULL, OPT_NO_USER_CC }, CLI_OPT_CALLCHAIN, NULL,
+	  NULL, NULL },
+	{ { "kernel-callchain", no_argument, NULL, OPT_KERNEL_CC }, CLI_OPT_CALLCHAIN, NULL,
+	  NULL, "kernel stacks; --no-kernel-callchain leaves them out" },
+	{ { "no-kernel-callchain", no_argument, NULL, OPT_NO_KERNEL_CC }, CLI_OPT_CALLCHAIN, NULL,
+	  NULL, NULL },
+	{ { "flame-graph", required_argument, NULL, OPT_FLAME }, CLI_OPT_FLAME, NULL, "FILE",
+	  "stacks counted as folded text (flamegraph.pl, inferno,\n"
+	  "speedscope) in FILE, written at the end" },
+	{ { "sampling-limit", required_argument, NULL, OPT_SAMPLING_LIMIT },
+	  CLI_OPT_SAMPLING_LIMIT, NULL, "N",
+	  "at most N events per second and CPU; the rest are counted\nas dropped" },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, CLI_OPT_FORMAT, NULL, "F",
+	  "text (default) or json: one object per line" },
+	{ { "output", required_argument, NULL, 'o' }, CLI_OPT_OUTPUT, "o:", "FILE",
+	  "write to FILE, not standard output (COMMAND keeps it)" },
+	{ { "usage-self", required_argument, NULL, OPT_USAGE_SELF }, CLI_OPT_USAGE_SELF, NULL,
+	  "MS", "print perfscope's own CPU use every MS milliseconds" },
+	{ { "quiet", no_argument, NULL, 'q' }, CLI_OPT_QUIET, "q", NULL,
+	  "no statistics lines unless events were lost" },
 };
+#define NR_SHARED (sizeof(shared_opts) / sizeof(shared_opts[0]))
 
 static int usage_error(const char *prof, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -156,6 +221,64 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 	case OPT_ORDER:
 		o->order = true;
 		return 0;
+	case OPT_NO_ORDER:
+		o->no_order = true;
+		return 0;
+	case OPT_WATERMARK:
+		err = parse_long(prof, "--watermark (percent of a ring)", arg, 1, 100, &v);
+		if (!err)
+			o->watermark_pct = (int)v;
+		return err;
+	case OPT_USER_CC:
+		/* perf-prof's record modes: frame pointers here; DWARF belongs to profile */
+		if (arg && strcmp(arg, "fp"))
+			return usage_error(prof,
+					   "--user-callchain=%s: only 'fp' (frame pointers) is "
+					   "supported here",
+					   arg);
+		o->user_callchain = 1;
+		return 0;
+	case OPT_NO_USER_CC:
+		o->user_callchain = 0;
+		return 0;
+	case OPT_KERNEL_CC:
+		o->kernel_callchain = 1;
+		return 0;
+	case OPT_NO_KERNEL_CC:
+		o->kernel_callchain = 0;
+		return 0;
+	case OPT_FLAME:
+		if (!*arg)
+			return usage_error(prof, "--flame-graph needs a file name");
+		o->flame_graph = arg;
+		return 0;
+	case OPT_OVERWRITE:
+		o->overwrite = true;
+		return 0;
+	case 'N': {
+		char *end;
+
+		errno = 0;
+		o->exit_n = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || !o->exit_n || *arg == '-')
+			return usage_error(prof, "-N must be a positive whole number, not '%s'",
+					   arg);
+		return 0;
+	}
+	case OPT_SAMPLING_LIMIT:
+		err = parse_long(prof, "--sampling-limit (events per second)", arg, 1, 1000000000,
+				 &v);
+		if (!err)
+			o->sampling_limit = (unsigned long)v;
+		return err;
+	case OPT_USAGE_SELF:
+		err = parse_long(prof, "--usage-self (milliseconds)", arg, 1, 86400000, &v);
+		if (!err)
+			o->usage_self_ms = v;
+		return err;
+	case 'q':
+		o->quiet = true;
+		return 0;
 	case 'g':
 		o->callchain = true;
 		return 0;
@@ -221,7 +344,8 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 	int nlong = 0, c, ret = 0;
 
 	memset(o, 0, sizeof(*o));
-	for (size_t i = 0; i < sizeof(shared_opts) / sizeof(shared_opts[0]); i++) {
+	o->user_callchain = o->kernel_callchain = -1;
+	for (size_t i = 0; i < NR_SHARED; i++) {
 		if (!(shared_opts[i].flag & flags))
 			continue;
 		longopts[nlong++] = shared_opts[i].lo;
@@ -261,7 +385,7 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 		}
 		bool shared = false;
 
-		for (size_t i = 0; i < sizeof(shared_opts) / sizeof(shared_opts[0]); i++)
+		for (size_t i = 0; i < NR_SHARED; i++)
 			if ((shared_opts[i].flag & flags) && shared_opts[i].lo.val == c)
 				shared = true;
 		if (shared)
@@ -290,10 +414,49 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 	if (!!o->pid + !!o->tid + !!o->cgroup + !!o->command > 1)
 		return usage_error(prof,
 				   "choose one target: -p PID, -t TID, -G CGROUP or -- COMMAND");
+	if (o->order && o->no_order)
+		return usage_error(prof, "--order and --no-order contradict each other; give one");
 	if (o->cpus && o->all_cpus)
 		return usage_error(prof, "-a (all CPUs) and -C %s contradict each other; give one",
 				   o->cpus);
 	return 0;
+}
+
+void cli_opts_help(unsigned int flags, const char *events_help,
+		   void (*emit)(void *ctx, const char *line), void *ctx)
+{
+	char line[256], left[40];
+
+	for (size_t i = 0; i < NR_SHARED; i++) {
+		const struct shared_opt *so = &shared_opts[i];
+		const char *text = so->help, *nl;
+
+		if (!(so->flag & flags) || !text)
+			continue;
+		if (so->lo.val == 'e' && events_help)
+			text = events_help;
+		if (so->shortopt)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", so->shortopt[0], so->lo.name,
+				 so->arg ? " " : "", so->arg ? so->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", so->lo.name,
+				 so->arg ? " " : "", so->arg ? so->arg : "");
+		/* the text's lines, the first beside the option, the others under it */
+		for (bool first = true; text; first = false) {
+			nl = strchr(text, '\n');
+			snprintf(line, sizeof(line), "  %-24s %.*s", first ? left : "",
+				 nl ? (int)(nl - text) : (int)strlen(text), text);
+			if (strlen(left) > 24 && first) {
+				/* too long to share a line with its text */
+				snprintf(line, sizeof(line), "  %s", left);
+				emit(ctx, line);
+				snprintf(line, sizeof(line), "  %-24s %.*s", "",
+					 nl ? (int)(nl - text) : (int)strlen(text), text);
+			}
+			emit(ctx, line);
+			text = nl ? nl + 1 : NULL;
+		}
+	}
 }
 
 static int log_level = -1;

@@ -21,8 +21,18 @@ struct cli_opts {
 	long interval_ms; /* -i, 0 = none */
 	double duration_s; /* --duration, 0 = until stopped */
 	unsigned int mmap_pages; /* -m, 0 = default; power of two */
+	int watermark_pct; /* --watermark 1..100: wake up at this fill of a ring; 0 = default */
 	bool order; /* --order */
+	bool no_order; /* --no-order */
 	bool callchain; /* -g */
+	int user_callchain; /* --user-callchain 1, --no-user-callchain 0, -1 not given */
+	int kernel_callchain; /* --kernel-callchain 1, --no-kernel-callchain 0, -1 not given */
+	const char *flame_graph; /* --flame-graph FILE: folded stacks written there */
+	bool overwrite; /* --overwrite: flight recorder rings, read when the run ends */
+	unsigned long long exit_n; /* -N: stop after N events, 0 = no limit */
+	unsigned long sampling_limit; /* --sampling-limit: events per second and CPU, 0 = all */
+	long usage_self_ms; /* --usage-self MS: perfscope's own CPU use every MS, 0 = never */
+	bool quiet; /* -q: no statistics lines unless something was lost */
 	bool per_cpu; /* --per-cpu */
 	enum out_format format; /* --format */
 	const char *output; /* -o FILE: the profiler's output goes there; NULL = stdout */
@@ -35,19 +45,27 @@ struct cli_opts {
 /*
  * Which shared options a profiler accepts; the rest are refused with a usage error. A profiler
  * with options of its own lists them in `extra` (getopt_long style) and gets them through
- * `on_extra`.
+ * `on_extra`. perf-prof's common options keep its names and meaning.
  */
-enum opt_flags {
+enum cli_opt_flags {
 	CLI_OPT_EVENTS = 1 << 0,
 	CLI_OPT_CPUS = 1 << 1, /* -C, -a */
 	CLI_OPT_TARGET = 1 << 2, /* -p, -t, -G, -- COMMAND */
 	CLI_OPT_INTERVAL = 1 << 3,
 	CLI_OPT_DURATION = 1 << 4,
-	CLI_OPT_MMAP = 1 << 5, /* -m, --order, -g */
+	CLI_OPT_MMAP = 1 << 5, /* -m, --watermark */
 	CLI_OPT_FORMAT = 1 << 6,
 	CLI_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
 	CLI_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
 	CLI_OPT_OUTPUT = 1 << 9, /* -o FILE */
+	CLI_OPT_ORDER = 1 << 10, /* --order, --no-order */
+	CLI_OPT_CALLCHAIN = 1 << 11, /* -g, --[no-]user-callchain, --[no-]kernel-callchain */
+	CLI_OPT_FLAME = 1 << 12, /* --flame-graph FILE */
+	CLI_OPT_OVERWRITE = 1 << 13, /* --overwrite */
+	CLI_OPT_EXIT_N = 1 << 14, /* -N */
+	CLI_OPT_SAMPLING_LIMIT = 1 << 15, /* --sampling-limit */
+	CLI_OPT_USAGE_SELF = 1 << 16, /* --usage-self */
+	CLI_OPT_QUIET = 1 << 17, /* -q */
 };
 
 struct option;
@@ -65,7 +83,14 @@ struct extra_opts {
  * and returns 2 on a usage error.
  */
 int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags,
-		       const struct extra_opts *extra, const char *help);
+		   const struct extra_opts *extra, const char *help);
+
+/*
+ * The help lines of the shared options in flags, as `--help` shows them: "  -e, --event EVENTS
+ * text". events_help, when given, replaces the generic text under -e. Calls emit per line.
+ */
+void cli_opts_help(unsigned int flags, const char *events_help,
+		   void (*emit)(void *ctx, const char *line), void *ctx);
 
 /* Installs the library log callback writing "perfscope: ..." to stderr at the -v level. */
 void cli_setup_log(int verbose);

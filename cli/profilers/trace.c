@@ -691,25 +691,6 @@ static void report_end(struct trace *t, struct session *s)
 	}
 }
 
-/* Well above the shared options' long-only values (256 and up in common/options.c). */
-enum { OPT_NO_ORDER = 1024 };
-
-static const struct option trace_longopts[] = {
-	{ "no-order", no_argument, NULL, OPT_NO_ORDER },
-	{ 0 },
-};
-
-static int on_extra(void *ctx, int opt, const char *arg)
-{
-	bool *no_order = ctx;
-
-	(void)arg;
-	if (opt != OPT_NO_ORDER)
-		return 2;
-	*no_order = true;
-	return 0;
-}
-
 static int trace_run(int argc, char **argv)
 {
 	struct trace t = { 0 };
@@ -723,27 +704,15 @@ static int trace_run(int argc, char **argv)
 	sigset_t stop;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 
-	bool no_order = false;
-	const struct extra_opts extra = {
-		.longopts = trace_longopts,
-		.on_extra = on_extra,
-		.ctx = &no_order,
-	};
-
 	ret = cli_opts_parse(&t.o, argc, argv,
 				 CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 					 CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT |
-					 CLI_OPT_OUTPUT,
-				 &extra, trace_help);
+					 CLI_OPT_OUTPUT | CLI_OPT_ORDER | CLI_OPT_CALLCHAIN,
+				 NULL, trace_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
-	if (no_order && t.o.order) {
-		fprintf(stderr, "perfscope trace: --order and --no-order contradict each other; "
-				"see 'perfscope help trace'\n");
-		return 2;
-	}
 	/* Time order is the default: the merge costs little and keeps side-band records first. */
-	t.o.order = !no_order;
+	t.o.order = !t.o.no_order;
 	cli_setup_log(t.o.verbose);
 	if (!t.o.events) {
 		fprintf(stderr, "perfscope trace: which events? give -e EVENTS, e.g. -e "
