@@ -13,6 +13,7 @@
 #include <perfscope/ring.h>
 #include <perfscope/tp.h>
 
+#include "callchain.h"
 #include "comm.h"
 #include "ksyms.h"
 #include "options.h"
@@ -20,7 +21,6 @@
 #include "profiler.h"
 #include "session.h"
 #include "target.h"
-#include "trace_stack.h"
 
 static const char trace_help[] =
 	"usage: perfscope trace -e EVENTS [-C CPUS] [-p PID | -t TID | -G CGROUP] [-g] [--no-order]\n"
@@ -100,7 +100,7 @@ struct trace {
 	struct comm_cache comms;
 	char *pbuf; /* scratch for print fmt text */
 	size_t pbuf_len;
-	struct trace_stack *stack;
+	struct callchain *stack;
 	struct ksyms *ksyms; /* for kernel functions in print formats, read at first need */
 	bool ksyms_tried;
 	uint64_t printed;
@@ -176,7 +176,7 @@ static void print_text(struct trace *t, struct trace_event *ev, int cpu, const s
 		text_other(t, s);
 	out__putc(o, '\n');
 	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
-		trace_stack__text(t->stack, o, s);
+		callchain__text(t->stack, o, s);
 }
 
 static void json_field(struct json *j, const struct trace_event *ev, int idx,
@@ -262,7 +262,7 @@ static void print_json(struct trace *t, struct trace_event *ev, int cpu, const s
 	}
 	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		JSON_KEY(j, "stack");
-		trace_stack__json(t->stack, j, s);
+		callchain__json(t->stack, j, s);
 	}
 	json__end_line(j);
 }
@@ -292,7 +292,7 @@ static int on_record(void *ctx, struct psc_evsel *evsel, int cpu, const struct p
 
 	comm_cache__record(&t->comms, rec);
 	if (t->stack)
-		trace_stack__record(t->stack, rec);
+		callchain__record(t->stack, rec);
 	return 0;
 }
 
@@ -301,7 +301,7 @@ static int on_round_end(void *ctx)
 	struct trace *t = ctx;
 
 	if (t->stack)
-		trace_stack__round_end(t->stack);
+		callchain__round_end(t->stack);
 	return out__flush(t->out) ? 1 : 0;
 }
 
@@ -642,7 +642,7 @@ static int trace_run(int argc, char **argv)
 			goto out;
 	}
 	if (wants_stacks(specs, t.o.callchain)) {
-		t.stack = trace_stack__new();
+		t.stack = callchain__new("trace");
 		if (!t.stack)
 			goto nomem;
 	}
@@ -737,7 +737,7 @@ static int trace_run(int argc, char **argv)
 	}
 	report_end(&t, sess);
 	if (t.stack && t.o.verbose)
-		trace_stack__print_stats(t.stack, stderr);
+		callchain__print_stats(t.stack, stderr);
 	if (err < 0) {
 		fprintf(stderr, "perfscope trace: %s\n", strerror(-err));
 		ret = 1;
@@ -762,7 +762,7 @@ out:
 	free_events(evlist);
 	psc_evlist__delete(evlist);
 	psc_event_list__delete(specs);
-	trace_stack__delete(t.stack);
+	callchain__delete(t.stack);
 	out__delete(t.out);
 	if (stop_fd >= 0)
 		close(stop_fd);
