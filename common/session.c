@@ -19,6 +19,7 @@
 #include <perfscope/threadmap.h>
 #include <perfscope/ring.h>
 
+#include "keymap.h"
 #include "order.h"
 #include "target.h"
 
@@ -33,11 +34,6 @@ enum {
 	TAG_PIDFD = -4,
 };
 
-struct evsel_slot {
-	const struct psc_evsel *evsel;
-	int idx;
-};
-
 struct session {
 	struct psc_evlist *evlist;
 	struct session_opts opts;
@@ -45,9 +41,7 @@ struct session {
 	int nr_evsels, nr_rings;
 	struct order_ring *rings; /* nr_rings */
 	struct order order;
-	/* evsel pointer -> index: open addressing, power-of-two size */
-	struct evsel_slot *slots;
-	unsigned int slot_mask;
+	struct keymap evsel_index; /* evsel pointer -> its index in the evlist (int) */
 	/* per evsel; lost also per evsel x ring, plus a row for unattributed (index nr_evsels) */
 	uint64_t *samples, *samples_prev;
 	uint64_t *throttled; /* per evsel (+ unattributed): PERF_RECORD_THROTTLE seen */
@@ -182,46 +176,26 @@ int session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int 
 	return 0;
 }
 
-static unsigned int ptr_hash(const void *p)
-{
-	uint64_t v = (uint64_t)(uintptr_t)p;
-
-	return (unsigned int)((v >> 4) * 0x9e3779b97f4a7c15ull >> 32);
-}
-
 static int evsel_idx(const struct session *s, const struct psc_evsel *evsel)
 {
-	unsigned int h;
+	const int *idx = evsel ? keymap__find(&s->evsel_index, (uintptr_t)evsel) : NULL;
 
-	if (!evsel)
-		return s->nr_evsels; /* the unattributed row */
-	for (h = ptr_hash(evsel) & s->slot_mask;; h = (h + 1) & s->slot_mask) {
-		if (s->slots[h].evsel == evsel)
-			return s->slots[h].idx;
-		if (!s->slots[h].evsel)
-			return s->nr_evsels;
-	}
+	return idx ? *idx : s->nr_evsels; /* else the unattributed row */
 }
 
 static int index_evsels(struct session *s)
 {
 	struct psc_evsel *evsel;
-	unsigned int size = 8, h;
-	int i;
+	int i, *idx;
 
-	while (size < 2u * (unsigned int)s->nr_evsels)
-		size <<= 1;
-	s->slots = calloc(size, sizeof(*s->slots));
-	if (!s->slots)
+	if (keymap__init(&s->evsel_index, sizeof(int), (size_t)s->nr_evsels))
 		return -ENOMEM;
-	s->slot_mask = size - 1;
 	psc_evlist__for_each(s->evlist, i, evsel)
 	{
-		for (h = ptr_hash(evsel) & s->slot_mask; s->slots[h].evsel;
-		     h = (h + 1) & s->slot_mask)
-			;
-		s->slots[h].evsel = evsel;
-		s->slots[h].idx = i;
+		idx = keymap__insert(&s->evsel_index, (uintptr_t)evsel, NULL);
+		if (!idx)
+			return -ENOMEM;
+		*idx = i;
 	}
 	return 0;
 }
@@ -323,7 +297,7 @@ void session__delete(struct session *s)
 	if (s->mask_saved)
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
 	order__exit(&s->order);
-	free(s->slots);
+	keymap__exit(&s->evsel_index);
 	free(s->samples);
 	free(s->samples_prev);
 	free(s->throttled);

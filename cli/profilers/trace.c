@@ -1,7 +1,5 @@
 /* perfscope trace: print every event as it happens (tracepoints, software, sampled hardware). */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,13 +13,14 @@
 #include <perfscope/ring.h>
 #include <perfscope/tp.h>
 
+#include "callchain.h"
+#include "comm.h"
 #include "ksyms.h"
 #include "options.h"
 #include "output.h"
 #include "profiler.h"
 #include "session.h"
 #include "target.h"
-#include "trace_stack.h"
 
 static const char trace_help[] =
 	"usage: perfscope trace -e EVENTS [-C CPUS] [-p PID | -t TID | -G CGROUP] [-g] [--no-order]\n"
@@ -93,155 +92,20 @@ struct trace_event {
 	size_t *json_key_lens;
 };
 
-/* tid -> comm: from COMM records, else /proc/TID/comm the first time a tid is seen. */
-struct comm_slot {
-	uint32_t tid; /* 0: empty (tid 0, the idle task, is handled apart) */
-	char comm[16];
-};
-
 struct trace {
 	struct cli_opts o;
 	struct out *out;
 	struct json json;
 	bool json_fmt;
-	struct comm_slot *comms;
-	unsigned int comm_mask, nr_comms;
+	struct comm_cache comms;
 	char *pbuf; /* scratch for print fmt text */
 	size_t pbuf_len;
-	struct trace_stack *stack;
+	struct callchain *stack;
 	struct ksyms *ksyms; /* for kernel functions in print formats, read at first need */
 	bool ksyms_tried;
 	uint64_t printed;
 	int write_err;
 };
-
-static unsigned int tid_hash(uint32_t tid)
-{
-	return (tid * 2654435761u) >> 8;
-}
-
-static struct comm_slot *comm_slot(struct trace *t, uint32_t tid)
-{
-	unsigned int h;
-
-	for (h = tid_hash(tid) & t->comm_mask;; h = (h + 1) & t->comm_mask)
-		if (t->comms[h].tid == tid || !t->comms[h].tid)
-			return &t->comms[h];
-}
-
-static int comm_grow(struct trace *t)
-{
-	struct comm_slot *old = t->comms;
-	unsigned int i, n = old ? t->comm_mask + 1 : 0, size = n ? 2 * n : 1024;
-
-	t->comms = calloc(size, sizeof(*t->comms));
-	if (!t->comms) {
-		t->comms = old;
-		return -ENOMEM;
-	}
-	t->comm_mask = size - 1;
-	for (i = 0; i < n; i++)
-		if (old[i].tid)
-			*comm_slot(t, old[i].tid) = old[i];
-	free(old);
-	return 0;
-}
-
-static void comm_set(struct trace *t, uint32_t tid, const char *comm, size_t len)
-{
-	struct comm_slot *c;
-
-	if (!tid)
-		return;
-	if ((t->nr_comms + 1) * 2 > t->comm_mask + 1 && comm_grow(t))
-		return;
-	c = comm_slot(t, tid);
-	if (!c->tid)
-		t->nr_comms++;
-	c->tid = tid;
-	if (len > sizeof(c->comm) - 1)
-		len = sizeof(c->comm) - 1;
-	memcpy(c->comm, comm, len);
-	c->comm[len] = 0;
-}
-
-static const char *comm_get(struct trace *t, uint32_t pid, uint32_t tid)
-{
-	struct comm_slot *c;
-	char path[64], buf[32];
-	ssize_t n;
-	int fd;
-
-	if (!tid)
-		return "swapper";
-	c = comm_slot(t, tid);
-	if (c->tid)
-		return c->comm;
-	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0) {
-		/* exited before we looked: remembered as unknown rather than retried per event */
-		memcpy(buf, "<...>", 5);
-		n = 5;
-	} else if (buf[n - 1] == '\n') {
-		n--;
-	}
-	comm_set(t, tid, buf, (size_t)n);
-	c = comm_slot(t, tid);
-	return c->tid ? c->comm : "<...>";
-}
-
-/* The threads of one process, named now (tid 0: every thread of pid). */
-static void comm_preload_pid(struct trace *t, const char *pid)
-{
-	char path[64];
-	struct dirent *d;
-	DIR *task;
-
-	snprintf(path, sizeof(path), "/proc/%s/task", pid);
-	task = opendir(path);
-	if (!task)
-		return;
-	while ((d = readdir(task)))
-		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-			comm_get(t, (uint32_t)atoi(pid), (uint32_t)atoi(d->d_name));
-	closedir(task);
-}
-
-/*
- * Threads that exist before the trace starts are named from /proc now, as perf record does: one
- * that exits during the trace is gone from /proc by the time its last events (its exit, say)
- * are printed, and would show as <...>. Threads started later are named by COMM and FORK
- * records; a launched command by its exec.
- */
-static void comm_preload(struct trace *t, const struct target *tg)
-{
-	char pid[16];
-	struct dirent *d;
-	DIR *proc;
-
-	if (tg->has_command)
-		return;
-	if (t->o.tid) {
-		comm_get(t, (uint32_t)t->o.tid, (uint32_t)t->o.tid);
-		return;
-	}
-	if (t->o.pid) {
-		snprintf(pid, sizeof(pid), "%d", (int)t->o.pid);
-		comm_preload_pid(t, pid);
-		return;
-	}
-	proc = opendir("/proc");
-	if (!proc)
-		return;
-	while ((d = readdir(proc)))
-		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-			comm_preload_pid(t, d->d_name);
-	closedir(proc);
-}
 
 /* ---- output of one event ---- */
 
@@ -285,7 +149,7 @@ static void text_other(struct trace *t, const struct psc_sample *s)
 static void print_text(struct trace *t, struct trace_event *ev, int cpu, const struct psc_sample *s)
 {
 	struct out *o = t->out;
-	const char *comm = comm_get(t, s->pid, s->tid);
+	const char *comm = comm_cache__get(&t->comms, s->pid, s->tid);
 	size_t len = strlen(comm);
 	char us[8];
 
@@ -312,7 +176,7 @@ static void print_text(struct trace *t, struct trace_event *ev, int cpu, const s
 		text_other(t, s);
 	out__putc(o, '\n');
 	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
-		trace_stack__text(t->stack, o, s);
+		callchain__text(t->stack, o, s);
 }
 
 static void json_field(struct json *j, const struct trace_event *ev, int idx,
@@ -373,7 +237,7 @@ static void print_json(struct trace *t, struct trace_event *ev, int cpu, const s
 	JSON_KEY(j, "tid");
 	json__u64(j, s->tid);
 	JSON_KEY(j, "comm");
-	json__str(j, comm_get(t, s->pid, s->tid));
+	json__str(j, comm_cache__get(&t->comms, s->pid, s->tid));
 	JSON_KEY(j, "event");
 	json__raw(j, ev->json_name, ev->json_name_len);
 	if (!ev->fmt) {
@@ -398,7 +262,7 @@ static void print_json(struct trace *t, struct trace_event *ev, int cpu, const s
 	}
 	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		JSON_KEY(j, "stack");
-		trace_stack__json(t->stack, j, s);
+		callchain__json(t->stack, j, s);
 	}
 	json__end_line(j);
 }
@@ -426,17 +290,9 @@ static int on_record(void *ctx, struct psc_evsel *evsel, int cpu, const struct p
 {
 	struct trace *t = ctx;
 
-	if (rec->type == PERF_RECORD_COMM) {
-		comm_set(t, rec->comm.tid, rec->comm.comm, strlen(rec->comm.comm));
-	} else if (rec->type == PERF_RECORD_FORK && rec->fork.tid && rec->fork.ptid) {
-		/* A child is named as its parent until it execs; it may be gone before we look. */
-		struct comm_slot *parent = comm_slot(t, rec->fork.ptid);
-
-		if (parent->tid)
-			comm_set(t, rec->fork.tid, parent->comm, strlen(parent->comm));
-	}
+	comm_cache__record(&t->comms, rec);
 	if (t->stack)
-		trace_stack__record(t->stack, rec);
+		callchain__record(t->stack, rec);
 	return 0;
 }
 
@@ -445,7 +301,7 @@ static int on_round_end(void *ctx)
 	struct trace *t = ctx;
 
 	if (t->stack)
-		trace_stack__round_end(t->stack);
+		callchain__round_end(t->stack);
 	return out__flush(t->out) ? 1 : 0;
 }
 
@@ -743,7 +599,7 @@ static int trace_run(int argc, char **argv)
 	evlist = psc_evlist__new();
 	t.pbuf_len = 4096;
 	t.pbuf = malloc(t.pbuf_len);
-	if (!t.out || !evlist || !t.pbuf || comm_grow(&t)) {
+	if (!t.out || !evlist || !t.pbuf || comm_cache__init(&t.comms)) {
 		ret = 1;
 		goto nomem;
 	}
@@ -755,7 +611,7 @@ static int trace_run(int argc, char **argv)
 			goto out;
 	}
 	if (wants_stacks(specs, t.o.callchain)) {
-		t.stack = trace_stack__new();
+		t.stack = callchain__new("trace");
 		if (!t.stack)
 			goto nomem;
 	}
@@ -813,7 +669,13 @@ static int trace_run(int argc, char **argv)
 		goto out;
 	}
 
-	comm_preload(&t, &tg);
+	/*
+	 * Threads that exist before the trace starts are named now: one that exits during the
+	 * trace is gone from /proc when its last events are printed. Later ones are named by COMM
+	 * and FORK records; a launched command by its exec.
+	 */
+	if (!tg.has_command)
+		comm_cache__preload(&t.comms, t.o.pid, t.o.tid);
 	{
 		PSC_OPTS(session_opts, so, .order = t.o.order, .interval_ms = t.o.interval_ms,
 			 .duration_s = t.o.duration_s, .prof = "trace", .target = &tg,
@@ -844,7 +706,7 @@ static int trace_run(int argc, char **argv)
 	}
 	report_end(&t, sess);
 	if (t.stack && t.o.verbose)
-		trace_stack__print_stats(t.stack, stderr);
+		callchain__print_stats(t.stack, stderr);
 	if (err < 0) {
 		fprintf(stderr, "perfscope trace: %s\n", strerror(-err));
 		ret = 1;
@@ -869,11 +731,11 @@ out:
 	free_events(evlist);
 	psc_evlist__delete(evlist);
 	psc_event_list__delete(specs);
-	trace_stack__delete(t.stack);
+	callchain__delete(t.stack);
 	out__delete(t.out);
 	if (stop_fd >= 0)
 		close(stop_fd);
-	free(t.comms);
+	comm_cache__exit(&t.comms);
 	free(t.pbuf);
 	ksyms__delete(t.ksyms);
 	return ret;

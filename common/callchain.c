@@ -1,5 +1,5 @@
-/* perfscope trace: callchains through the shared symbolizer (common/symcache, common/stack). */
-#include "trace_stack.h"
+/* callchain: the stacks of samples, symbolized (symcache, stack), as text lines or JSON. */
+#include "callchain.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,13 +11,14 @@
 
 #define MAX_FRAMES 256
 
-/* Processes that exited: their maps are dropped a round later (see trace_stack__round_end). */
+/* Processes that exited: their maps are dropped a round later (see callchain__round_end). */
 struct pid_list {
 	pid_t *pids;
 	size_t nr, cap;
 };
 
-struct trace_stack {
+struct callchain {
+	const char *prof; /* for messages: "perfscope PROF: ..." */
 	struct symcache *sc;
 	bool problem_said;
 	struct pid_list exited, ripe;
@@ -25,28 +26,29 @@ struct trace_stack {
 	char line[512];
 };
 
-struct trace_stack *trace_stack__new(void)
+struct callchain *callchain__new(const char *prof)
 {
-	struct trace_stack *ts = calloc(1, sizeof(*ts));
+	struct callchain *cc = calloc(1, sizeof(*cc));
 
-	if (!ts)
+	if (!cc)
 		return NULL;
-	ts->sc = symcache__new(NULL);
-	if (!ts->sc) {
-		free(ts);
+	cc->prof = prof;
+	cc->sc = symcache__new(NULL);
+	if (!cc->sc) {
+		free(cc);
 		return NULL;
 	}
-	return ts;
+	return cc;
 }
 
-void trace_stack__delete(struct trace_stack *ts)
+void callchain__delete(struct callchain *cc)
 {
-	if (!ts)
+	if (!cc)
 		return;
-	symcache__delete(ts->sc);
-	free(ts->exited.pids);
-	free(ts->ripe.pids);
-	free(ts);
+	symcache__delete(cc->sc);
+	free(cc->exited.pids);
+	free(cc->ripe.pids);
+	free(cc);
 }
 
 static void pid_list_add(struct pid_list *l, pid_t pid)
@@ -71,9 +73,9 @@ static void pid_list_del(struct pid_list *l, pid_t pid)
 			l->pids[i--] = l->pids[--l->nr];
 }
 
-void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
+void callchain__record(struct callchain *cc, const struct psc_record *rec)
 {
-	struct usyms *u = symcache__usyms(ts->sc);
+	struct usyms *u = symcache__usyms(cc->sc);
 
 	switch (rec->type) {
 	case PERF_RECORD_MMAP2: {
@@ -91,21 +93,21 @@ void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
 			f.ino = rec->mmap2.ino;
 		}
 		usyms__mmap(u, (pid_t)rec->mmap2.pid, rec->mmap2.start, rec->mmap2.len,
-				rec->mmap2.pgoff, &f);
+			    rec->mmap2.pgoff, &f);
 		break;
 	}
 	case PERF_RECORD_FORK:
 		/* New processes only; a new thread shares its process's maps. */
 		if (rec->fork.pid != rec->fork.ppid) {
-			pid_list_del(&ts->exited, (pid_t)rec->fork.pid);
-			pid_list_del(&ts->ripe, (pid_t)rec->fork.pid);
+			pid_list_del(&cc->exited, (pid_t)rec->fork.pid);
+			pid_list_del(&cc->ripe, (pid_t)rec->fork.pid);
 			usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid);
 		}
 		break;
 	case PERF_RECORD_EXIT:
 		/* the process's main thread: the maps go once its last samples are out */
 		if (rec->fork.pid == rec->fork.tid)
-			pid_list_add(&ts->exited, (pid_t)rec->fork.pid);
+			pid_list_add(&cc->exited, (pid_t)rec->fork.pid);
 		break;
 	case PERF_RECORD_COMM:
 		if (rec->comm.exec)
@@ -121,66 +123,66 @@ void trace_stack__record(struct trace_stack *ts, const struct psc_record *rec)
  * (without time order); a full round later every ring has been read past them. Without this, a
  * long system-wide trace would keep the maps of every process it ever saw.
  */
-void trace_stack__round_end(struct trace_stack *ts)
+void callchain__round_end(struct callchain *cc)
 {
-	struct usyms *u = symcache__usyms(ts->sc);
+	struct usyms *u = symcache__usyms(cc->sc);
 	struct pid_list t;
 
-	for (size_t i = 0; i < ts->ripe.nr; i++)
-		usyms__exit(u, ts->ripe.pids[i]);
-	ts->ripe.nr = 0;
-	t = ts->ripe;
-	ts->ripe = ts->exited;
-	ts->exited = t;
+	for (size_t i = 0; i < cc->ripe.nr; i++)
+		usyms__exit(u, cc->ripe.pids[i]);
+	cc->ripe.nr = 0;
+	t = cc->ripe;
+	cc->ripe = cc->exited;
+	cc->exited = t;
 }
 
-void trace_stack__print_stats(struct trace_stack *ts, FILE *f)
+void callchain__print_stats(struct callchain *cc, FILE *f)
 {
 	struct symcache_stats st;
 
-	symcache__stats(ts->sc, &st);
+	symcache__stats(cc->sc, &st);
 	fprintf(f,
-		"perfscope trace: symbols: %zu processes and %zu binaries held, %zu kernel "
+		"perfscope %s: symbols: %zu processes and %zu binaries held, %zu kernel "
 		"symbols; %llu of %llu frame lookups answered from the cache, %llu unknown\n",
-		st.procs, st.dsos, st.ksyms, (unsigned long long)st.hits,
+		cc->prof, st.procs, st.dsos, st.ksyms, (unsigned long long)st.hits,
 		(unsigned long long)st.lookups, (unsigned long long)st.unknown);
 }
 
-static int resolve(struct trace_stack *ts, const struct psc_sample *s)
+static int resolve(struct callchain *cc, const struct psc_sample *s)
 {
 	const char *problem;
-	int n = stack__resolve(ts->sc, (pid_t)s->pid, s->callchain.ips, s->callchain.nr, 0,
-				   ts->frames, MAX_FRAMES);
+	int n = stack__resolve(cc->sc, (pid_t)s->pid, s->callchain.ips, s->callchain.nr, 0,
+			       cc->frames, MAX_FRAMES);
 
-	if (!ts->problem_said && (problem = symcache__problem(ts->sc))) {
-		fprintf(stderr, "perfscope trace: %s\n", problem);
-		ts->problem_said = true;
+	if (!cc->problem_said && (problem = symcache__problem(cc->sc))) {
+		fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
+		cc->problem_said = true;
 	}
 	return n;
 }
 
-void trace_stack__text(struct trace_stack *ts, struct out *out, const struct psc_sample *s)
+void callchain__text(struct callchain *cc, struct out *out, const struct psc_sample *s)
 {
-	int i, n = resolve(ts, s);
+	int i, n = resolve(cc, s);
 
 	for (i = 0; i < n; i++) {
-		int len = frame__snprint(&ts->frames[i], ts->line, sizeof(ts->line));
+		int len = frame__snprint(&cc->frames[i], cc->line, sizeof(cc->line));
 
 		out__puts(out, "\t    ");
-		out__printf(out, "%16llx ", (unsigned long long)ts->frames[i].ip);
+		out__printf(out, "%16llx ", (unsigned long long)cc->frames[i].ip);
 		if (len > 0)
-			out__write(out, ts->line, strnlen(ts->line, sizeof(ts->line)));
+			out__write(out, cc->line, strnlen(cc->line, sizeof(cc->line)));
 		out__putc(out, '\n');
 	}
 }
 
-void trace_stack__json(struct trace_stack *ts, struct json *j, const struct psc_sample *s)
+void callchain__json(struct callchain *cc, struct json *j, const struct psc_sample *s)
 {
-	int i, n = resolve(ts, s);
+	int i, n = resolve(cc, s);
 
 	json__arr(j);
 	for (i = 0; i < n; i++) {
-		const struct frame *f = &ts->frames[i];
+		const struct frame *f = &cc->frames[i];
 
 		json__obj(j);
 		json__key(j, "ip");

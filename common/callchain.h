@@ -1,0 +1,38 @@
+/* callchain: the stacks of samples, symbolized, as text lines or a JSON array. */
+#ifndef PERFSCOPE_COMMON_CALLCHAIN_H
+#define PERFSCOPE_COMMON_CALLCHAIN_H
+
+#include <stdio.h>
+
+#include <perfscope/evlist.h>
+#include <perfscope/record.h>
+
+#include "output.h"
+
+/*
+ * A profiler printing stacks keeps one: it feeds it the side-band records (process maps, forks,
+ * execs, exits), calls callchain__round_end after each round of reading, and prints samples'
+ * callchains through it. Kernel symbols are read at the first kernel frame, a binary's at its
+ * first frame. Not thread-safe.
+ */
+struct callchain;
+
+/*
+ * prof names the profiler in the messages it prints on stderr ("perfscope PROF: ..."): the first
+ * problem met symbolizing (e.g. kernel addresses hidden), and callchain__print_stats. prof is
+ * kept, not copied. NULL + errno.
+ */
+struct callchain *callchain__new(const char *prof);
+void callchain__delete(struct callchain *cc);
+/* Feeds MMAP2/FORK/EXIT/COMM-exec records to the process maps. */
+void callchain__record(struct callchain *cc, const struct psc_record *rec);
+/* After each round of reading: drops the maps of processes that exited a round ago. */
+void callchain__round_end(struct callchain *cc);
+/* "perfscope PROF: symbols: ..." (processes and binaries held, cache hits) for -v. */
+void callchain__print_stats(struct callchain *cc, FILE *f);
+/* One line per frame, innermost first: "\t    ffffffff81234567 func+0x1a (module)". */
+void callchain__text(struct callchain *cc, struct out *out, const struct psc_sample *s);
+/* [{"ip":"0x...","sym":"func","off":26,"dso":"module","kernel":true}, ...] */
+void callchain__json(struct callchain *cc, struct json *j, const struct psc_sample *s);
+
+#endif
