@@ -23,6 +23,15 @@ static void print_usage(FILE *out)
 		"and man perfscope(1).\n");
 }
 
+/* One line per profiler, NAME<TAB>ARGS: what the conformance suite runs each with. */
+static int print_table(void)
+{
+	for (int i = 0; profilers[i]; i++)
+		printf("%s\t%s\n", profilers[i]->name,
+		       profilers[i]->conformance_args ? profilers[i]->conformance_args : "");
+	return 0;
+}
+
 static int suggest_and_fail(const char *name)
 {
 	fprintf(stderr, "perfscope: '%s' is not a profiler.\n", name);
@@ -92,7 +101,7 @@ static int dispatch(int argc, char **argv)
 			return suggest_and_fail(argv[2]);
 		argv[1] = argv[2];
 		argv[2] = verbose;
-		return prof->run(argc - 1, argv + 1);
+		return prof__main(prof, argc - 1, argv + 1);
 	}
 	/* perf's spellings: -v, --version and version all print the version. */
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
@@ -113,16 +122,21 @@ static int dispatch(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		}
+		if (!strcmp(argv[2], "--table")) /* for the conformance suite */
+			return print_table();
 		prof = profiler_find(argv[2]);
 		if (!prof)
 			return suggest_and_fail(argv[2]);
-		fputs(prof->help, stdout);
+		if (prof->help)
+			fputs(prof->help, stdout);
+		else
+			prof__help(prof, stdout);
 		return 0;
 	}
 	prof = profiler_find(argv[1]);
 	if (!prof)
 		return suggest_and_fail(argv[1]);
-	return prof->run(argc - 1, argv + 1);
+	return prof__main(prof, argc - 1, argv + 1);
 }
 
 int main(int argc, char **argv)

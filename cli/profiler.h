@@ -1,18 +1,9 @@
-/* The shape of a perfscope subcommand: one `const struct profiler` per cli/profilers/<name>.c.
- */
+/* The table of perfscope subcommands; each is a `const struct profiler` (common/prof.h) in
+ * cli/profilers/<name>.c. */
 #ifndef PERFSCOPE_CLI_PROFILER_H
 #define PERFSCOPE_CLI_PROFILER_H
 
-struct profiler {
-	const char *name;
-	const char *summary; /* one line for `perfscope help` */
-	const char *help; /* usage, options and examples for `perfscope help NAME` and --help */
-	/*
-	 * argv[0] is the profiler's name. Returns the process exit status: 0 ok, 1 runtime failure,
-	 * 2 usage error, or a launched command's own status.
-	 */
-	int (*run)(int argc, char **argv);
-};
+#include "prof.h"
 
 /* cli/profilers.c: the one table, in the order `perfscope help` lists them. */
 extern const struct profiler *const profilers[];

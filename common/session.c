@@ -55,6 +55,7 @@ struct session {
 	enum session_end end;
 	int command_exit;
 	bool watch_is_command;
+	bool signalled; /* a stop signal was passed on to the command */
 	/* PERF_FORMAT_LOST: the kernel's exact count per fd, read at intervals and at the end */
 	bool lost_fmt;
 };
@@ -228,8 +229,8 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->epfd = s->sigfd = s->intfd = s->durfd = s->pidfd = -1;
 	s->command_exit = -1;
 	s->nr_evsels = psc_evlist__nr(evlist);
-	s->nr_rings = psc_evlist__nr_rings(evlist);
-	if (s->nr_rings <= 0) {
+	s->nr_rings = s->opts.counting ? 0 : psc_evlist__nr_rings(evlist);
+	if (s->nr_rings <= 0 && !s->opts.counting) {
 		err = -EINVAL; /* not mmapped */
 		goto fail;
 	}
@@ -252,7 +253,7 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->lost = calloc(nlost, sizeof(uint64_t));
 	s->lost_prev = calloc(nlost, sizeof(uint64_t));
 	s->lost_seen = calloc(nlost, sizeof(uint64_t));
-	s->rings = calloc(s->nr_rings, sizeof(*s->rings));
+	s->rings = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->rings));
 	if (!s->samples || !s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
 	    !s->lost_seen || !s->rings)
 		goto fail;
@@ -264,7 +265,7 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	err = order__init(&s->order, s->nr_rings);
 	if (err)
 		goto fail;
-	s->lost_fmt = true;
+	s->lost_fmt = !s->opts.counting;
 	psc_evlist__for_each(evlist, i, evsel)
 	{
 		if (psc_evsel__is_open(evsel) &&
@@ -772,15 +773,27 @@ static void on_signal(struct session *s)
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGUSR1) {
 			refresh_lost(s);
-			session__print_stats(s, stderr, false);
+			if (!s->opts.quiet_stats)
+				session__print_stats(s, stderr, false);
 			if (s->hooks.sigusr1)
 				s->hooks.sigusr1(s->hooks.ctx);
+			continue;
+		}
+		/*
+		 * A terminal sends SIGINT to the command too; a kill(1) of perfscope does not. A
+		 * command still running is given the signal and watched until it ends, so that
+		 * what it does while it stops is still seen and its status is ours; one that
+		 * ignores it is killed at the second signal rather than waited for forever.
+		 */
+		if (s->watch_is_command && s->pidfd >= 0) {
+			target_forward_signal(s->opts.target,
+					      s->signalled ? SIGKILL : (int)si.ssi_signo);
+			s->signalled = true;
 			continue;
 		}
 		if (s->end == SESSION_RUNNING)
 			s->end = SESSION_SIGNAL;
 		s->stop = true;
-		/* A terminal sends SIGINT to the command too; a kill(1) of perfscope does not. */
 		if (s->opts.target)
 			target_forward_signal(s->opts.target, (int)si.ssi_signo);
 	}

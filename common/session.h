@@ -58,6 +58,7 @@ struct session_opts {
 	struct target *target; /* command to start and watch, or maps only; may be NULL */
 	pid_t watch_pid; /* -p / -t: stop when it exits */
 	bool watch_is_thread; /* watch_pid is a thread id (-t) */
+	bool counting; /* no rings: counters only (stat); the loop still waits for the stops */
 };
 
 /* Why the loop ended. */

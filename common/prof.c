@@ -1,0 +1,529 @@
+/* Runs a declared profiler: options, events, target, open, the session, reports, exit status. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfscope/perfscope.h>
+
+#include "callchain.h"
+#include "caret.h"
+#include "comm.h"
+#include "prof_internal.h"
+#include "session.h"
+
+/* The engine's own state, beside what struct prof shows the hooks. */
+struct prof_state {
+	struct comm_cache comm;
+	bool comm_ready;
+	struct callchain *cc;
+	/* --sampling-limit: per CPU, the second being counted and the events in it */
+	uint64_t *limit_sec;
+	uint64_t *limit_nr;
+	int limit_cpus;
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double prof__elapsed(const struct prof *p)
+{
+	return p->start_ns ? (double)(monotonic_ns() - p->start_ns) / 1e9 : 0;
+}
+
+void prof__stop(struct prof *p)
+{
+	if (p->session)
+		session__stop(p->session);
+}
+
+const char *prof__comm(struct prof *p, uint32_t pid, uint32_t tid)
+{
+	return p->state->comm_ready ? comm_cache__get(&p->state->comm, pid, tid) : "";
+}
+
+struct callchain *prof__callchain(struct prof *p)
+{
+	return p->state->cc;
+}
+
+void prof__stack_text(struct prof *p, const struct psc_sample *s)
+{
+	if (p->state->cc && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
+		callchain__text(p->state->cc, p->out, s);
+}
+
+void prof__stack_json(struct prof *p, const struct psc_sample *s)
+{
+	if (p->state->cc && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
+		callchain__json(p->state->cc, &p->json, s);
+	else
+		json__null(&p->json);
+}
+
+/* ---- session hooks: from evsels and raw records to the profiler's events ---- */
+
+/* --sampling-limit: false when cpu already had its share of this second. */
+static bool within_limit(struct prof *p, int cpu, uint64_t time)
+{
+	struct prof_state *st = p->state;
+	uint64_t sec = time / 1000000000ull;
+
+	if (!p->opts.sampling_limit || cpu < 0 || cpu >= st->limit_cpus)
+		return true;
+	if (st->limit_sec[cpu] != sec) {
+		st->limit_sec[cpu] = sec;
+		st->limit_nr[cpu] = 0;
+	}
+	if (st->limit_nr[cpu] >= p->opts.sampling_limit) {
+		p->limited++;
+		return false;
+	}
+	st->limit_nr[cpu]++;
+	return true;
+}
+
+static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
+{
+	struct prof *p = ctx;
+	struct prof_event *ev = evsel ? psc_evsel__priv(evsel) : NULL;
+	int ret = 0;
+
+	if (!ev)
+		return 0; /* the side-band event, or one that cannot be told: counted by the session */
+	if (cpu < 0 && (rec->sample.sample_type & PERF_SAMPLE_CPU))
+		cpu = (int)rec->sample.cpu;
+	if (!within_limit(p, cpu, rec->sample.time))
+		return 0;
+	p->nr_samples++;
+	if (p->decl->sample)
+		ret = p->decl->sample(p, p->priv, ev, cpu, &rec->sample);
+	if (!ret && p->opts.exit_n && p->nr_samples >= p->opts.exit_n)
+		ret = 1;
+	if (!ret && out__error(p->out))
+		ret = 1;
+	return ret;
+}
+
+static int hook_record(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
+{
+	struct prof *p = ctx;
+
+	(void)evsel;
+	(void)cpu;
+	if (p->state->comm_ready)
+		comm_cache__record(&p->state->comm, rec);
+	if (p->state->cc)
+		callchain__record(p->state->cc, rec);
+	return p->decl->record ? p->decl->record(p, p->priv, rec) : 0;
+}
+
+static void hook_lost(void *ctx, struct psc_evsel *evsel, int cpu, uint64_t n)
+{
+	struct prof *p = ctx;
+	struct prof_event *ev = evsel ? psc_evsel__priv(evsel) : NULL;
+
+	if (p->decl->lost)
+		p->decl->lost(p, p->priv, ev, cpu, n);
+}
+
+static int hook_round_end(void *ctx)
+{
+	struct prof *p = ctx;
+
+	if (p->state->cc)
+		callchain__round_end(p->state->cc);
+	return out__flush(p->out) ? 1 : 0;
+}
+
+static void hook_interval(void *ctx)
+{
+	struct prof *p = ctx;
+
+	if (p->decl->interval && p->decl->interval(p, p->priv, monotonic_ns()) < 0)
+		prof__stop(p);
+	out__flush(p->out);
+}
+
+static void hook_sigusr1(void *ctx)
+{
+	struct prof *p = ctx;
+
+	if (p->decl->sigusr1)
+		p->decl->sigusr1(p, p->priv);
+	out__flush(p->out);
+}
+
+/* ---- setup ---- */
+
+static int parse_events(struct prof *p)
+{
+	struct psc_parse_error perr = { .pos = -1 };
+	int ret;
+
+	p->events = p->opts.events ? p->opts.events : p->decl->default_events;
+	if (!p->events) {
+		if (!(p->decl->needs & PROF_EVENTS))
+			return 0;
+		return prof_usage(p, "which events? give -e EVENTS, e.g. -e sched:sched_switch");
+	}
+	ret = psc_parse_events(p->events, NULL, &p->specs, &perr);
+	if (!ret)
+		return 0;
+	cli_report_parse_error(p->name, p->events, &perr);
+	/* no memory, or tracefs not readable here: runtime failures, not bad usage */
+	return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
+}
+
+/* Results go to -o FILE or stdout; a stop signal must not wait behind a pipe nobody reads. */
+static int open_output(struct prof *p)
+{
+	sigset_t stop;
+
+	p->out = out__open(p->opts.output, 256 * 1024);
+	if (!p->out) {
+		fprintf(stderr, "perfscope %s: cannot write to '%s': %s\n", p->name,
+			p->opts.output ? p->opts.output : "standard output", strerror(errno));
+		return 1;
+	}
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	p->stop_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (p->stop_fd >= 0)
+		out__watch(p->out, p->stop_fd);
+	return 0;
+}
+
+/* Streaming needs per-CPU rings: inherited per-thread events cannot be mmapped. */
+static int per_cpu_maps(struct target *tg)
+{
+	struct psc_cpumap *online;
+
+	if (psc_cpumap__cpu(tg->cpus, 0) >= 0)
+		return 0;
+	online = psc_cpumap__new_online();
+	if (!online)
+		return -errno;
+	psc_cpumap__put(tg->cpus);
+	tg->cpus = online;
+	return 0;
+}
+
+static int nr_events_open(const struct prof *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->nr_events; i++)
+		n += psc_evsel__is_open(p->events_arr[i].evsel);
+	return n;
+}
+
+static int map_rings(struct prof *p)
+{
+	unsigned int pages = p->opts.mmap_pages ? p->opts.mmap_pages : 128;
+	int err;
+
+	{
+		PSC_OPTS(psc_mmap_opts, mo, .pages = pages, .overwrite = p->opts.overwrite);
+
+		err = psc_evlist__mmap(p->evlist, &mo);
+	}
+	if (!err)
+		return 0;
+	/* EPERM: over perf_event_mlock_kb without CAP_PERFMON; ENOMEM: memory itself */
+	if (err == -EPERM)
+		fprintf(stderr,
+			"perfscope %s: cannot map the ring buffers (%s): -m %u pages per CPU exceeds "
+			"what this user may lock; use a smaller -m or raise "
+			"/proc/sys/kernel/perf_event_mlock_kb\n",
+			p->name, strerror(-err), pages);
+	else if (err == -ENOMEM)
+		fprintf(stderr,
+			"perfscope %s: cannot map the ring buffers (%s): -m %u pages is %llu MiB per "
+			"CPU, more than the kernel could allocate; use a smaller -m\n",
+			p->name, strerror(-err), pages,
+			(unsigned long long)pages * (unsigned long long)sysconf(_SC_PAGESIZE) >> 20);
+	else
+		fprintf(stderr, "perfscope %s: cannot map the ring buffers: %s\n", p->name,
+			strerror(-err));
+	return 1;
+}
+
+static bool any_stack(const struct prof *p)
+{
+	if (p->callchain)
+		return true;
+	for (int i = 0; i < p->nr_events; i++)
+		if (p->events_arr[i].spec->stack)
+			return true;
+	return false;
+}
+
+static int prepare_streaming(struct prof *p)
+{
+	struct prof_state *st = p->state;
+	int err;
+
+	if ((p->decl->needs & PROF_STACKS) && any_stack(p)) {
+		st->cc = callchain__new(p->name);
+		if (!st->cc)
+			return -ENOMEM;
+	}
+	if (p->opts.sampling_limit) {
+		st->limit_cpus = psc_cpu__nr_possible();
+		st->limit_sec = calloc((size_t)st->limit_cpus, sizeof(*st->limit_sec));
+		st->limit_nr = calloc((size_t)st->limit_cpus, sizeof(*st->limit_nr));
+		if (!st->limit_sec || !st->limit_nr)
+			return -ENOMEM;
+	}
+	err = session_config_evlist(p->evlist, p->opts.mmap_pages,
+				    ((p->decl->needs & PROF_COMM) ? SIDEBAND_COMM : 0) |
+					    (st->cc ? SIDEBAND_MMAP : 0));
+	if (err) {
+		fprintf(stderr, "perfscope %s: cannot prepare the events: %s\n", p->name,
+			strerror(-err));
+		return 1;
+	}
+	if (p->opts.watermark_pct) {
+		size_t ring = (size_t)(p->opts.mmap_pages ? p->opts.mmap_pages : 128) *
+			      (size_t)sysconf(_SC_PAGESIZE);
+		struct psc_evsel *evsel;
+		int i;
+
+		psc_evlist__for_each(p->evlist, i, evsel)
+		{
+			struct perf_event_attr *a = psc_evsel__attr_mut(evsel);
+
+			a->watermark = 1;
+			a->wakeup_watermark = (uint32_t)(ring * (size_t)p->opts.watermark_pct / 100);
+		}
+	}
+	return 0;
+}
+
+static int open_target(struct prof *p)
+{
+	bool rings = p->decl->needs & PROF_RINGS;
+	int ret;
+
+	ret = target_setup(&p->target, &p->opts, p->name, p->title, sizeof(p->title));
+	if (ret)
+		return ret;
+	if (p->opts.per_cpu && !p->target.per_cpu)
+		return prof_usage(p, "--per-cpu needs system-wide counting (-a, -C or -G); a "
+				     "process or command is followed across CPUs instead");
+	/* counting, like perf stat: what a followed process forks after we attach is counted */
+	p->target.inherit_followed = !rings;
+	if (rings && per_cpu_maps(&p->target))
+		return -ENOMEM;
+	ret = target_open(&p->target, p->evlist, p->name);
+	if (ret)
+		return ret;
+	if (rings && !nr_events_open(p)) {
+		/* the side-band event alone opened: nothing would ever be shown */
+		fprintf(stderr, "perfscope %s: none of the events can be used on this machine (see "
+				"above); 'perfscope list' shows what it provides\n",
+			p->name);
+		return 1;
+	}
+	if (rings && (ret = map_rings(p)))
+		return ret;
+	if (p->decl->needs & PROF_COMM) {
+		if (comm_cache__init(&p->state->comm))
+			return -ENOMEM;
+		p->state->comm_ready = true;
+		if (!p->target.has_command)
+			comm_cache__preload(&p->state->comm, p->opts.pid, p->opts.tid);
+	}
+	return 0;
+}
+
+static int start_session(struct prof *p)
+{
+	bool rings = p->decl->needs & PROF_RINGS;
+
+	PSC_OPTS(session_opts, so, .order = rings && p->order,
+		 .interval_ms = p->opts.interval_ms, .duration_s = p->opts.duration_s,
+		 .prof = p->name, .target = &p->target,
+		 .watch_pid = p->opts.pid ? p->opts.pid : p->opts.tid,
+		 .watch_is_thread = p->opts.tid != 0, .counting = !rings,
+		 .quiet_stats = !rings || p->opts.quiet);
+	const struct session_hooks hooks = {
+		.ctx = p,
+		.sample = hook_sample,
+		.record = hook_record,
+		.lost = hook_lost,
+		.round_end = hook_round_end,
+		.interval = hook_interval,
+		.sigusr1 = hook_sigusr1,
+	};
+
+	p->session = session__new(p->evlist, &so, &hooks);
+	if (!p->session) {
+		fprintf(stderr, "perfscope %s: cannot start the session: %s\n", p->name,
+			strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- the end ---- */
+
+static uint64_t total_lost(const struct prof *p)
+{
+	struct session_stats st;
+
+	session__stats(p->session, &st);
+	return st.lost + st.lost_records * !st.lost;
+}
+
+static void report_stats(struct prof *p)
+{
+	if (!(p->decl->needs & PROF_RINGS))
+		return;
+	if (!p->opts.quiet || total_lost(p))
+		session__print_stats(p->session, stderr, false);
+	if (p->limited)
+		fprintf(stderr,
+			"perfscope %s: %llu events dropped by --sampling-limit %lu (per second and "
+			"CPU)\n",
+			p->name, (unsigned long long)p->limited, p->opts.sampling_limit);
+	if (p->state->cc && p->opts.verbose)
+		callchain__print_stats(p->state->cc, stderr);
+}
+
+/* What happened to the output, on stderr; 1 when the results were not written. */
+static int report_output(struct prof *p)
+{
+	int err = out__error(p->out);
+	const char *to = p->out->name;
+
+	if (!err)
+		return 0;
+	if (err == -EPIPE) {
+		fprintf(stderr, "perfscope %s: %s was closed; stopped\n", p->name, to);
+		return 0; /* a reader that left (| head) is no failure */
+	}
+	if (err == -EINTR) {
+		fprintf(stderr,
+			"perfscope %s: stopped while %s was not being read; %llu bytes of output "
+			"were not written\n",
+			p->name, to, (unsigned long long)p->out->dropped);
+		/* streamed events are shown as they come; a report at the end is the result */
+		return p->decl->report ? 1 : 0;
+	}
+	fprintf(stderr, "perfscope %s: writing to %s failed: %s; stopped\n", p->name, to,
+		strerror(-err));
+	return 1;
+}
+
+static int run(struct prof *p)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
+	int err, ret;
+
+	if (p->decl->start && (ret = p->decl->start(p, p->priv)))
+		return ret;
+	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	p->start_ns = monotonic_ns();
+	err = session__run(p->session);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	out__flush(p->out);
+	if (err > 0)
+		return err; /* the command could not be run; already said */
+	if (p->decl->report && !out__error(p->out) && (ret = p->decl->report(p, p->priv)) < 0)
+		err = err ? err : ret;
+	out__flush(p->out);
+	report_stats(p);
+	ret = report_output(p);
+	if (session__end(p->session) == SESSION_PROCESS && !p->opts.quiet)
+		fprintf(stderr, "perfscope %s: the %s followed exited; stopped\n", p->name,
+			p->opts.tid ? "thread" : "process");
+	if (err < 0) {
+		fprintf(stderr, "perfscope %s: %s\n", p->name, strerror(-err));
+		return 1;
+	}
+	if (ret)
+		return ret;
+	/* Its own status when it ended (by itself or by a signal passed on); else a clean stop. */
+	if (session__end(p->session) == SESSION_COMMAND)
+		return session__command_exit(p->session);
+	return 0;
+}
+
+static int hook_status(int ret)
+{
+	if (ret == -ENOMEM) {
+		fprintf(stderr, "perfscope: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	return ret < 0 ? 1 : ret;
+}
+
+int prof__main(const struct profiler *decl, int argc, char **argv)
+{
+	struct prof_state st = { 0 };
+	struct prof p = { .decl = decl, .name = decl->name, .stop_fd = -1, .state = &st };
+	int ret;
+
+	p.target.cgroup_fd = -1;
+	if (decl->run)
+		return decl->run(argc, argv);
+	if (decl->priv_size && !(p.priv = calloc(1, decl->priv_size)))
+		return hook_status(-ENOMEM);
+	ret = prof_opts__parse(&p, argc, argv);
+	if (ret) {
+		ret = ret == 1 ? 0 : ret;
+		goto out;
+	}
+	cli_setup_log(p.opts.verbose);
+	p.json_fmt = p.opts.format == FORMAT_JSON;
+	p.order = (decl->needs & PROF_ORDER) ? !p.opts.no_order : p.opts.order;
+	p.callchain = p.opts.callchain || p.opts.user_callchain == 1 ||
+		      p.opts.kernel_callchain == 1;
+	if (decl->check && (ret = decl->check(&p, p.priv))) {
+		ret = ret == 1 ? 0 : hook_status(ret);
+		goto out;
+	}
+	if ((ret = parse_events(&p)) || (ret = open_output(&p)))
+		goto out;
+	if (p.specs && (ret = prof_events__setup(&p))) {
+		ret = hook_status(ret);
+		goto out;
+	}
+	if ((decl->needs & PROF_RINGS) && (ret = hook_status(prepare_streaming(&p))))
+		goto out;
+	if ((ret = hook_status(open_target(&p))) || (ret = start_session(&p)))
+		goto out;
+	ret = hook_status(run(&p));
+out:
+	if (decl->teardown && p.priv)
+		decl->teardown(&p, p.priv);
+	session__delete(p.session);
+	target_release(&p.target);
+	prof_events__free(&p);
+	psc_evlist__delete(p.evlist);
+	psc_event_list__delete(p.specs);
+	callchain__delete(st.cc);
+	if (st.comm_ready)
+		comm_cache__exit(&st.comm);
+	free(st.limit_sec);
+	free(st.limit_nr);
+	out__delete(p.out);
+	if (p.stop_fd >= 0)
+		close(p.stop_fd);
+	free(p.priv);
+	return ret;
+}

@@ -1,0 +1,179 @@
+/* A profiler declared as data (cli/profilers/<name>.c), and the engine that runs it (prof.c). */
+#ifndef PERFSCOPE_COMMON_PROF_H
+#define PERFSCOPE_COMMON_PROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <perfscope/parse.h>
+#include <perfscope/record.h>
+#include <perfscope/tp.h>
+
+#include "options.h"
+#include "output.h"
+#include "target.h"
+
+struct prof;
+struct prof_event;
+struct session;
+struct psc_evlist;
+struct psc_evsel;
+
+/*
+ * What the engine prepares before the hooks run. A streaming profiler (PROF_RINGS) gets every
+ * -e event sampled into per-CPU rings and its samples one by one; a counting one gets the counters
+ * opened (perf's groups kept) and reads them in its interval and report hooks.
+ */
+enum prof_needs {
+	PROF_EVENTS = 1 << 0, /* -e is required (unless default_events) */
+	PROF_RINGS = 1 << 1, /* sampled, streamed through rings; else counting */
+	PROF_ORDER = 1 << 2, /* time order across CPUs by default (--no-order turns it off) */
+	PROF_COMM = 1 << 3, /* thread names: prof__comm() */
+	PROF_TP_FORMAT = 1 << 4, /* every tracepoint's format loaded (ev->fmt) */
+	PROF_STACKS = 1 << 5, /* -g and stack ATTRs mean something: callchains printed/folded */
+};
+
+/* How the value of a profiler's ATTR is checked and bound, once, before anything opens. */
+enum prof_attr_kind {
+	PROF_ATTR_FLAG, /* no value: untraced */
+	PROF_ATTR_FIELD, /* a field of the tracepoint: key=pid (checked against its format) */
+	PROF_ATTR_STRING, /* any text */
+	PROF_ATTR_NUM, /* a positive whole number */
+};
+
+struct prof_attr {
+	const char *name;
+	enum prof_attr_kind kind;
+	bool repeat; /* may be given more than once (top-by=a/top-by=b/) */
+	const char *help; /* "key=FIELD: ...", for --help and errors */
+};
+
+/* One ATTR of an event as the profiler sees it: checked, bound to the format. */
+struct prof_attr_val {
+	const struct prof_attr *decl;
+	const char *value; /* NULL for a flag */
+	const struct psc_tp_field *field; /* PROF_ATTR_FIELD */
+	uint64_t num; /* PROF_ATTR_NUM */
+};
+
+/* One -e event. */
+struct prof_event {
+	int idx; /* in prof->events */
+	const struct psc_event_spec *spec;
+	struct psc_evsel *evsel;
+	const char *name; /* alias or canonical name */
+	struct psc_tp_format *fmt; /* tracepoints, when loaded (PROF_TP_FORMAT or a FIELD ATTR) */
+	struct prof_attr_val *attrs;
+	int nr_attrs;
+	void *priv; /* ev_priv_size bytes, zeroed */
+};
+
+/* The first value of ATTR name on ev, NULL when not given. */
+const struct prof_attr_val *prof_event__attr(const struct prof_event *ev, const char *name);
+
+/* A profiler's own option; parsing, --help and the man-page check come from this table. */
+enum prof_opt_type {
+	PROF_OPT_FLAG, /* bool at offset */
+	PROF_OPT_LONG, /* long at offset, min..max */
+	PROF_OPT_DOUBLE, /* double at offset, > min */
+	PROF_OPT_STRING, /* const char * at offset */
+	PROF_OPT_FN, /* parse(prof, priv, arg) */
+};
+
+struct prof_opt {
+	const char *name; /* long name */
+	int short_name; /* 0: none */
+	const char *arg; /* metavariable ("N", "FILE"); NULL for a flag */
+	enum prof_opt_type type;
+	size_t offset; /* into the profiler's priv */
+	long min, max;
+	/* PROF_OPT_FN: 0, or prints the problem and returns 2 */
+	int (*parse)(struct prof *p, void *priv, const char *arg);
+	const char *help; /* may hold '\n' for more lines */
+};
+
+/*
+ * The declaration. Hooks are optional; an int hook returns 0 to go on, 1 to stop cleanly (after
+ * start) or to end with exit 0 (before), 2 for a usage error (it printed why), or -errno for a
+ * runtime failure. A profiler with `run` set is a plain command (list, exporter): the engine
+ * only dispatches to it, and `help` is its whole help text.
+ */
+struct profiler {
+	const char *name;
+	const char *summary; /* one line for `perfscope help` */
+	const char *usage; /* after "usage: perfscope NAME " */
+	const char *description; /* paragraphs after the usage line */
+	const char *events_help; /* what -e takes here, under -e in --help */
+	const char *notes; /* after the options: stop conditions, exit status */
+	const char *examples; /* one per line, without "perfscope " */
+	unsigned int shared_opts; /* CLI_OPT_* it takes */
+	const struct prof_opt *opts; /* ends with a zero entry; NULL: none */
+	unsigned int needs; /* enum prof_needs */
+	const struct prof_attr *attrs; /* ATTRs it gives meaning to, zero entry last */
+	const char *default_events; /* used when -e is not given */
+	const char *conformance_args; /* output within a second, runs until stopped (tests) */
+	size_t priv_size, ev_priv_size;
+
+	int (*check)(struct prof *p, void *priv); /* options parsed, before the events */
+	int (*event)(struct prof *p, void *priv, struct prof_event *ev,
+		     struct perf_event_attr *attr); /* each event, before open */
+	int (*start)(struct prof *p, void *priv); /* opened, before the events are enabled */
+	int (*sample)(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+		      const struct psc_sample *s);
+	int (*record)(struct prof *p, void *priv, const struct psc_record *rec); /* side band */
+	void (*lost)(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
+	int (*interval)(struct prof *p, void *priv, uint64_t now_ns); /* -i */
+	int (*sigusr1)(struct prof *p, void *priv); /* absent: interval's job */
+	int (*report)(struct prof *p, void *priv); /* at the end */
+	void (*teardown)(struct prof *p, void *priv);
+
+	int (*run)(int argc, char **argv); /* plain commands only */
+	const char *help; /* plain commands only */
+};
+
+/* The running instance, for the hooks. */
+struct prof {
+	const struct profiler *decl;
+	const char *name;
+	struct cli_opts opts;
+	void *priv;
+	struct psc_event_list *specs;
+	const char *events; /* the -e text (or default_events) */
+	struct psc_evlist *evlist;
+	struct prof_event *events_arr;
+	int nr_events;
+	struct target target;
+	char title[256]; /* "'CMD ARGS'", "process 12", "system wide" */
+	struct session *session;
+	struct out *out; /* the profiler's results: stdout or -o FILE */
+	struct json json; /* over out, for --format json */
+	bool json_fmt;
+	bool order;
+	bool callchain; /* -g, or a stack ATTR */
+	uint64_t nr_samples; /* delivered to the sample hook */
+	uint64_t limited; /* dropped by --sampling-limit */
+	uint64_t start_ns; /* CLOCK_MONOTONIC when the events were enabled */
+	int stop_fd; /* signalfd of SIGINT/SIGTERM watched by out */
+	struct prof_state *state; /* the engine's own */
+};
+
+/* The thread's name (PROF_COMM). */
+const char *prof__comm(struct prof *p, uint32_t pid, uint32_t tid);
+/* Prints a sample's stack lines (PROF_STACKS) after an event's text or as a JSON value. */
+void prof__stack_text(struct prof *p, const struct psc_sample *s);
+void prof__stack_json(struct prof *p, const struct psc_sample *s);
+/* The stack printer (PROF_STACKS and stacks asked for), NULL otherwise. */
+struct callchain *prof__callchain(struct prof *p);
+/* Seconds since the events were enabled. */
+double prof__elapsed(const struct prof *p);
+/* Asks the engine to stop after the current event. */
+void prof__stop(struct prof *p);
+
+/* Runs a declaration: argv[0] is the profiler's name. Returns the process exit status. */
+int prof__main(const struct profiler *decl, int argc, char **argv);
+/* Writes the --help text of a declaration (generated for declared profilers). */
+void prof__help(const struct profiler *decl, FILE *out);
+
+#endif

@@ -1,0 +1,121 @@
+/* --help of a declared profiler, generated from its declaration and the shared option table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof.h"
+#include "prof_internal.h"
+
+static void emit_line(void *ctx, const char *line)
+{
+	fputs(line, ctx);
+	fputc('\n', ctx);
+}
+
+/* "  -k, --key EXPR          text", continuation lines under the text. */
+static void own_option(FILE *out, const struct prof_opt *o)
+{
+	char left[48], line[256];
+	const char *text = o->help, *nl;
+	bool first = true;
+
+	if (o->short_name)
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	if (strlen(left) > 24) {
+		snprintf(line, sizeof(line), "  %s", left);
+		emit_line(out, line);
+		first = false;
+	}
+	for (; text; first = false) {
+		nl = strchr(text, '\n');
+		snprintf(line, sizeof(line), "  %-24s %.*s", first ? left : "",
+			 nl ? (int)(nl - text) : (int)strlen(text), text);
+		emit_line(out, line);
+		text = nl ? nl + 1 : NULL;
+	}
+}
+
+/* The text with every line indented by two spaces. */
+static void indented(FILE *out, const char *text, const char *prefix)
+{
+	const char *nl;
+
+	for (; text && *text; text = nl ? nl + 1 : NULL) {
+		nl = strchr(text, '\n');
+		fprintf(out, "  %s%.*s\n", prefix, nl ? (int)(nl - text) : (int)strlen(text), text);
+		if (!nl)
+			break;
+	}
+}
+
+void prof_attrs_list(const struct profiler *decl, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	used += (size_t)snprintf(buf, len, "stack, max-stack=N, alias=NAME, period=N, freq=N");
+	for (const struct prof_attr *a = decl->attrs; a && a->name && used < len; a++)
+		used += (size_t)snprintf(
+			buf + used, len - used, ", %s%s", a->name,
+			a->kind == PROF_ATTR_FLAG	 ? ""
+			: a->kind == PROF_ATTR_FIELD ? "=FIELD"
+			: a->kind == PROF_ATTR_NUM   ? "=N"
+						     : "=TEXT");
+}
+
+void prof__help(const struct profiler *decl, FILE *out)
+{
+	fprintf(out, "usage: perfscope %s %s\n\n", decl->name, decl->usage ? decl->usage : "");
+	if (decl->description) {
+		fputs(decl->description, out);
+		fputs("\n\n", out);
+	}
+	fputs("Options:\n", out);
+	cli_opts_help(decl->shared_opts, decl->events_help, emit_line, out);
+	for (const struct prof_opt *o = decl->opts; o && o->name; o++)
+		own_option(out, o);
+	emit_line(out, "  -v, --verbose            more diagnostics on stderr (-vv: debug)");
+	emit_line(out, "  -h, --help               this text");
+	if (decl->shared_opts & CLI_OPT_TARGET)
+		emit_line(out, "  -- COMMAND ARGS...       run COMMAND, follow it and its children, "
+			       "stop when it\n"
+			       "                           exits and exit with its status");
+	if (decl->shared_opts & CLI_OPT_EVENTS) {
+		fputs("\nATTRs (sys:name/filter/ATTR/.../):\n", out);
+		emit_line(out, "  stack                    this event's stack (as -g)");
+		emit_line(out, "  max-stack=N              at most N frames");
+		emit_line(out, "  alias=NAME               the name shown for the event");
+		emit_line(out, "  period=N, freq=N         sample every N events, or N times a "
+			       "second");
+		for (const struct prof_attr *a = decl->attrs; a && a->name; a++)
+			indented(out, a->help, "");
+	}
+	if (decl->notes) {
+		fputc('\n', out);
+		fputs(decl->notes, out);
+		fputc('\n', out);
+	}
+	if (decl->examples) {
+		fputs("\nExamples:\n", out);
+		indented(out, decl->examples, "perfscope ");
+	}
+}
+
+char *prof_help_text(const struct profiler *decl)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	prof__help(decl, f);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
