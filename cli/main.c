@@ -65,6 +65,18 @@ static void block_async_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
+/*
+ * `perfscope help --table`, for tests/conformance: one line per profiler, NAME<TAB>ARGS, so that
+ * a profiler in the table is in the suite. Not in the usage text: it is for the tests.
+ */
+static int print_table(void)
+{
+	for (int i = 0; profilers[i]; i++)
+		printf("%s\t%s\n", profilers[i]->name,
+		       profilers[i]->conformance_args ? profilers[i]->conformance_args : "");
+	return 0;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const struct profiler *prof;
@@ -113,6 +125,8 @@ static int dispatch(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		}
+		if (argc == 3 && !strcmp(argv[2], "--table"))
+			return print_table();
 		prof = profiler_find(argv[2]);
 		if (!prof)
 			return suggest_and_fail(argv[2]);

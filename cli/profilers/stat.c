@@ -517,5 +517,6 @@ const struct profiler profiler_stat = {
 	.name = "stat",
 	.summary = "count events (perf stat), scaled for multiplexing, per interval or CPU",
 	.help = stat_help,
+	.conformance_args = "-e task-clock -i 200",
 	.run = stat_run,
 };
