@@ -17,10 +17,14 @@ DFL=()
 if env --default-signal true 2>/dev/null; then DFL=(env --default-signal); fi
 
 TMP=$(mktemp -d)
-PIDS=()
+# What the suite started and has not seen end: killed at exit. A pid seen to end is forgotten at
+# once, so that a pid the system gave to another process since is never killed.
+declare -A LIVE
+track() { LIVE[$1]=1; }
+forget() { unset "LIVE[$1]"; }
 cleanup() {
 	local pid
-	for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+	for pid in "${!LIVE[@]}"; do kill -9 "$pid" 2>/dev/null; done
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -81,10 +85,12 @@ stop_within() {
 	if wait_until "$1" dead "$2"; then
 		wait "$2"
 		RC=$?
+		forget "$2"
 		return 0
 	fi
 	kill -9 "$2" 2>/dev/null
 	wait "$2" 2>/dev/null
+	forget "$2"
 	RC=killed
 	return 1
 }
@@ -113,7 +119,7 @@ start() {
 	: >"$TMP/err"
 	"${DFL[@]}" "$P" "$@" >"$TMP/out" 2>"$TMP/err" &
 	PID=$!
-	PIDS+=("$PID")
+	track "$PID"
 }
 
 # ---------------------------------------------------------------- session checks (NAME ARGS)
@@ -134,7 +140,11 @@ check_stop_signal() {
 	kill -"$sig" "$PID"
 	stop_within 5 "$PID"
 	left=
-	for k in $kids; do wait_until 2 dead "$k" || left="$left $k"; done
+	for k in $kids; do
+		wait_until 2 dead "$k" && continue
+		left="$left $k"
+		kill -9 "$k"
+	done
 	[ "$RC" = 0 ] && [ -z "$left" ]
 	verdict $? "$name:$sig" "$name: SIG$sig: stops, exit 0 (exit $RC), no child left${left:+ (left:$left)}" "$TMP/err"
 	# The end report comes after the signal, on stderr, or on stdout when stderr says nothing;
@@ -153,18 +163,24 @@ check_stop_signal() {
 
 # SIGINT with -- COMMAND: the command is not left running on its own.
 check_stop_command() {
-	local name=$1 cmd
+	local name=$1 cmd gone
 	shift
 	rm -f "$TMP/cmdpid"
 	start "$name" "$@" -- sh -c "echo \$\$ >'$TMP/cmdpid'; exec sleep 30"
 	wait_until 10 nonempty "$TMP/cmdpid"
 	cmd=$(cat "$TMP/cmdpid" 2>/dev/null)
-	[ -n "$cmd" ] && PIDS+=("$cmd")
+	[ -n "$cmd" ] && track "$cmd"
 	# ready once it prints, or has its events open (a quiet command may give no output)
 	wait_until 2 nonempty "$TMP/out" || wait_until 2 ready "$PID"
 	kill -INT "$PID"
 	stop_within 5 "$PID"
-	[ -n "$cmd" ] && [ "$RC" = 0 ] && wait_until 5 dead "$cmd"
+	gone=1
+	if [ -n "$cmd" ]; then
+		wait_until 5 dead "$cmd" && gone=0
+		kill -9 "$cmd" 2>/dev/null
+		forget "$cmd"
+	fi
+	[ "$RC" = 0 ] && [ $gone = 0 ]
 	verdict $? "$name:INT:command" "$name: SIGINT with -- COMMAND: exit 0 (exit $RC), the command is gone" "$TMP/err"
 }
 
@@ -192,7 +208,7 @@ check_usr1() {
 
 # | head -1: the reader leaving is no failure: exit 0, promptly.
 check_head() {
-	local name=$1 pid
+	local name=$1 pid sub
 	shift
 	rm -f "$TMP/pid" "$TMP/rc"
 	(
@@ -200,15 +216,18 @@ check_head() {
 			head -1 >"$TMP/out"
 		echo "${PIPESTATUS[0]}" >"$TMP/rc"
 	) &
-	PIDS+=($!)
+	sub=$!
+	track $sub
+	wait_until 10 nonempty "$TMP/pid" && pid=$(cat "$TMP/pid") && track "$pid"
 	if wait_until 10 nonempty "$TMP/rc"; then
 		RC=$(cat "$TMP/rc")
 	else
 		RC=hung
-		pid=$(cat "$TMP/pid" 2>/dev/null)
 		[ -n "$pid" ] && kill -9 "$pid"
 	fi
-	wait $! 2>/dev/null
+	wait $sub 2>/dev/null
+	forget $sub
+	[ -n "$pid" ] && forget "$pid"
 	[ "$RC" = 0 ] && [ "$(grep -c . "$TMP/out")" -eq 1 ]
 	verdict $? "$name:head" "$name: | head -1: exit 0 (exit $RC) once the reader has left" "$TMP/err"
 }
@@ -220,7 +239,7 @@ check_full() {
 	: >"$TMP/err"
 	"${DFL[@]}" "$P" "$name" "$@" >/dev/full 2>"$TMP/err" &
 	PID=$!
-	PIDS+=("$PID")
+	track "$PID"
 	stop_within 10 "$PID"
 	[ "$RC" = 1 ] && grep -qiE 'no space|ENOSPC' "$TMP/err"
 	verdict $? "$name:full" "$name: > /dev/full: exit 1 (exit $RC) saying 'No space left on device'" "$TMP/err"
@@ -271,10 +290,11 @@ check_pid_exit() {
 	# not our child: a real -p target is reaped by its own parent, not left a zombie
 	sh -c "sleep 30 >/dev/null 2>&1 & echo \$! >'$TMP/target'"
 	target=$(cat "$TMP/target")
-	PIDS+=("$target")
+	track "$target"
 	start "$name" "$@" -p "$target"
 	wait_until 10 ready "$PID" || diag "$name -p: no perf event open after $((10 * SCALE)) s; going on"
 	kill "$target"
+	wait_until 5 dead "$target" && forget "$target"
 	stop_within 5 "$PID"
 	[ "$RC" = 0 ]
 	verdict $? "$name:p" "$name: -p PID: stops when the process exits, exit 0 (exit $RC)" "$TMP/err"
