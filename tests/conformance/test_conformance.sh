@@ -38,8 +38,8 @@ declare -A TODO=(
 	[trace:attr:key]="ATTRs the profiler does not use are accepted and ignored (issue 9: per-profiler ATTR validation)"
 	[trace:attr:top-by]="ATTRs the profiler does not use are accepted and ignored (issue 9: per-profiler ATTR validation)"
 	[stat:INT:command]="stat passes SIGINT on to COMMAND and exits with its status (130), or waits for one that ignores it; trace stops and exits 0 (issue 9: one end-of-run and exit status for every profiler)"
-	[list:man-in-help]="'perfscope list --help' does not show -v, --verbose, which list takes (C help text; generated from the option table with issue 9)"
-	[exporter:man-in-help]="'perfscope exporter --help' does not show --version, which the exporter takes (C help text)"
+	[list:man-in-help]="'perfscope list --help' does not show -v, --verbose, which list takes (C help text in cli/profilers/list.c)"
+	[exporter:man-in-help]="'perfscope exporter --help' does not show --version, which the exporter takes (C help text in exporter/main.c)"
 )
 
 # verdict STATUS KEY DESC [DETAIL-FILE]: one TAP line for a check whose outcome is STATUS (0:
