@@ -23,15 +23,6 @@ static void print_usage(FILE *out)
 		"and man perfscope(1).\n");
 }
 
-/* One line per profiler, NAME<TAB>ARGS: what the conformance suite runs each with. */
-static int print_table(void)
-{
-	for (int i = 0; profilers[i]; i++)
-		printf("%s\t%s\n", profilers[i]->name,
-		       profilers[i]->conformance_args ? profilers[i]->conformance_args : "");
-	return 0;
-}
-
 static int suggest_and_fail(const char *name)
 {
 	fprintf(stderr, "perfscope: '%s' is not a profiler.\n", name);
@@ -72,6 +63,18 @@ static void block_async_signals(void)
 	sigaddset(&set, SIGPIPE);
 	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/*
+ * `perfscope help --table`, for tests/conformance: one line per profiler, NAME<TAB>ARGS, so that
+ * a profiler in the table is in the suite. Not in the usage text: it is for the tests.
+ */
+static int print_table(void)
+{
+	for (int i = 0; profilers[i]; i++)
+		printf("%s\t%s\n", profilers[i]->name,
+		       profilers[i]->conformance_args ? profilers[i]->conformance_args : "");
+	return 0;
 }
 
 static int dispatch(int argc, char **argv)
@@ -122,7 +125,7 @@ static int dispatch(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		}
-		if (!strcmp(argv[2], "--table")) /* for the conformance suite */
+		if (argc == 3 && !strcmp(argv[2], "--table")) /* for the conformance suite */
 			return print_table();
 		prof = profiler_find(argv[2]);
 		if (!prof)

@@ -745,5 +745,6 @@ const struct profiler profiler_trace = {
 	.name = "trace",
 	.summary = "print events as they happen: tracepoints with filters, software events, stacks",
 	.help = trace_help,
+	.conformance_args = "-e sched:sched_switch",
 	.run = trace_run,
 };
