@@ -15,7 +15,7 @@
 
 #include "callchain.h"
 #include "comm.h"
-#include "ksyms.h"
+#include "evprint.h"
 #include "options.h"
 #include "output.h"
 #include "profiler.h"
@@ -78,210 +78,34 @@ static const char trace_help[] =
 	"  perfscope trace -e 'sched:sched_*' -i 1000 > /tmp/sched.txt\n"
 	"  perfscope trace -e page-faults -g -- ./a.out\n";
 
-/* What trace keeps per event (evsel priv). */
-struct trace_event {
-	const char *name; /* alias or canonical name */
-	enum psc_event_kind kind;
-	struct psc_tp_format *fmt; /* tracepoints */
-	int nr_fields;
-	const struct psc_tp_field **fields;
-	/* --format json: the name as a JSON string and each field's "name": key, rendered once */
-	char *json_name;
-	size_t json_name_len;
-	char **json_keys;
-	size_t *json_key_lens;
-};
-
 struct trace {
 	struct cli_opts o;
 	struct out *out;
-	struct json json;
 	bool json_fmt;
 	struct comm_cache comms;
-	char *pbuf; /* scratch for print fmt text */
-	size_t pbuf_len;
+	struct evprint *pr; /* evsel priv: its struct evprint_event */
 	struct callchain *stack;
-	struct ksyms *ksyms; /* for kernel functions in print formats, read at first need */
-	bool ksyms_tried;
 	uint64_t printed;
-	int write_err;
 };
-
-/* ---- output of one event ---- */
-
-static void text_tp(struct trace *t, struct trace_event *ev, const struct psc_sample *s)
-{
-	int n = psc_tp_format__print(ev->fmt, s->raw.data, s->raw.size, t->pbuf, t->pbuf_len);
-
-	if (n >= 0 && (size_t)n >= t->pbuf_len) {
-		char *nb = realloc(t->pbuf, (size_t)n + 1);
-
-		if (nb) {
-			t->pbuf = nb;
-			t->pbuf_len = (size_t)n + 1;
-			n = psc_tp_format__print(ev->fmt, s->raw.data, s->raw.size, t->pbuf,
-						 t->pbuf_len);
-		}
-	}
-	if (n < 0) {
-		out__printf(t->out, "<undecodable: %s>", strerror(-n));
-		return;
-	}
-	out__write(t->out, t->pbuf, strnlen(t->pbuf, t->pbuf_len));
-}
-
-static void text_other(struct trace *t, const struct psc_sample *s)
-{
-	if (s->sample_type & PERF_SAMPLE_IP) {
-		out__puts(t->out, "ip=");
-		out__hex(t->out, s->ip);
-	}
-	if (s->sample_type & PERF_SAMPLE_ADDR) {
-		out__puts(t->out, " addr=");
-		out__hex(t->out, s->addr);
-	}
-	if (s->sample_type & PERF_SAMPLE_PERIOD) {
-		out__puts(t->out, " period=");
-		out__u64(t->out, s->period);
-	}
-}
-
-static void print_text(struct trace *t, struct trace_event *ev, int cpu, const struct psc_sample *s)
-{
-	struct out *o = t->out;
-	const char *comm = comm_cache__get(&t->comms, s->pid, s->tid);
-	size_t len = strlen(comm);
-	char us[8];
-
-	for (; len < 16; len++)
-		out__putc(o, ' ');
-	out__puts(o, comm);
-	out__putc(o, ' ');
-	out__u64_width(o, s->pid, 7);
-	out__putc(o, '/');
-	out__u64(o, s->tid);
-	out__puts(o, " [");
-	snprintf(us, sizeof(us), "%03d", cpu);
-	out__puts(o, us);
-	out__puts(o, "] ");
-	out__u64(o, s->time / 1000000000ull);
-	snprintf(us, sizeof(us), ".%06u", (unsigned int)(s->time % 1000000000ull / 1000));
-	out__puts(o, us);
-	out__puts(o, ": ");
-	out__puts(o, ev->name);
-	out__puts(o, ": ");
-	if (ev->fmt)
-		text_tp(t, ev, s);
-	else
-		text_other(t, s);
-	out__putc(o, '\n');
-	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
-		callchain__text(t->stack, o, s);
-}
-
-static void json_field(struct json *j, const struct trace_event *ev, int idx,
-		       const struct psc_sample *s)
-{
-	const struct psc_tp_field *f = ev->fields[idx];
-	uint32_t len, i, nr;
-	const char *str;
-	uint64_t v;
-
-	json__raw_key(j, ev->json_keys[idx], ev->json_key_lens[idx]);
-	switch (f->kind) {
-	case PSC_TP_KIND_STRING:
-		str = psc_tp_field__str(f, s->raw.data, s->raw.size, &len);
-		if (str)
-			json__strn(j, str, len);
-		else
-			json__null(j);
-		return;
-	case PSC_TP_KIND_ARRAY:
-		nr = psc_tp_field__count(f, s->raw.data, s->raw.size);
-		json__arr(j);
-		for (i = 0; i < nr; i++) {
-			if (psc_tp_field__elem(f, s->raw.data, s->raw.size, i, &v))
-				break;
-			if (f->is_signed)
-				json__i64(j, (int64_t)v);
-			else
-				json__u64(j, v);
-		}
-		json__end(j);
-		return;
-	default:
-		if (psc_tp_field__u64(f, s->raw.data, s->raw.size, &v)) {
-			json__null(j);
-		} else if (f->kind == PSC_TP_KIND_POINTER) {
-			json__hex(j, v);
-		} else if (f->kind == PSC_TP_KIND_SIGNED) {
-			json__i64(j, (int64_t)v);
-		} else {
-			json__u64(j, v);
-		}
-	}
-}
-
-static void print_json(struct trace *t, struct trace_event *ev, int cpu, const struct psc_sample *s)
-{
-	struct json *j = &t->json;
-	int i;
-
-	json__begin(j, t->out);
-	JSON_KEY(j, "time");
-	json__u64(j, s->time);
-	JSON_KEY(j, "cpu");
-	json__i64(j, cpu);
-	JSON_KEY(j, "pid");
-	json__u64(j, s->pid);
-	JSON_KEY(j, "tid");
-	json__u64(j, s->tid);
-	JSON_KEY(j, "comm");
-	json__str(j, comm_cache__get(&t->comms, s->pid, s->tid));
-	JSON_KEY(j, "event");
-	json__raw(j, ev->json_name, ev->json_name_len);
-	if (!ev->fmt) {
-		if (s->sample_type & PERF_SAMPLE_IP) {
-			JSON_KEY(j, "ip");
-			json__hex(j, s->ip);
-		}
-		if (s->sample_type & PERF_SAMPLE_ADDR) {
-			JSON_KEY(j, "addr");
-			json__hex(j, s->addr);
-		}
-		if (s->sample_type & PERF_SAMPLE_PERIOD) {
-			JSON_KEY(j, "period");
-			json__u64(j, s->period);
-		}
-	} else {
-		JSON_KEY(j, "fields");
-		json__obj(j);
-		for (i = 0; i < ev->nr_fields; i++)
-			json_field(j, ev, i, s);
-		json__end(j);
-	}
-	if (t->stack && (s->sample_type & PERF_SAMPLE_CALLCHAIN)) {
-		JSON_KEY(j, "stack");
-		callchain__json(t->stack, j, s);
-	}
-	json__end_line(j);
-}
 
 /* ---- session hooks ---- */
 
 static int on_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
 {
 	struct trace *t = ctx;
-	struct trace_event *ev = evsel ? psc_evsel__priv(evsel) : NULL;
+	const struct evprint_event *ev = evsel ? psc_evsel__priv(evsel) : NULL;
+	const struct psc_sample *s = &rec->sample;
+	const char *comm;
 
 	if (!ev)
 		return 0; /* counted by the session as seen; cannot be printed without its event */
-	if (cpu < 0 && (rec->sample.sample_type & PERF_SAMPLE_CPU))
-		cpu = (int)rec->sample.cpu;
+	if (cpu < 0 && (s->sample_type & PERF_SAMPLE_CPU))
+		cpu = (int)s->cpu;
+	comm = comm_cache__get(&t->comms, s->pid, s->tid);
 	if (t->json_fmt)
-		print_json(t, ev, cpu, &rec->sample);
+		evprint__json(t->pr, t->out, ev, cpu, comm, s);
 	else
-		print_text(t, ev, cpu, &rec->sample);
+		evprint__text(t->pr, t->out, ev, cpu, comm, s);
 	t->printed++;
 	return out__error(t->out) ? 1 : 0;
 }
@@ -307,27 +131,6 @@ static int on_round_end(void *ctx)
 
 /* ---- setup ---- */
 
-/*
- * Kernel functions in a print format (a timer's function, a kmalloc call site) are named as perf
- * script names them; kallsyms is read only once one is printed. Hidden kernel addresses
- * (kptr_restrict) leave an empty table: the addresses are printed bare.
- */
-static const char *trace_ksym(void *priv, uint64_t addr, uint64_t *start)
-{
-	struct trace *t = priv;
-	const struct ksym *sym;
-	uint64_t off;
-
-	if (!t->ksyms_tried) {
-		t->ksyms_tried = true;
-		t->ksyms = ksyms__load(NULL);
-	}
-	if (!t->ksyms || !(sym = ksyms__find(t->ksyms, addr, &off)))
-		return NULL;
-	*start = sym->addr;
-	return sym->name;
-}
-
 static void free_events(struct psc_evlist *evlist)
 {
 	struct psc_evsel *evsel;
@@ -337,40 +140,15 @@ static void free_events(struct psc_evlist *evlist)
 		return;
 	psc_evlist__for_each(evlist, i, evsel)
 	{
-		struct trace_event *ev = psc_evsel__priv(evsel);
+		struct evprint_event *ev = psc_evsel__priv(evsel);
 
 		if (ev) {
-			psc_tp_format__delete(ev->fmt);
-			free(ev->fields);
-			free(ev->json_name);
-			for (int k = 0; ev->json_keys && k < ev->nr_fields; k++)
-				free(ev->json_keys[k]);
-			free(ev->json_keys);
-			free(ev->json_key_lens);
+			psc_tp_format__delete(ev->fmt); /* trace's: evprint only borrows it */
+			evprint_event__exit(ev);
 			free(ev);
 		}
 		psc_evsel__set_priv(evsel, NULL);
 	}
-}
-
-/* The event's JSON name and field keys, so that no event escapes the same text again. */
-static int render_json(struct trace_event *ev)
-{
-	int i;
-
-	ev->json_name = json_render(ev->name, false, &ev->json_name_len);
-	ev->json_keys = calloc(ev->nr_fields > 0 ? ev->nr_fields : 1, sizeof(*ev->json_keys));
-	ev->json_key_lens =
-		calloc(ev->nr_fields > 0 ? ev->nr_fields : 1, sizeof(*ev->json_key_lens));
-	if (!ev->json_name || !ev->json_keys || !ev->json_key_lens)
-		return -ENOMEM;
-	for (i = 0; i < ev->nr_fields; i++) {
-		ev->json_keys[i] =
-			json_render(ev->fields[i]->name, true, &ev->json_key_lens[i]);
-		if (!ev->json_keys[i])
-			return -ENOMEM;
-	}
-	return 0;
 }
 
 /* Sampling policy: every occurrence of discrete events, a rate for the clock-like ones. */
@@ -392,10 +170,10 @@ static int add_event(struct trace *t, struct psc_evlist *evlist, const struct ps
 		     const char *events)
 {
 	struct psc_parse_error perr = { .pos = -1 };
-	struct trace_event *ev;
+	struct psc_tp_format *fmt = NULL;
+	struct evprint_event *ev;
 	struct psc_evsel *evsel;
 	struct perf_event_attr *a;
-	int i;
 
 	if (spec->filter && spec->kind != PSC_EVENT_TRACEPOINT) {
 		fprintf(stderr,
@@ -404,58 +182,38 @@ static int add_event(struct trace *t, struct psc_evlist *evlist, const struct ps
 			spec->name);
 		return 2;
 	}
-	ev = calloc(1, sizeof(*ev));
-	if (!ev)
-		return -ENOMEM;
-	ev->kind = spec->kind;
 	if (spec->kind == PSC_EVENT_TRACEPOINT) {
-		ev->fmt = psc_tp_format__load(spec->sys, spec->event);
-		if (!ev->fmt) {
+		fmt = psc_tp_format__load(spec->sys, spec->event);
+		if (!fmt) {
 			fprintf(stderr, "perfscope trace: cannot read the format of %s: %s\n",
 				spec->name, strerror(errno));
-			free(ev);
 			return 1;
 		}
 		/* the user-space check, then the kernel's on a scratch event: a refused filter is
 		 * a usage error pointing at its part, not a failed open */
-		if (spec->filter &&
-		    psc_tp__verify_filter(ev->fmt, spec->filter, &perr) == -EINVAL) {
+		if (spec->filter && psc_tp__verify_filter(fmt, spec->filter, &perr) == -EINVAL) {
 			fprintf(stderr, "perfscope trace: bad filter on %s: %s\n", spec->name,
 				perr.msg);
 			if (perr.pos >= 0)
 				fprintf(stderr, "  %s\n  %*s^\n", spec->filter, perr.pos, "");
-			psc_tp_format__delete(ev->fmt);
-			free(ev);
+			psc_tp_format__delete(fmt);
 			return 2;
 		}
-		ev->nr_fields = psc_tp_format__nr_fields(ev->fmt);
-		ev->fields = calloc(ev->nr_fields > 0 ? ev->nr_fields : 1, sizeof(*ev->fields));
-		if (!ev->fields) {
-			psc_tp_format__delete(ev->fmt);
-			free(ev);
-			return -ENOMEM;
-		}
-		for (i = 0; i < ev->nr_fields; i++)
-			ev->fields[i] = psc_tp_format__field_at(ev->fmt, i);
-		if (psc_tp_format__set_ksym_resolver(ev->fmt, trace_ksym, t)) {
-			psc_tp_format__delete(ev->fmt);
-			free(ev->fields);
-			free(ev);
-			return -ENOMEM;
-		}
 	}
+	ev = calloc(1, sizeof(*ev));
 	evsel = psc_evsel__new_spec(spec);
-	if (!evsel || psc_evlist__add(evlist, evsel)) {
+	if (!ev || !evsel || psc_evlist__add(evlist, evsel)) {
 		psc_evsel__delete(evsel);
-		psc_tp_format__delete(ev->fmt);
-		free(ev->fields);
+		psc_tp_format__delete(fmt);
 		free(ev);
 		return -ENOMEM;
 	}
+	if (evprint_event__init(ev, t->pr, psc_evsel__name(evsel), fmt)) {
+		psc_tp_format__delete(fmt);
+		free(ev);
+		return -ENOMEM; /* the evsel is the evlist's: freed with it */
+	}
 	psc_evsel__set_priv(evsel, ev);
-	ev->name = psc_evsel__name(evsel);
-	if (t->json_fmt && render_json(ev))
-		return -ENOMEM; /* ev is the evsel's now: freed with the evlist */
 	a = psc_evsel__attr_mut(evsel);
 	config_period(spec, a);
 	/*
@@ -628,9 +386,8 @@ static int trace_run(int argc, char **argv)
 	if (t.out && stop_fd >= 0)
 		out__watch(t.out, stop_fd);
 	evlist = psc_evlist__new();
-	t.pbuf_len = 4096;
-	t.pbuf = malloc(t.pbuf_len);
-	if (!t.out || !evlist || !t.pbuf || comm_cache__init(&t.comms)) {
+	t.pr = evprint__new(NULL);
+	if (!t.out || !evlist || !t.pr || comm_cache__init(&t.comms)) {
 		ret = 1;
 		goto nomem;
 	}
@@ -645,6 +402,7 @@ static int trace_run(int argc, char **argv)
 		t.stack = callchain__new("trace");
 		if (!t.stack)
 			goto nomem;
+		evprint__set_callchain(t.pr, t.stack);
 	}
 	err = session_config_evlist(evlist, t.o.mmap_pages,
 					SIDEBAND_COMM | (t.stack ? SIDEBAND_MMAP : 0));
@@ -767,8 +525,7 @@ out:
 	if (stop_fd >= 0)
 		close(stop_fd);
 	comm_cache__exit(&t.comms);
-	free(t.pbuf);
-	ksyms__delete(t.ksyms);
+	evprint__delete(t.pr);
 	return ret;
 }
 
