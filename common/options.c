@@ -48,18 +48,18 @@ static const struct shared_opt shared_opts[] = {
 	{ { "all-cpus", no_argument, NULL, 'a' }, CLI_OPT_CPUS, "a", NULL,
 	  "every online CPU (the default without a target)" },
 	{ { "cpu", required_argument, NULL, 'C' }, CLI_OPT_CPUS, "C:", "CPUS",
-	  "these CPUs only: 0-3,6 (--cpus as perf-prof spells it)" },
+	  "these CPUs only: 0-3,6" },
 	{ { "cpus", required_argument, NULL, 'C' }, CLI_OPT_CPUS, NULL, NULL, NULL },
 	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, CLI_OPT_PER_CPU, NULL, NULL,
 	  "one line per CPU and event (system-wide modes)" },
 	{ { "pid", required_argument, NULL, 'p' }, CLI_OPT_TARGET, "p:", "PID",
-	  "the threads of a process, until it exits (--pids)" },
+	  "the threads of a process, until it exits" },
 	{ { "pids", required_argument, NULL, 'p' }, CLI_OPT_TARGET, NULL, NULL, NULL },
 	{ { "tid", required_argument, NULL, 't' }, CLI_OPT_TARGET, "t:", "TID",
-	  "one thread, until it exits (--tids)" },
+	  "one thread, until it exits" },
 	{ { "tids", required_argument, NULL, 't' }, CLI_OPT_TARGET, NULL, NULL, NULL },
 	{ { "cgroup", required_argument, NULL, 'G' }, CLI_OPT_TARGET, "G:", "CGROUP",
-	  "tasks of a cgroup: a path under the cgroup2 mount, or absolute\n(--cgroups)" },
+	  "tasks of a cgroup: a path under the cgroup2 mount, or absolute" },
 	{ { "cgroups", required_argument, NULL, 'G' }, CLI_OPT_TARGET, NULL, NULL, NULL },
 	{ { "interval", required_argument, NULL, 'i' }, CLI_OPT_INTERVAL, "i:", "MS",
 	  "print every MS milliseconds" },
@@ -82,13 +82,13 @@ static const struct shared_opt shared_opts[] = {
 	{ { "call-graph", no_argument, NULL, 'g' }, CLI_OPT_CALLCHAIN, "g", NULL,
 	  "kernel and user stack of every event" },
 	{ { "user-callchain", optional_argument, NULL, OPT_USER_CC }, CLI_OPT_CALLCHAIN, NULL,
-	  NULL, "user stacks (fp); --no-user-callchain leaves them out" },
+	  NULL, "user stacks (frame pointers; perf-prof's =fp)" },
 	{ { "no-user-callchain", no_argument, NULL, OPT_NO_USER_CC }, CLI_OPT_CALLCHAIN, NULL,
-	  NULL, NULL },
+	  NULL, "stacks without their user part" },
 	{ { "kernel-callchain", no_argument, NULL, OPT_KERNEL_CC }, CLI_OPT_CALLCHAIN, NULL,
-	  NULL, "kernel stacks; --no-kernel-callchain leaves them out" },
+	  NULL, "kernel stacks" },
 	{ { "no-kernel-callchain", no_argument, NULL, OPT_NO_KERNEL_CC }, CLI_OPT_CALLCHAIN, NULL,
-	  NULL, NULL },
+	  NULL, "stacks without their kernel part" },
 	{ { "flame-graph", required_argument, NULL, OPT_FLAME }, CLI_OPT_FLAME, NULL, "FILE",
 	  "stacks counted as folded text (flamegraph.pl, inferno,\n"
 	  "speedscope) in FILE, written at the end" },
@@ -435,12 +435,19 @@ void cli_opts_help(unsigned int flags, const char *events_help,
 			continue;
 		if (so->lo.val == 'e' && events_help)
 			text = events_help;
+		char names[40];
+
+		/* perf-prof's spellings follow as aliases: "-C, --cpu, --cpus CPUS" */
+		snprintf(names, sizeof(names), "--%s", so->lo.name);
+		for (size_t k = i + 1; k < NR_SHARED && !shared_opts[k].help; k++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), ", --%s",
+				 shared_opts[k].lo.name);
 		if (so->shortopt)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", so->shortopt[0], so->lo.name,
+			snprintf(left, sizeof(left), "-%c, %s%s%s", so->shortopt[0], names,
 				 so->arg ? " " : "", so->arg ? so->arg : "");
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", so->lo.name,
-				 so->arg ? " " : "", so->arg ? so->arg : "");
+			snprintf(left, sizeof(left), "    %s%s%s", names, so->arg ? " " : "",
+				 so->arg ? so->arg : "");
 		/* the text's lines, the first beside the option, the others under it */
 		for (bool first = true; text; first = false) {
 			nl = strchr(text, '\n');

@@ -56,7 +56,7 @@ static int check_filter(struct prof *p, struct prof_event *ev)
 	if (psc_tp__verify_filter(ev->fmt, ev->spec->filter, &perr) != -EINVAL)
 		return 0;
 	fprintf(stderr, "perfscope %s: bad filter on %s: %s\n", p->name, ev->spec->name, perr.msg);
-	caret__print(stderr, "  ", ev->spec->filter, perr.pos);
+	caret__print(stderr, "  ", NULL, ev->spec->filter, perr.pos);
 	return 2;
 }
 
@@ -80,7 +80,7 @@ static int attr_error(struct prof *p, int pos, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	caret__print(stderr, "  ", p->events, pos);
+	caret__print(stderr, "  ", NULL, p->events, pos);
 	return 2;
 }
 
@@ -95,7 +95,7 @@ static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_eve
 		prof_attrs_list(p->decl, list, sizeof(list));
 		fprintf(stderr, "perfscope %s: ATTR '%s' on %s means nothing to %s; %s takes: %s\n",
 			p->name, in->name, ev->spec->name, p->name, p->name, list);
-		caret__print(stderr, "  ", p->events, in->pos);
+		caret__print(stderr, "  ", NULL, p->events, in->pos);
 		return 2;
 	}
 	if (!decl->repeat && prof_event__attr(ev, decl->name))

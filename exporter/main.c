@@ -64,6 +64,7 @@ const char exporter_help[] =
 	"  --log.level=LEVEL           debug, info, warn or error (default info)\n"
 	"  --collector.perf, --collector.disable-defaults   accepted for node_exporter command\n"
 	"                              lines; they change nothing\n"
+	"  --version                   print the version and exit\n"
 	"\n"
 	"Examples:\n"
 	"  perfscope exporter\n"

@@ -27,6 +27,7 @@ static const char list_help[] =
 	"  KIND                  only events of one kind, as perf list takes them: hardware (hw),\n"
 	"                        software (sw), hardware-cache (cache), pmu, tracepoint\n"
 	"      --format F        text (default) or json: one object per event and line\n"
+	"  -v, --verbose         why each event that cannot be opened cannot (-vv: debug)\n"
 	"\n"
 	"Examples:\n"
 	"  perfscope list                   # everything\n"

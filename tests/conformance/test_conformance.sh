@@ -33,13 +33,6 @@ trap 'exit 1' INT TERM
 # Checks that fail on the current code for a known reason: reported as TODO (not a failure) while
 # they fail, and as a plain ok, with a note to drop the entry, once they pass. KEY is NAME:check.
 declare -A TODO=(
-	[stat:attr:key]="ATTRs the profiler does not use are accepted and ignored (issue 9: per-profiler ATTR validation)"
-	[stat:attr:top-by]="ATTRs the profiler does not use are accepted and ignored (issue 9: per-profiler ATTR validation)"
-	[trace:attr:key]="ATTRs the profiler does not use are accepted and ignored (issue 9: per-profiler ATTR validation)"
-	[trace:attr:top-by]="ATTRs the profiler does not use are accepted and ignored (issue 9: per-profiler ATTR validation)"
-	[stat:INT:command]="stat passes SIGINT on to COMMAND and exits with its status (130), or waits for one that ignores it; trace stops and exits 0 (issue 9: one end-of-run and exit status for every profiler)"
-	[list:man-in-help]="'perfscope list --help' does not show -v, --verbose, which list takes (C help text in cli/profilers/list.c)"
-	[exporter:man-in-help]="'perfscope exporter --help' does not show --version, which the exporter takes (C help text in exporter/main.c)"
 )
 
 # verdict STATUS KEY DESC [DETAIL-FILE]: one TAP line for a check whose outcome is STATUS (0:
@@ -161,7 +154,8 @@ check_stop_signal() {
 	[[ "$line" == *"$event"* ]] || diag "last line on std$stream after the signal: '$line'"
 }
 
-# SIGINT with -- COMMAND: the command is not left running on its own.
+# SIGINT with -- COMMAND: passed on to the command, whose status (130: killed by SIGINT) is the
+# profiler's, as for any command that ends; the command is not left running on its own.
 check_stop_command() {
 	local name=$1 cmd gone
 	shift
@@ -180,8 +174,8 @@ check_stop_command() {
 		kill -9 "$cmd" 2>/dev/null
 		forget "$cmd"
 	fi
-	[ "$RC" = 0 ] && [ $gone = 0 ]
-	verdict $? "$name:INT:command" "$name: SIGINT with -- COMMAND: exit 0 (exit $RC), the command is gone" "$TMP/err"
+	[ "$RC" = 130 ] && [ $gone = 0 ]
+	verdict $? "$name:INT:command" "$name: SIGINT with -- COMMAND: the command's status 130 (exit $RC), the command is gone" "$TMP/err"
 }
 
 # SIGUSR1: reports on the stream of the end report, naming the event, and goes on.
