@@ -68,6 +68,8 @@ struct psc_parse_opts {
 	/* Where PMUs are described; NULL: /sys/bus/event_source/devices. */
 	const char *pmu_dir;
 };
+/* The last field of psc_parse_opts; a newer caller's bytes after it must be 0 (PSC_OPTS). */
+#define psc_parse_opts__last_field pmu_dir
 
 /*
  * Parses "EVENT[,EVENT...]" (commas inside /.../ belong to the event). Tracepoint wildcards
