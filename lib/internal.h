@@ -99,7 +99,4 @@ struct psc_evlist {
 /* Rebuilds the id table from every open fd (evlist.c). */
 int psc_evlist__index_ids(struct psc_evlist *evlist);
 
-/* tracefs.c: the tracefs mount point, mounting it when absent and root. NULL + errno otherwise. */
-const char *psc_tracefs_dir(void);
-
 #endif

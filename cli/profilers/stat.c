@@ -401,9 +401,10 @@ static int stat_run(int argc, char **argv)
 
 	const char *events = s.o.events ? s.o.events : DEFAULT_EVENTS;
 
+	psc_tracefs__mount(); /* failing is no error unless a tracepoint is named: parse says so */
 	ret = psc_parse_events(events, NULL, &specs, &perr);
 	if (ret) {
-		cli_report_parse_error("stat", events, &perr);
+		cli_report_parse_error("stat", events, &perr, ret);
 		/* no memory, or tracefs not readable here: runtime failures, not bad usage */
 		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
 	}

@@ -750,9 +750,10 @@ static int trace_run(int argc, char **argv)
 				"sched:sched_switch; see 'perfscope help trace'\n");
 		return 2;
 	}
+	psc_tracefs__mount(); /* failing is no error unless a tracepoint is named: parse says so */
 	ret = psc_parse_events(t.o.events, NULL, &specs, &perr);
 	if (ret) {
-		cli_report_parse_error("trace", t.o.events, &perr);
+		cli_report_parse_error("trace", t.o.events, &perr, ret);
 		/* no memory, or tracefs not readable here: runtime failures, not bad usage */
 		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
 	}
