@@ -37,8 +37,10 @@ static inline void *psc_errno_null(int err)
 	return NULL;
 }
 
-int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			unsigned long flags);
+/* perf_event_open(2); psc_ like every global of the library, even hidden ones (the static archive
+ * exposes them all to the program it is linked into). */
+int psc_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			    unsigned long flags);
 
 struct psc_cpumap {
 	int refcnt;
