@@ -405,8 +405,8 @@ static int stat_run(int argc, char **argv)
 	ret = psc_parse_events(events, NULL, &specs, &perr);
 	if (ret) {
 		cli_report_parse_error("stat", events, &perr, ret);
-		/* no memory, or tracefs not readable here: runtime failures, not bad usage */
-		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
+		/* no memory, tracefs not mounted or not readable: runtime failures, not bad usage */
+		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM || ret == -ENODEV ? 1 : 2;
 	}
 	ret = check_filters(specs);
 	if (ret) {

@@ -754,8 +754,8 @@ static int trace_run(int argc, char **argv)
 	ret = psc_parse_events(t.o.events, NULL, &specs, &perr);
 	if (ret) {
 		cli_report_parse_error("trace", t.o.events, &perr, ret);
-		/* no memory, or tracefs not readable here: runtime failures, not bad usage */
-		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
+		/* no memory, tracefs not mounted or not readable: runtime failures, not bad usage */
+		return ret == -ENOMEM || ret == -EACCES || ret == -EPERM || ret == -ENODEV ? 1 : 2;
 	}
 	t.json_fmt = t.o.format == FORMAT_JSON;
 	t.out = out__open(t.o.output, 256 * 1024);
