@@ -60,7 +60,7 @@ static double cpu_seconds(void)
 
 static int tracepoint_id(const char *event)
 {
-	const char *dir = psc_tracefs__dir(), *colon = strchr(event, ':');
+	const char *dir = psc_tracefs__mount(), *colon = strchr(event, ':');
 	char path[512];
 	int fd, n;
 	char buf[32];

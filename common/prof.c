@@ -176,12 +176,15 @@ static int parse_events(struct prof *p)
 			return 0;
 		return prof_usage(p, "which events? give -e EVENTS, e.g. -e sched:sched_switch");
 	}
+	/* parsing has no side effects: tracefs is mounted here, where tracepoints may be named */
+	if (strchr(p->events, ':'))
+		psc_tracefs__mount(); /* failing is no error unless one is: parse says so */
 	ret = psc_parse_events(p->events, NULL, &p->specs, &perr);
 	if (!ret)
 		return 0;
-	cli_report_parse_error(p->name, p->events, &perr);
-	/* no memory, or tracefs not readable here: runtime failures, not bad usage */
-	return ret == -ENOMEM || ret == -EACCES || ret == -EPERM ? 1 : 2;
+	cli_report_parse_error(p->name, p->events, &perr, ret);
+	/* no memory, tracefs not mounted or not readable: runtime failures, not bad usage */
+	return ret == -ENOMEM || ret == -EACCES || ret == -EPERM || ret == -ENODEV ? 1 : 2;
 }
 
 /* Results go to -o FILE or stdout; a stop signal must not wait behind a pipe nobody reads. */

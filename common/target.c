@@ -15,11 +15,27 @@
 #include "caret.h"
 #include "target.h"
 
-void cli_report_parse_error(const char *prof, const char *input,
-				const struct psc_parse_error *err)
+const char *cli_parse_hint(int ret, const struct psc_parse_error *err)
 {
+	if (ret == -ENOENT && !(err && strstr(err->msg, "did you mean")))
+		return "'perfscope list' shows the events and tracepoints of this machine";
+	if (ret == -ENODEV) /* tracefs is not mounted: the CLI tried psc_tracefs__mount() */
+		return geteuid() ? "tracefs: mounting it needs root; as root run: mount -t tracefs "
+				   "nodev /sys/kernel/tracing"
+				 : "tracefs: mounting it at /sys/kernel/tracing failed (is "
+				   "CONFIG_TRACING enabled in this kernel?)";
+	return NULL;
+}
+
+void cli_report_parse_error(const char *prof, const char *input,
+				const struct psc_parse_error *err, int ret)
+{
+	const char *hint = cli_parse_hint(ret, err);
+
 	fprintf(stderr, "perfscope %s: %s\n", prof, err->msg[0] ? err->msg : "invalid event list");
 	caret__print(stderr, "  ", NULL, input, err->pos);
+	if (hint)
+		fprintf(stderr, "perfscope %s: %s\n", prof, hint);
 }
 
 static void command_title(char *title, size_t len, char **argv)
@@ -189,8 +205,10 @@ int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 			if (psc_evsel__open_errno(evsel) == -err)
 				name = psc_evsel__name(evsel);
 		}
-		fprintf(stderr, "perfscope %s: %s\n", prof,
-			psc_strerror_open(err, name, msg, sizeof(msg)));
+		fprintf(stderr, "perfscope %s: %s%s\n", prof,
+			psc_strerror_open(err, name, msg, sizeof(msg)),
+			psc_errno_is_unsupported(err) ? "; 'perfscope list' shows what it provides"
+						      : "");
 		return 1;
 	}
 	if (psc_evlist__nr_open(evlist) == 0) {

@@ -66,8 +66,13 @@ int target_stop_command(struct target *t, int *status);
 bool target_alive(const struct target *t);
 void target_release(struct target *t);
 
-/* Prints the event text with a caret under err->pos and the message; for every profiler. */
+/*
+ * Prints the event text with a caret under err->pos and the message, then the CLI's hint for
+ * ret (psc_parse_events' return; the library's messages give no CLI advice); for every profiler.
+ */
 void cli_report_parse_error(const char *prof, const char *input,
-				const struct psc_parse_error *err);
+				const struct psc_parse_error *err, int ret);
+/* The CLI's advice for an error of psc_parse_events, or NULL: 'perfscope list', tracefs. */
+const char *cli_parse_hint(int ret, const struct psc_parse_error *err);
 
 #endif

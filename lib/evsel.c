@@ -7,8 +7,8 @@
 
 #include "internal.h"
 
-int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			unsigned long flags)
+int psc_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			    unsigned long flags)
 {
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
@@ -38,11 +38,11 @@ int psc_attr__probe(const struct perf_event_attr *attr)
 
 	a.size = sizeof(a);
 	a.disabled = 1;
-	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = psc_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0 && errno == EACCES && !a.exclude_kernel) {
 		/* Unprivileged: the event may still exist for user space only. */
 		a.exclude_kernel = a.exclude_hv = 1;
-		fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = psc_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	}
 	if (fd < 0)
 		return -errno;
@@ -266,8 +266,8 @@ int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc
 				if (group_fd < 0)
 					continue; /* its thread was gone for the leader already */
 			}
-			fd = sys_perf_event_open(&attr, pid, psc_cpumap__cpu(cpus, c), group_fd,
-						 flags);
+			fd = psc_sys_perf_event_open(&attr, pid, psc_cpumap__cpu(cpus, c), group_fd,
+						     flags);
 			if (fd < 0 && errno == ESRCH && pid > 0 && cgroup_fd <= 0) {
 				/*
 				 * The thread exited after the thread map was read (a process whose

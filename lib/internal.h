@@ -19,12 +19,15 @@ void psc_log(enum psc_log_level level, const char *fmt, ...) __attribute__((form
 
 /*
  * Option structs (libbpf's OPTS_VALID/OPTS_GET): a caller built against an older header passes a
- * smaller sz; a newer caller may pass a larger one only if the bytes we do not know are zero.
+ * smaller sz and gets defaults past it; a newer caller may pass a larger one only if every byte
+ * after the end of our last field (<type>__last_field, not sizeof: tail padding could hold a
+ * later field) is zero. psc_opts_valid logs why it refused; callers then fail with EINVAL.
  */
+#define offsetofend(TYPE, FIELD) (offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
 bool psc_opts_valid(const void *opts, size_t known_sz, const char *type_name);
-#define OPTS_VALID(opts, type) (!(opts) || psc_opts_valid(opts, sizeof(struct type), #type))
-#define OPTS_HAS(opts, field) \
-	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field))
+#define OPTS_VALID(opts, type) \
+	(!(opts) || psc_opts_valid(opts, offsetofend(struct type, type##__last_field), #type))
+#define OPTS_HAS(opts, field) ((opts) && (opts)->sz >= offsetofend(__typeof__(*(opts)), field))
 #define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
 
 /* Set errno from a negative return and pass it through: `return psc_err_ptr(-ENOMEM);` style. */
@@ -34,8 +37,10 @@ static inline void *psc_errno_null(int err)
 	return NULL;
 }
 
-int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			unsigned long flags);
+/* perf_event_open(2); psc_ like every global of the library, even hidden ones (the static archive
+ * exposes them all to the program it is linked into). */
+int psc_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			    unsigned long flags);
 
 struct psc_cpumap {
 	int refcnt;
@@ -95,8 +100,5 @@ struct psc_evlist {
 
 /* Rebuilds the id table from every open fd (evlist.c). */
 int psc_evlist__index_ids(struct psc_evlist *evlist);
-
-/* tracefs.c: the tracefs mount point, mounting it when absent and root. NULL + errno otherwise. */
-const char *psc_tracefs_dir(void);
 
 #endif

@@ -363,7 +363,8 @@ static int measure_fast(const struct psc_event_list *specs, void (*fn)(void *arg
 				    PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID |
 				    (group ? PERF_FORMAT_GROUP : 0);
 		attr.disabled = i == 0; /* members follow the leader */
-		fds[i] = sys_perf_event_open(&attr, 0, -1, i ? fds[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		fds[i] = psc_sys_perf_event_open(&attr, 0, -1, i ? fds[0] : -1,
+						 PERF_FLAG_FD_CLOEXEC);
 		if (fds[i] < 0) {
 			ret = -EAGAIN;
 			goto out;

@@ -48,10 +48,10 @@ const char *psc_evparse_tracefs(struct psc_evparse *p, int *errp)
 	if (p->tracefs_dir)
 		return p->tracefs_dir;
 	if (!p->tracefs_errno) {
-		p->tracefs_dir = psc_tracefs_dir();
+		p->tracefs_dir = psc_tracefs__dir();
 		if (p->tracefs_dir)
 			return p->tracefs_dir;
-		p->tracefs_errno = errno ? errno : ENOENT;
+		p->tracefs_errno = errno ? errno : ENODEV;
 	}
 	*errp = -p->tracefs_errno;
 	return NULL;
@@ -209,10 +209,8 @@ static int unknown_event(struct parser *ps, const char *name, size_t len, int po
 			&ps->p, -EINVAL, pos,
 			"raw event '%.*s' is too long; expected r followed by at most 16 hex digits",
 			(int)len, name);
-	return psc_evparse_fail(
-		&ps->p, -ENOENT, pos,
-		"unknown event '%.*s'%s; 'perfscope list' shows the events of this machine",
-		(int)len, name, hint);
+	return psc_evparse_fail(&ps->p, -ENOENT, pos, "unknown event '%.*s'%s", (int)len, name,
+				hint);
 }
 
 /*

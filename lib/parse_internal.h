@@ -27,11 +27,7 @@ int psc_evparse_fail(struct psc_evparse *p, int ret, int pos, const char *fmt, .
  */
 int psc_pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* tracefs.c: like psc_tracefs_dir() but never mounts (for suggestions, which must not have side
- * effects). */
-const char *psc_tracefs_dir_mounted(void);
-
-/* The tracefs root for this parse, or NULL with *errp set (-ENOENT, -EACCES ...). */
+/* The tracefs root for this parse, or NULL with *errp set (-ENODEV: not mounted). Never mounts. */
 const char *psc_evparse_tracefs(struct psc_evparse *p, int *errp);
 
 /*

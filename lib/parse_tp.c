@@ -179,9 +179,8 @@ static int unknown_system(struct psc_evparse *p, const char *events, const char 
 	if (nr > 0)
 		free_names(names, nr);
 	psc_suggest__format(&s, hint, sizeof(hint));
-	return psc_evparse_fail(
-		p, -ENOENT, pos, "unknown tracepoint system '%s' (no %s/%s)%s%s", sys, events, sys,
-		hint, hint[0] ? "" : "; 'perfscope list' shows the tracepoints of this machine");
+	return psc_evparse_fail(p, -ENOENT, pos, "unknown tracepoint system '%s' (no %s/%s)%s", sys,
+				events, sys, hint);
 }
 
 static int unknown_event(struct psc_evparse *p, const char *events, const char *sys,
@@ -201,9 +200,7 @@ static int unknown_event(struct psc_evparse *p, const char *events, const char *
 	if (nr > 0)
 		free_names(names, nr);
 	psc_suggest__format(&s, hint, sizeof(hint));
-	return psc_evparse_fail(
-		p, -ENOENT, pos, "unknown tracepoint '%s:%s'%s%s", sys, name, hint,
-		hint[0] ? "" : "; 'perfscope list' shows the tracepoints of this machine");
+	return psc_evparse_fail(p, -ENOENT, pos, "unknown tracepoint '%s:%s'%s", sys, name, hint);
 }
 
 /* Appends the events of one system matching name (or exactly name) to *m. */
@@ -265,11 +262,16 @@ int psc_evparse_tracepoints(struct psc_evparse *p, const char *sys, int sys_pos,
 		return err;
 	root = psc_evparse_tracefs(p, &err);
 	if (!root)
-		return psc_evparse_fail(
-			p, err, sys_pos,
-			"cannot look up tracepoint '%s:%s': tracefs is not available (%s); as root: mount -t tracefs nodev /sys/kernel/tracing",
-			sys, name, strerror(-err));
+		return psc_evparse_fail(p, err, sys_pos,
+					"cannot look up tracepoint '%s:%s': tracefs is not mounted",
+					sys, name);
 	psc_pathf(events, sizeof(events), "%s/events", root);
+	/* a root without events/ is no tracefs (an unmounted mount point, a wrong tracefs_dir) */
+	if (access(events, F_OK) && (errno == ENOENT || errno == ENOTDIR))
+		return psc_evparse_fail(
+			p, -ENODEV, sys_pos,
+			"cannot look up tracepoint '%s:%s': no tracefs at %s (it has no events/)",
+			sys, name, root);
 
 	if (has_glob(sys)) {
 		nr_sys = list_dirs(events, sys, &systems);
@@ -297,10 +299,8 @@ int psc_evparse_tracepoints(struct psc_evparse *p, const char *sys, int sys_pos,
 		if (!has_glob(sys) && !has_glob(name))
 			err = unknown_event(p, events, sys, name, name_pos);
 		else
-			err = psc_evparse_fail(
-				p, -ENOENT, sys_pos,
-				"no tracepoint matches '%s:%s'; 'perfscope list' shows the tracepoints of this machine",
-				sys, name);
+			err = psc_evparse_fail(p, -ENOENT, sys_pos, "no tracepoint matches '%s:%s'",
+					       sys, name);
 	}
 	if (err) {
 		psc_tp_matches_free(m, nr);
@@ -333,7 +333,7 @@ void psc_evparse_tp_suggest_all(struct psc_evparse *p, struct psc_suggest *s)
 	const char *root;
 	int nr_sys;
 
-	root = p->tracefs_dir ? p->tracefs_dir : psc_tracefs_dir_mounted();
+	root = p->tracefs_dir ? p->tracefs_dir : psc_tracefs__dir();
 	if (!root)
 		return;
 	psc_pathf(events, sizeof(events), "%s/events", root);

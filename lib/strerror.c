@@ -68,7 +68,7 @@ const char *psc_strerror_open(int err, const char *event, char *buf, size_t len)
 			"%s: permission denied (perf_event_paranoid is %d). Run as root or grant "
 			"CAP_PERFMON (or CAP_SYS_ADMIN); count user space only with the :u modifier; or "
 			"lower it with sysctl -w kernel.perf_event_paranoid=N: 2 allows user-space "
-			"counting of your own processes, 1 the kernel too, 0 whole CPUs (-a, -C, -G), "
+			"counting of your own processes, 1 the kernel too, 0 whole CPUs and cgroups, "
 			"-1 everything",
 			ev, read_paranoid());
 		break;
@@ -79,7 +79,7 @@ const char *psc_strerror_open(int err, const char *event, char *buf, size_t len)
 		snprintf(
 			buf, len,
 			"%s: not supported on this machine (%s): the CPU, hypervisor or kernel does not "
-			"provide this event; see 'perfscope list' for what it does provide",
+			"provide this event",
 			ev, strerror(err));
 		break;
 	case EMFILE:

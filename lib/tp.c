@@ -265,9 +265,9 @@ struct psc_tp_format *psc_tp_format__load(const char *sys, const char *name)
 
 	if (!tp_name_ok(sys) || !tp_name_ok(name))
 		return psc_errno_null(-EINVAL);
-	dir = psc_tracefs_dir();
+	dir = psc_tracefs__dir();
 	if (!dir)
-		return NULL;
+		return NULL; /* ENODEV: not mounted, and loading a format never mounts it */
 	if (snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, sys, name) >=
 	    (int)sizeof(path))
 		return psc_errno_null(-ENAMETOOLONG);

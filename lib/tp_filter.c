@@ -420,7 +420,7 @@ static int scratch_event(const struct psc_tp_format *fmt)
 
 	if (psc_tp_format__id(fmt) <= 0)
 		return -EINVAL;
-	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = psc_sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 

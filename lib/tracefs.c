@@ -1,5 +1,4 @@
-/* Finds tracefs through /proc/mounts and mounts it at /sys/kernel/tracing when it is missing and we
- * are root. */
+/* Finds tracefs through /proc/mounts; mounts it at /sys/kernel/tracing only when asked to. */
 #include <mntent.h>
 #include <limits.h>
 #include <pthread.h>
@@ -78,19 +77,17 @@ static const char *lookup(bool do_mount)
 		goto out;
 	}
 	if (!do_mount) {
-		err = ENOENT;
+		err = ENODEV;
 		goto out;
 	}
-	if (geteuid() != 0) {
-		pr_warn("tracefs is not mounted and mounting it needs root; as root run: mount -t tracefs nodev %s\n",
-			TRACEFS_DEFAULT);
-		err = ENOENT;
-		goto out;
-	}
+	/*
+	 * Only debug messages: a tool may call this before every parse whether or not tracepoints
+	 * are wanted, and the parse that needs tracefs reports ENODEV itself.
+	 */
 	if (mount("nodev", TRACEFS_DEFAULT, "tracefs", 0, NULL)) {
 		err = errno;
-		pr_warn("tracefs is not mounted and mounting it at %s failed: %s (is CONFIG_TRACING enabled in this kernel?)\n",
-			TRACEFS_DEFAULT, strerror(err));
+		pr_debug("tracefs is not mounted and mounting it at %s failed: %s\n",
+			 TRACEFS_DEFAULT, strerror(err));
 		goto out;
 	}
 	pr_info("mounted tracefs at %s\n", TRACEFS_DEFAULT);
@@ -103,17 +100,12 @@ out:
 	return ret;
 }
 
-const char *psc_tracefs_dir(void)
-{
-	return lookup(true);
-}
-
-const char *psc_tracefs_dir_mounted(void)
+const char *psc_tracefs__dir(void)
 {
 	return lookup(false);
 }
 
-const char *psc_tracefs__dir(void)
+const char *psc_tracefs__mount(void)
 {
-	return psc_tracefs_dir();
+	return lookup(true);
 }

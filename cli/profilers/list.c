@@ -12,6 +12,7 @@
 #include "options.h"
 #include "output.h"
 #include "profiler.h"
+#include "target.h"
 
 static const char list_help[] =
 	"usage: perfscope list [--format text|json] [-v] [GLOB | KIND]\n"
@@ -83,15 +84,9 @@ static void show(struct list_ctx *l, const char *name, const char *alias, enum p
 	l->nr_shown++;
 	if (probe_err) {
 		l->nr_unsupported++;
-		char *see;
-
 		psc_strerror_open(probe_err, NULL, why, sizeof(why));
 		/* drop the leading "event: " that names no event here */
 		memmove(why, why + 7, strlen(why + 7) + 1);
-		/* and the pointer back to this very list */
-		see = strstr(why, "; see 'perfscope list'");
-		if (see)
-			*see = '\0';
 	}
 	if (l->format == FORMAT_JSON) {
 		struct json j;
@@ -204,16 +199,19 @@ static void list_tracepoints(struct list_ctx *l)
 	struct psc_parse_error perr = { .pos = -1 };
 	struct psc_event_list *specs = NULL;
 	const char *pattern = "*:*";
-	int nr = 0;
+	int nr = 0, ret;
 	bool probe;
 
 	/* A glob shaped like sys:name narrows the expansion the parser does anyway. */
 	if (l->glob && strchr(l->glob, ':') && !strchr(l->glob, '/'))
 		pattern = l->glob;
-	if (psc_parse_events(pattern, NULL, &specs, &perr)) {
-		if (pattern == l->glob)
+	ret = psc_parse_events(pattern, NULL, &specs, &perr);
+	if (ret) {
+		if (pattern == l->glob && ret == -ENOENT)
 			return; /* no tracepoint matches this glob */
 		fprintf(stderr, "perfscope list: tracepoints are not available: %s\n", perr.msg);
+		if (cli_parse_hint(ret, &perr))
+			fprintf(stderr, "perfscope list: %s\n", cli_parse_hint(ret, &perr));
 		return;
 	}
 	for (int i = 0; i < specs->nr; i++)
@@ -295,6 +293,7 @@ static int list_run(int argc, char **argv)
 		return 2;
 	}
 	l.format = o.format;
+	psc_tracefs__mount(); /* when it cannot, the tracepoints say why */
 	l.out = out__new(STDOUT_FILENO, 0);
 	if (!l.out)
 		return 1;

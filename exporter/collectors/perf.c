@@ -15,6 +15,7 @@
 #include <perfscope/evsel.h>
 #include <perfscope/parse.h>
 #include <perfscope/threadmap.h>
+#include <perfscope/tracefs.h>
 
 #include "../expo.h"
 #include "../log.h"
@@ -248,10 +249,15 @@ static int add_tracepoint(struct perf_collector *pc, const char *tp, char *err, 
 			return -EINVAL;
 		}
 	}
+	psc_tracefs__mount(); /* when it cannot, the parse says tracefs is missing (ENODEV) */
 	ret = psc_parse_events(tp, NULL, &list, &perr);
 	if (ret || !list || list->nr != 1 || list->specs[0].kind != PSC_EVENT_TRACEPOINT) {
-		snprintf(err, errlen, "--collector.perf.tracepoint=%s: %s", tp,
-			 ret && perr.msg[0] ? perr.msg : "not a tracepoint");
+		snprintf(err, errlen, "--collector.perf.tracepoint=%s: %s%s", tp,
+			 ret && perr.msg[0] ? perr.msg : "not a tracepoint",
+			 ret == -ENODEV
+				 ? "; run the exporter as root, or mount it: mount -t tracefs "
+				   "nodev /sys/kernel/tracing"
+				 : "");
 		psc_event_list__delete(list);
 		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
 	}

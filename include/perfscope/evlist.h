@@ -45,6 +45,8 @@ struct psc_evlist_open_opts {
 	 */
 	bool skip_unsupported;
 };
+/* The last field of psc_evlist_open_opts; a newer caller's bytes after it must be 0 (PSC_OPTS). */
+#define psc_evlist_open_opts__last_field skip_unsupported
 /* Opens every evsel on the evlist's maps. Rolls back on failure. */
 PSC_API int psc_evlist__open(struct psc_evlist *evlist, const struct psc_evlist_open_opts *opts);
 PSC_API void psc_evlist__close(struct psc_evlist *evlist);

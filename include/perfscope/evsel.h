@@ -61,6 +61,8 @@ struct psc_evsel_open_opts {
 	bool inherit; /* follow children created after open */
 	bool enable_on_exec;
 };
+/* The last field of psc_evsel_open_opts; a newer caller's bytes after it must be 0 (PSC_OPTS). */
+#define psc_evsel_open_opts__last_field enable_on_exec
 /*
  * Opens one fd per cpu x thread. Members open after their leader, with the leader's fd on the
  * same cpu/thread as group_fd. A thread of the map that has exited since the map was read leaves

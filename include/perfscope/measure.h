@@ -24,6 +24,8 @@ struct psc_meter_opts {
 	bool exclude_kernel; /* count user space only (what perf_event_paranoid=2 allows) */
 	bool no_group; /* open each event on its own (a group is all-or-nothing on the PMU) */
 };
+/* The last field of psc_meter_opts; a newer caller's bytes after it must be 0 (PSC_OPTS). */
+#define psc_meter_opts__last_field no_group
 
 /*
  * events: an event list in perfscope syntax ("instructions,cycles", "page-faults").

@@ -67,12 +67,14 @@ struct psc_event_list {
 
 struct psc_parse_opts {
 	size_t sz;
-	/* Where tracepoint ids are read (events/<sys>/<name>/id); NULL: found/mounted by the
-	 * library. */
+	/* Where tracepoint ids are read (events/<sys>/<name>/id); NULL: where tracefs is mounted
+	 * (psc_tracefs__dir). Parsing never mounts it. */
 	const char *tracefs_dir;
 	/* Where PMUs are described; NULL: /sys/bus/event_source/devices. */
 	const char *pmu_dir;
 };
+/* The last field of psc_parse_opts; a newer caller's bytes after it must be 0 (PSC_OPTS). */
+#define psc_parse_opts__last_field pmu_dir
 
 /*
  * Parses "EVENT[,EVENT...]" (commas inside /.../ belong to the event). Tracepoint wildcards
@@ -86,9 +88,12 @@ struct psc_parse_opts {
  * max-stack=N, alias=NAME, period=N, freq=N; any other NAME or NAME=VALUE (a value in "..." may
  * hold '/' and ',') is kept in spec->attrs, in order, for the tool to check and interpret.
  * Spaces are allowed around events.
- * Returns 0, or -EINVAL (syntax), -ENOENT (unknown event, PMU term or tracepoint), -ENOMEM, or
- * the errno that kept tracefs or sysfs from being read, with *err (may be NULL) saying where
- * and what was expected and suggesting close names for unknown ones. Thread-safe.
+ * Returns 0, or -EINVAL (syntax), -ENOENT (unknown event, PMU term or tracepoint), -ENODEV (a
+ * tracepoint is named and tracefs is not mounted, or tracefs_dir has no events/: see
+ * psc_tracefs__mount), -ENOMEM, or the errno that kept tracefs or sysfs from being read, with
+ * *err (may be NULL) saying where and what was expected and suggesting close names for unknown
+ * ones. Never mounts anything, and its messages give no advice for a particular tool.
+ * Thread-safe.
  */
 PSC_API int psc_parse_events(const char *str, const struct psc_parse_opts *opts,
 			     struct psc_event_list **out, struct psc_parse_error *err);

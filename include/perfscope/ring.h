@@ -66,6 +66,8 @@ struct psc_ring_opts {
 	int cpu; /* reported by psc_ring__cpu (-1: a per-thread ring); default -1 */
 	pid_t tid; /* reported by psc_ring__tid (-1: a per-CPU ring); default -1 */
 };
+/* The last field of psc_ring_opts; a newer caller's bytes after it must be 0 (PSC_OPTS). */
+#define psc_ring_opts__last_field tid
 
 /*
  * mmaps fd (an opened perf event) with 1 control page + data_pages pages. data_pages must be a
@@ -133,6 +135,8 @@ struct psc_mmap_opts {
 	/* Backward rings for flight recording; every evsel must have attr.write_backward set. */
 	bool overwrite;
 };
+/* The last field of psc_mmap_opts; a newer caller's bytes after it must be 0 (PSC_OPTS). */
+#define psc_mmap_opts__last_field overwrite
 
 /*
  * One ring per CPU of the evlist's cpu map (or, when that map is the "any CPU" map, one per

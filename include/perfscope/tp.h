@@ -57,9 +57,9 @@ struct psc_tp_field {
 };
 
 /*
- * Loads SYS:NAME's format from tracefs (mounted on demand, see psc_tracefs_dir in the library).
- * NULL + errno: ENOENT no such tracepoint, EACCES not readable (run as root), EINVAL the kernel's
- * format text did not parse.
+ * Loads SYS:NAME's format from tracefs, which must be mounted (psc_tracefs__mount, tracefs.h).
+ * NULL + errno: ENODEV tracefs not mounted, ENOENT no such tracepoint, EACCES not readable (run
+ * as root), EINVAL the kernel's format text did not parse.
  */
 PSC_API struct psc_tp_format *psc_tp_format__load(const char *sys, const char *name);
 

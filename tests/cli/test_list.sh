@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 33
+plan 34
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -174,13 +174,19 @@ awk "\$3 == \"tracefs\" {print \"mount:\", \$2}" /proc/mounts; umount "$d"; rmdi
 		fi
 		run_capture ns 'setpriv --reuid=nobody --regid=nogroup --clear-groups "$0" list "page-*"'
 		check "not root without tracefs: the other events are still listed" grep -q '^  page-faults' "$OUT"
+		# the library reports ENODEV without advice; the CLI says how to mount it, exit 1
+		run_capture ns 'setpriv --reuid=nobody --regid=nogroup --clear-groups "$0" stat -e sched:sched_switch -- true'
+		if [ "$RC" -eq 1 ] && grep -q 'tracefs is not mounted' "$ERR" && grep -q 'mount -t tracefs nodev' "$ERR"; then
+			ok "stat of a tracepoint without tracefs, not root: exit 1, how to mount it"
+		else
+			fail "stat without tracefs, not root: exit $RC: $(head -3 "$ERR" | tr '\n' ' ')"
+		fi
 	else
-		skip "no user nobody, no setpriv, or $P not executable by nobody"
-		skip "no user nobody, no setpriv, or $P not executable by nobody"
+		for i in 1 2 3; do skip "no user nobody, no setpriv, or $P not executable by nobody"; done
 	fi
 	check "the machine's own tracefs mounts are untouched" test "$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)" -eq "$mounts_before"
 else
-	for i in 1 2 3 4 5; do skip "needs root and unshare(1) for a private mount namespace"; done
+	for i in 1 2 3 4 5 6; do skip "needs root and unshare(1) for a private mount namespace"; done
 fi
 
 # 23-25: perfscope itself: -v / --version, help for a profiler, an unknown profiler

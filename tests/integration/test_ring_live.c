@@ -112,7 +112,7 @@ static struct perf_event_attr probe_attr(void (*fn)(void))
 /* The id of syscalls:NAME, or 0 when tracefs or the tracepoint is missing (reason printed). */
 static unsigned long long syscall_tp_id(const char *name)
 {
-	const char *dir = psc_tracefs__dir();
+	const char *dir = psc_tracefs__mount();
 	unsigned long long id = 0;
 	char path[512];
 	FILE *f;
@@ -399,7 +399,7 @@ static void test_tracepoint_per_thread(void **state)
 		.sample_period = 1,
 		.sample_type = SAMPLE_BITS | PERF_SAMPLE_RAW,
 	};
-	const char *dir = psc_tracefs__dir();
+	const char *dir = psc_tracefs__mount();
 	struct psc_evlist *evlist;
 	struct seen seen = { 0 };
 	const int n = 5000;

@@ -320,7 +320,7 @@ static void test_command(void **state)
 
 static int setup(void **state)
 {
-	const char *dir = psc_tracefs__dir();
+	const char *dir = psc_tracefs__mount();
 	char path[512], buf[32];
 	ssize_t n;
 	int fd;

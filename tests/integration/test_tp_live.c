@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include <perfscope/tp.h>
+#include <perfscope/tracefs.h>
 
 #define NR_CALLS 100
 
@@ -266,6 +267,13 @@ static void test_load_from_tracefs(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* Loading a format never mounts tracefs: mount it first, as the CLI does (failure: tests skip). */
+static int mount_tracefs(void **state)
+{
+	psc_tracefs__mount();
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,5 +284,5 @@ int main(void)
 		cmocka_unit_test(test_kernel_refused_filter_located),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, mount_tracefs, NULL);
 }

@@ -106,30 +106,6 @@ static void test_scaling(void **state)
 	assert_true(psc_counts__running_pct(&never) == 0.0);
 }
 
-struct fake_opts {
-	size_t sz;
-	int a;
-	int b;
-};
-
-static void test_opts_valid(void **state)
-{
-	struct {
-		struct fake_opts o;
-		int extra;
-	} bigger = { { sizeof(bigger), 1, 2 }, 0 };
-	struct fake_opts older_opts = { offsetof(struct fake_opts, b), 1, 99 };
-	struct fake_opts *older = &older_opts;
-
-	assert_true(psc_opts_valid(&bigger, sizeof(struct fake_opts), "fake"));
-	bigger.extra = 5; /* a field this library does not know is set: refuse */
-	assert_false(psc_opts_valid(&bigger, sizeof(struct fake_opts), "fake"));
-	/* An older caller's struct stops before b: OPTS_GET falls back. */
-	assert_int_equal(OPTS_GET(older, a, 7), 1);
-	assert_int_equal(OPTS_GET(older, b, 7), 7);
-	assert_int_equal(OPTS_GET((struct fake_opts *)NULL, a, 7), 7);
-}
-
 /* The EACCES advice of a process without CAP_PERFMON/CAP_SYS_ADMIN: the paranoid level. */
 static bool unprivileged_advice_ok(void)
 {
@@ -178,8 +154,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranges),		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_strict_online),	cmocka_unit_test(test_refcount),
-		cmocka_unit_test(test_scaling),		cmocka_unit_test(test_opts_valid),
-		cmocka_unit_test(test_strerror_advice),
+		cmocka_unit_test(test_scaling),		cmocka_unit_test(test_strerror_advice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
