@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bsearch.h"
 #include "demangle.h"
 #include "dso.h"
 
@@ -610,21 +611,12 @@ void dso__delete(struct dso *dso)
 
 const struct usym *dso__find(const struct dso *dso, uint64_t vaddr)
 {
-	size_t lo = 0, hi;
+	ptrdiff_t i = dso ? BSEARCH_LAST_LE(dso->syms, dso->nr_syms, addr, vaddr) : -1;
 	const struct usym *s;
 
-	if (!dso || !dso->nr_syms || vaddr < dso->syms[0].addr)
+	if (i < 0)
 		return NULL;
-	hi = dso->nr_syms;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (dso->syms[mid].addr <= vaddr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	s = &dso->syms[lo];
+	s = &dso->syms[i];
 	return vaddr - s->addr < s->size ? s : NULL;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bsearch.h"
 #include "ksyms.h"
 
 #define KERNEL_NAME "[kernel.kallsyms]"
@@ -326,22 +327,12 @@ size_t ksyms__nr(const struct ksyms *ks)
 
 const struct ksym *ksyms__find(const struct ksyms *ks, uint64_t addr, uint64_t *off)
 {
-	size_t lo = 0, hi;
+	ptrdiff_t i = ks ? BSEARCH_LAST_LE(ks->syms, ks->nr, addr, addr) : -1;
 	const struct ksym *s;
 
-	if (!ks || !ks->nr || addr < ks->syms[0].addr)
+	if (i < 0)
 		return NULL;
-	hi = ks->nr;
-	/* last symbol with s->addr <= addr */
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ks->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	s = &ks->syms[lo];
+	s = &ks->syms[i];
 	if (addr - s->addr >= s->size)
 		return NULL;
 	if (off)

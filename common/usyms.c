@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
+#include "bsearch.h"
 #include "usyms.h"
 
 #define NR_PROC_BUCKETS 4096
@@ -395,26 +396,18 @@ int usyms__gen(struct usyms *u, pid_t pid, uint64_t *gen)
 int usyms__find(struct usyms *u, pid_t pid, uint64_t ip, struct uaddr *hit)
 {
 	struct proc *p = proc_get(u, pid);
-	size_t lo = 0, hi;
 	struct umap *m;
+	ptrdiff_t i;
 	uint64_t off;
 
 	memset(hit, 0, sizeof(*hit));
 	if (!p)
 		return -ESRCH;
 	hit->gen = p->gen;
-	if (!p->nr || ip < p->maps[0].start)
+	i = BSEARCH_LAST_LE(p->maps, p->nr, start, ip);
+	if (i < 0)
 		return p->gone ? -ESRCH : -ENOENT;
-	hi = p->nr;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= ip)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	m = &p->maps[lo];
+	m = &p->maps[i];
 	if (ip >= m->end)
 		return -ENOENT;
 	if (!m->dso_tried) {
