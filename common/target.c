@@ -12,14 +12,14 @@
 
 #include <perfscope/perfscope.h>
 
+#include "caret.h"
 #include "target.h"
 
 void cli_report_parse_error(const char *prof, const char *input,
 				const struct psc_parse_error *err)
 {
 	fprintf(stderr, "perfscope %s: %s\n", prof, err->msg[0] ? err->msg : "invalid event list");
-	if (err->pos >= 0 && input && err->pos <= (int)strlen(input))
-		fprintf(stderr, "  %s\n  %*s^\n", input, err->pos, "");
+	caret__print(stderr, "  ", NULL, input, err->pos);
 }
 
 static void command_title(char *title, size_t len, char **argv)
@@ -81,8 +81,7 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 		t->cpus = psc_cpumap__parse(o->cpus, &perr);
 		if (!t->cpus) {
 			fprintf(stderr, "perfscope %s: bad CPU list: %s\n", prof, perr.msg);
-			if (perr.pos >= 0)
-				fprintf(stderr, "  -C %s\n     %*s^\n", o->cpus, perr.pos, "");
+			caret__print(stderr, "  ", "-C ", o->cpus, perr.pos);
 			return 2;
 		}
 	} else {

@@ -16,6 +16,7 @@
 #include <perfscope/perfscope.h>
 #include <perfscope/tp.h>
 
+#include "caret.h"
 #include "launch.h"
 #include "options.h"
 #include "output.h"
@@ -374,8 +375,7 @@ static int check_filters(const struct psc_event_list *specs)
 		if (!bad)
 			continue;
 		fprintf(stderr, "perfscope stat: bad filter on %s: %s\n", spec->name, perr.msg);
-		if (perr.pos >= 0 && perr.pos <= (int)strlen(spec->filter))
-			fprintf(stderr, "  %s\n  %*s^\n", spec->filter, perr.pos, "");
+		caret__print(stderr, "  ", NULL, spec->filter, perr.pos);
 		return 2;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include <perfscope/tp.h>
 
 #include "callchain.h"
+#include "caret.h"
 #include "comm.h"
 #include "evprint.h"
 #include "options.h"
@@ -194,8 +195,7 @@ static int add_event(struct trace *t, struct psc_evlist *evlist, const struct ps
 		if (spec->filter && psc_tp__verify_filter(fmt, spec->filter, &perr) == -EINVAL) {
 			fprintf(stderr, "perfscope trace: bad filter on %s: %s\n", spec->name,
 				perr.msg);
-			if (perr.pos >= 0)
-				fprintf(stderr, "  %s\n  %*s^\n", spec->filter, perr.pos, "");
+			caret__print(stderr, "  ", NULL, spec->filter, perr.pos);
 			psc_tp_format__delete(fmt);
 			return 2;
 		}

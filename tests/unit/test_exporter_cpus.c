@@ -79,6 +79,23 @@ static void test_errors(void **state)
 	expect_error("99999", "expected a CPU number");
 }
 
+/* The caret points into the flag shown on a line of its own (it was under the wrong column). */
+static void test_caret(void **state)
+{
+	char err[512], small[48];
+
+	assert_null(exporter_parse_cpus("0-7:0", false, err, sizeof(err)));
+	assert_string_equal(err, "--collector.perf.cpus=0-7:0: expected a stride of at least 1 "
+				 "after ':'\n"
+				 "  --collector.perf.cpus=0-7:0\n"
+				 "                            ^");
+	/* no room for the caret: the message alone */
+	assert_null(exporter_parse_cpus("0-7:0", false, small, sizeof(small)));
+	assert_null(strchr(small, '\n'));
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+	assert_true(!strncmp(small, "--collector.perf.cpus=0-7:0: expected a stride", 46));
+}
+
 static void test_online(void **state)
 {
 	struct psc_cpumap *online = psc_cpumap__new_online();
@@ -115,6 +132,7 @@ int main(void)
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_strides),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_caret),
 		cmocka_unit_test(test_online),
 	};
 
