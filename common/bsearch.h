@@ -15,12 +15,13 @@
 static inline ptrdiff_t bsearch_last_le(const void *base, size_t nr, size_t stride, size_t offset,
 					uint64_t key)
 {
-	const char *b = (const char *)base + offset;
 	size_t lo = 0, hi = nr;
+	const char *b;
 	uint64_t v;
 
 	if (!nr)
-		return -1;
+		return -1; /* before any arithmetic: base may be NULL then */
+	b = (const char *)base + offset;
 	memcpy(&v, b, sizeof(v));
 	if (v > key)
 		return -1;

@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <perfscope/perfscope.h>
 
 #include "caret.h"
+#include "rlimit.h"
 #include "target.h"
 
 const char *cli_parse_hint(int ret, const struct psc_parse_error *err)
@@ -157,15 +157,12 @@ nomem:
 /* One fd per event, CPU and thread: raise the soft limit toward the hard one when short. */
 static int ensure_fd_limit(struct target *t, int nr_events, const char *prof)
 {
-	rlim_t need =
-		(rlim_t)nr_events * psc_cpumap__nr(t->cpus) * psc_threadmap__nr(t->threads) + 32;
+	uint64_t need =
+		(uint64_t)nr_events * psc_cpumap__nr(t->cpus) * psc_threadmap__nr(t->threads) + 32;
 	struct rlimit rl;
+	int err = rlimit__raise_nofile(need, &rl);
 
-	if (getrlimit(RLIMIT_NOFILE, &rl))
-		return 0;
-	if (rl.rlim_cur >= need)
-		return 0;
-	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+	if (err == -ERANGE) {
 		fprintf(stderr,
 			"perfscope %s: %llu file descriptors are needed (one per event, CPU and thread) but "
 			"the limit is %llu; raise it (ulimit -n %llu) or count fewer events, CPUs or threads\n",
@@ -173,10 +170,9 @@ static int ensure_fd_limit(struct target *t, int nr_events, const char *prof)
 			(unsigned long long)need);
 		return 1;
 	}
-	rl.rlim_cur = need;
-	if (setrlimit(RLIMIT_NOFILE, &rl)) {
+	if (err < 0) {
 		fprintf(stderr, "perfscope %s: cannot raise the open-files limit to %llu: %s\n",
-			prof, (unsigned long long)need, strerror(errno));
+			prof, (unsigned long long)need, strerror(-err));
 		return 1;
 	}
 	return 0;

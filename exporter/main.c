@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 
 #include <perfscope/common.h>
 #include <perfscope/cpumap.h>
@@ -24,6 +23,7 @@
 #include "expo.h"
 #include "http.h"
 #include "log.h"
+#include "rlimit.h"
 #include "webconfig.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9100"
@@ -401,16 +401,11 @@ static int drop_privileges(const char *user)
  */
 static void raise_nofile(void)
 {
-	struct rlimit rl;
-	rlim_t was;
+	struct rlimit was;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
-		return;
-	was = rl.rlim_cur;
-	rl.rlim_cur = rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+	if (rlimit__raise_nofile(RLIMIT_NOFILE_HARD, &was) > 0)
 		xlog(XLOG_DEBUG, "open files limit raised from %llu to %llu",
-		     (unsigned long long)was, (unsigned long long)rl.rlim_cur);
+		     (unsigned long long)was.rlim_cur, (unsigned long long)was.rlim_max);
 }
 
 static int scrape(void *ctx, enum expo_format fmt, char **buf, size_t *len)

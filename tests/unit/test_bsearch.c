@@ -21,6 +21,7 @@ static void t_edges(void **state)
 
 	(void)state;
 	assert_int_equal(bsearch_last_le(a, 0, 8, 0, 10), -1);
+	assert_int_equal(bsearch_last_le(NULL, 0, 24, 8, 10), -1); /* an empty table not allocated */
 	assert_int_equal(bsearch_last_le(a, 1, 8, 0, 9), -1);
 	assert_int_equal(bsearch_last_le(a, 1, 8, 0, 10), 0);
 	assert_int_equal(bsearch_last_le(a, 1, 8, 0, UINT64_MAX), 0);
