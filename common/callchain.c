@@ -201,3 +201,9 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
 	}
 	json__end(j);
 }
+
+int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
+		    size_t len)
+{
+	return stack__fold(cc->frames, resolve(cc, s), prefix, FOLD_WITH_DSO, buf, len);
+}

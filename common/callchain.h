@@ -35,4 +35,11 @@ void callchain__text(struct callchain *cc, struct out *out, const struct psc_sam
 /* [{"ip":"0x...","sym":"func","off":26,"dso":"module","kernel":true}, ...] */
 void callchain__json(struct callchain *cc, struct json *j, const struct psc_sample *s);
 
+/*
+ * The stack of s folded for flame graphs, outermost first, prefix (the comm) as its root:
+ * "comm;main;work;leaf" (stack.h). snprintf-style return.
+ */
+int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
+		    size_t len);
+
 #endif

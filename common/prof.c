@@ -13,6 +13,7 @@
 #include "callchain.h"
 #include "caret.h"
 #include "comm.h"
+#include "flame.h"
 #include "prof_internal.h"
 #include "session.h"
 
@@ -21,6 +22,9 @@ struct prof_state {
 	struct comm_cache comm;
 	bool comm_ready;
 	struct callchain *cc;
+	struct flame *flame; /* --flame-graph */
+	char *flame_path; /* FILE.folded */
+	char fold[8192];
 	/* --sampling-limit: per CPU, the second being counted and the events in it */
 	uint64_t *limit_sec;
 	uint64_t *limit_nr;
@@ -92,6 +96,19 @@ static bool within_limit(struct prof *p, int cpu, uint64_t time)
 	return true;
 }
 
+/* --flame-graph: the sample's stack, its thread's name as the root, counted once more. */
+static void count_stack(struct prof *p, const struct psc_sample *s)
+{
+	struct prof_state *st = p->state;
+	int n = callchain__fold(st->cc, s, prof__comm(p, s->pid, s->tid), st->fold,
+				sizeof(st->fold));
+
+	if (n >= (int)sizeof(st->fold))
+		n = (int)sizeof(st->fold) - 1; /* cut at the leaf end: still one stack */
+	if (n > 0 && flame__add(st->flame, st->fold, (size_t)n, 1))
+		p->flame_dropped++;
+}
+
 static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
 {
 	struct prof *p = ctx;
@@ -105,6 +122,8 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
 	if (!within_limit(p, cpu, rec->sample.time))
 		return 0;
 	p->nr_samples++;
+	if (p->state->flame && (rec->sample.sample_type & PERF_SAMPLE_CALLCHAIN))
+		count_stack(p, &rec->sample);
 	if (p->decl->sample)
 		ret = p->decl->sample(p, p->priv, ev, cpu, &rec->sample);
 	if (!ret && p->opts.exit_n && p->nr_samples >= p->opts.exit_n)
@@ -277,6 +296,20 @@ static int prepare_streaming(struct prof *p)
 	struct prof_state *st = p->state;
 	int err;
 
+	if (p->opts.flame_graph) {
+		const char *f = p->opts.flame_graph;
+		size_t n = strlen(f);
+
+		/* perf-prof's name: FILE.folded */
+		if (asprintf(&st->flame_path, "%s%s", f,
+			     n > 7 && !strcmp(f + n - 7, ".folded") ? "" : ".folded") < 0) {
+			st->flame_path = NULL;
+			return -ENOMEM;
+		}
+		st->flame = flame__new();
+		if (!st->flame)
+			return -ENOMEM;
+	}
 	if ((p->decl->needs & PROF_STACKS) && any_stack(p)) {
 		st->cc = callchain__new(p->name);
 		if (!st->cc)
@@ -390,6 +423,30 @@ static uint64_t total_lost(const struct prof *p)
 	return st.lost + st.lost_records * !st.lost;
 }
 
+/* --flame-graph: the folded stacks into FILE.folded. 1 when they could not be written. */
+static int write_flame(struct prof *p)
+{
+	struct prof_state *st = p->state;
+	int err;
+
+	if (!st->flame)
+		return 0;
+	err = flame__write(st->flame, st->flame_path);
+	if (err) {
+		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
+			p->name, st->flame_path, strerror(-err));
+		return 1;
+	}
+	if (!p->opts.quiet)
+		fprintf(stderr, "perfscope %s: %llu stacks (%zu distinct) folded into %s\n", p->name,
+			(unsigned long long)flame__nr_samples(st->flame),
+			flame__nr_stacks(st->flame), st->flame_path);
+	if (p->flame_dropped)
+		fprintf(stderr, "perfscope %s: %llu stacks left out of %s: out of memory\n",
+			p->name, (unsigned long long)p->flame_dropped, st->flame_path);
+	return 0;
+}
+
 static void report_stats(struct prof *p)
 {
 	if (!(p->decl->needs & PROF_RINGS))
@@ -451,6 +508,8 @@ static int run(struct prof *p)
 	out__flush(p->out);
 	report_stats(p);
 	ret = report_output(p);
+	if (write_flame(p) && !ret)
+		ret = 1;
 	if (session__end(p->session) == SESSION_PROCESS && !p->opts.quiet)
 		fprintf(stderr, "perfscope %s: the %s followed exited; stopped\n", p->name,
 			p->opts.tid ? "thread" : "process");
@@ -494,8 +553,9 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 	cli_setup_log(p.opts.verbose);
 	p.json_fmt = p.opts.format == FORMAT_JSON;
 	p.order = (decl->needs & PROF_ORDER) ? !p.opts.no_order : p.opts.order;
+	/* a flame graph is made of stacks */
 	p.callchain = p.opts.callchain || p.opts.user_callchain == 1 ||
-		      p.opts.kernel_callchain == 1;
+		      p.opts.kernel_callchain == 1 || p.opts.flame_graph;
 	if (decl->check && (ret = decl->check(&p, p.priv))) {
 		ret = ret == 1 ? 0 : hook_status(ret);
 		goto out;
@@ -520,6 +580,8 @@ out:
 	psc_evlist__delete(p.evlist);
 	psc_event_list__delete(p.specs);
 	callchain__delete(st.cc);
+	flame__delete(st.flame);
+	free(st.flame_path);
 	if (st.comm_ready)
 		comm_cache__exit(&st.comm);
 	free(st.limit_sec);

@@ -154,6 +154,7 @@ struct prof {
 	bool callchain; /* -g, or a stack ATTR */
 	uint64_t nr_samples; /* delivered to the sample hook */
 	uint64_t limited; /* dropped by --sampling-limit */
+	uint64_t flame_dropped; /* stacks --flame-graph could not keep (no memory) */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when the events were enabled */
 	int stop_fd; /* signalfd of SIGINT/SIGTERM watched by out */
 	struct prof_state *state; /* the engine's own */

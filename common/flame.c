@@ -1,0 +1,132 @@
+/* Folded stacks counted in memory ("comm;outer;...;leaf COUNT"), written for flame graph tools. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame.h"
+#include "keymap.h"
+
+struct flame_stack {
+	char *text;
+	size_t len;
+	uint64_t count;
+};
+
+struct flame {
+	struct keymap map; /* hash of the text (probed on collision) -> flame_stack */
+	uint64_t samples;
+};
+
+/* FNV-1a, 64 bits: stacks are short strings; collisions are resolved by comparing texts. */
+static uint64_t text_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+struct flame *flame__new(void)
+{
+	struct flame *f = calloc(1, sizeof(*f));
+
+	if (f && keymap__init(&f->map, sizeof(struct flame_stack), 256)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void flame__delete(struct flame *f)
+{
+	struct keymap_iter it;
+	struct flame_stack *st;
+	uint64_t key;
+
+	if (!f)
+		return;
+	keymap__for_each(&f->map, &it, key, st)
+		free(st->text);
+	keymap__exit(&f->map);
+	free(f);
+}
+
+int flame__add(struct flame *f, const char *folded, size_t len, uint64_t n)
+{
+	uint64_t key = text_hash(folded, len);
+	struct flame_stack *st;
+	bool created;
+
+	for (;;) {
+		st = keymap__insert(&f->map, key, &created);
+		if (!st)
+			return -ENOMEM;
+		if (created) {
+			st->text = malloc(len + 1);
+			if (!st->text) {
+				keymap__remove(&f->map, key);
+				return -ENOMEM;
+			}
+			memcpy(st->text, folded, len);
+			st->text[len] = '\0';
+			st->len = len;
+			break;
+		}
+		if (st->len == len && !memcmp(st->text, folded, len))
+			break;
+		key = key * 0x9e3779b97f4a7c15ull + 1; /* another text with this hash: probe on */
+	}
+	st->count += n;
+	f->samples += n;
+	return 0;
+}
+
+size_t flame__nr_stacks(const struct flame *f)
+{
+	return keymap__nr(&f->map);
+}
+
+uint64_t flame__nr_samples(const struct flame *f)
+{
+	return f->samples;
+}
+
+static int by_text(const void *a, const void *b)
+{
+	const struct flame_stack *x = *(const struct flame_stack *const *)a;
+	const struct flame_stack *y = *(const struct flame_stack *const *)b;
+
+	return strcmp(x->text, y->text);
+}
+
+int flame__write(const struct flame *f, const char *path)
+{
+	size_t n = keymap__nr(&f->map), i = 0;
+	struct flame_stack **all = calloc(n ? n : 1, sizeof(*all)), *st;
+	struct keymap_iter it;
+	uint64_t key;
+	FILE *out;
+	int err = 0;
+
+	if (!all)
+		return -ENOMEM;
+	keymap__for_each(&f->map, &it, key, st)
+		all[i++] = st;
+	qsort(all, n, sizeof(*all), by_text);
+	out = fopen(path, "we");
+	if (!out) {
+		err = -errno;
+		free(all);
+		return err;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s %llu\n", all[i]->text, (unsigned long long)all[i]->count);
+	if (ferror(out))
+		err = -EIO;
+	if (fclose(out) && !err)
+		err = -errno;
+	free(all);
+	return err;
+}
