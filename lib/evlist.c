@@ -207,6 +207,37 @@ int psc_evlist__disable(struct psc_evlist *evlist)
 	return evlist_ioctl(evlist, PERF_EVENT_IOC_DISABLE, 0);
 }
 
+static int evlist_ioctl_cpu(struct psc_evlist *evlist, int cpu, bool enable)
+{
+	bool found = false;
+
+	for (int i = 0; i < evlist->nr; i++) {
+		struct psc_evsel *evsel = evlist->entries[i];
+		int idx, err;
+
+		if (!evsel->fds || evsel->leader != evsel)
+			continue;
+		idx = psc_cpumap__idx(evsel->cpus, cpu);
+		if (idx < 0)
+			continue;
+		found = true;
+		err = enable ? psc_evsel__enable_cpu(evsel, idx) : psc_evsel__disable_cpu(evsel, idx);
+		if (err)
+			return err;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+int psc_evlist__enable_cpu(struct psc_evlist *evlist, int cpu)
+{
+	return evlist_ioctl_cpu(evlist, cpu, true);
+}
+
+int psc_evlist__disable_cpu(struct psc_evlist *evlist, int cpu)
+{
+	return evlist_ioctl_cpu(evlist, cpu, false);
+}
+
 int psc_evlist__reset(struct psc_evlist *evlist)
 {
 	/* RESET does not change a member's state, so the whole group is reset in one call. */

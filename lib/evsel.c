@@ -330,6 +330,32 @@ int psc_evsel__disable(struct psc_evsel *evsel)
 	return psc_evsel__ioctl_all(evsel, PERF_EVENT_IOC_DISABLE, 0);
 }
 
+/* req on every thread's fd of the CPU at cpu_idx. */
+static int ioctl_cpu(struct psc_evsel *evsel, int cpu_idx, unsigned long req, unsigned long arg)
+{
+	if (!evsel->fds)
+		return -EBADF;
+	if (cpu_idx < 0 || cpu_idx >= evsel->cpus->nr)
+		return -EINVAL;
+	for (int t = 0; t < evsel->threads->nr; t++) {
+		int fd = evsel->fds[EVSEL_SLOT(evsel, cpu_idx, t)];
+
+		if (fd >= 0 && ioctl(fd, req, arg) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int psc_evsel__enable_cpu(struct psc_evsel *evsel, int cpu_idx)
+{
+	return ioctl_cpu(evsel, cpu_idx, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+int psc_evsel__disable_cpu(struct psc_evsel *evsel, int cpu_idx)
+{
+	return ioctl_cpu(evsel, cpu_idx, PERF_EVENT_IOC_DISABLE, 0);
+}
+
 int psc_evsel__reset(struct psc_evsel *evsel)
 {
 	return psc_evsel__ioctl_all(evsel, PERF_EVENT_IOC_RESET, 0);

@@ -56,6 +56,12 @@ PSC_API int psc_evlist__nr_open(const struct psc_evlist *evlist);
 PSC_API int psc_evlist__enable(struct psc_evlist *evlist);
 PSC_API int psc_evlist__disable(struct psc_evlist *evlist);
 PSC_API int psc_evlist__reset(struct psc_evlist *evlist);
+/*
+ * The same on CPU number cpu only, for every open evsel that counts there (whole groups
+ * through their leaders). -ENOENT when no open evsel has that CPU.
+ */
+PSC_API int psc_evlist__enable_cpu(struct psc_evlist *evlist, int cpu);
+PSC_API int psc_evlist__disable_cpu(struct psc_evlist *evlist, int cpu);
 
 /*
  * Reads every open counter: one read(2) per group leader (or lone evsel) per cpu x thread. A read

@@ -76,6 +76,14 @@ PSC_API void psc_evsel__close(struct psc_evsel *evsel);
 PSC_API int psc_evsel__enable(struct psc_evsel *evsel);
 PSC_API int psc_evsel__disable(struct psc_evsel *evsel);
 PSC_API int psc_evsel__reset(struct psc_evsel *evsel);
+/*
+ * Enables or disables the fds of one CPU (cpu_idx in the evsel's cpu map; every thread there),
+ * as libperf's perf_evsel__enable_cpu: a tool watching one CPU at a time (a trigger) switches
+ * the others off without closing them. -EINVAL for a cpu_idx outside the map, -EBADF when not
+ * open.
+ */
+PSC_API int psc_evsel__enable_cpu(struct psc_evsel *evsel, int cpu_idx);
+PSC_API int psc_evsel__disable_cpu(struct psc_evsel *evsel, int cpu_idx);
 /* Kernel ftrace filter on every fd (tracepoints only); -EINVAL when the kernel rejects it. */
 PSC_API int psc_evsel__apply_filter(struct psc_evsel *evsel, const char *filter);
 

@@ -539,6 +539,54 @@ static void test_per_cpu_system_wide(void **state)
 	psc_threadmap__put(threads);
 }
 
+/* One CPU switched off while the others count: its count stands still, then goes on. */
+static void test_enable_disable_cpu(void **state)
+{
+	struct perf_event_attr a = sw_attr(PERF_COUNT_SW_CPU_CLOCK);
+	struct psc_evlist *evlist = psc_evlist__new();
+	struct psc_cpumap *cpus = psc_cpumap__new_online();
+	struct psc_threadmap *threads = psc_threadmap__new_any();
+	struct psc_evsel *clk = psc_evsel__new(&a, "cpu-clock");
+	struct psc_counts c0, c1, d0, d1;
+	int last;
+
+	(void)state;
+	if (psc_cpumap__nr(cpus) < 2) {
+		print_message("# one CPU online: nothing to switch off beside it\n");
+		psc_evlist__delete(evlist);
+		psc_cpumap__put(cpus);
+		psc_threadmap__put(threads);
+		psc_evsel__delete(clk);
+		skip();
+	}
+	last = psc_cpumap__nr(cpus) - 1;
+	psc_evlist__set_maps(evlist, cpus, threads);
+	psc_evlist__add(evlist, clk);
+	assert_int_equal(psc_evlist__open(evlist, NULL), 0);
+	psc_evlist__enable(evlist);
+	assert_int_equal(psc_evlist__disable_cpu(evlist, psc_cpumap__cpu(cpus, last)), 0);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	psc_evsel__counts(clk, 0, 0, &c0);
+	psc_evsel__counts(clk, last, 0, &c1);
+	usleep(30000);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	psc_evsel__counts(clk, 0, 0, &d0);
+	psc_evsel__counts(clk, last, 0, &d1);
+	assert_true(d0.val - c0.val >= 20000000ull); /* CPU 0 went on counting wall time */
+	assert_int_equal(d1.val, c1.val); /* the one switched off did not */
+	assert_int_equal(psc_evlist__enable_cpu(evlist, psc_cpumap__cpu(cpus, last)), 0);
+	usleep(30000);
+	assert_int_equal(psc_evlist__read(evlist), 0);
+	psc_evsel__counts(clk, last, 0, &d1);
+	assert_true(d1.val - c1.val >= 20000000ull);
+	/* a CPU the events are not on, an index outside the map */
+	assert_int_equal(psc_evlist__disable_cpu(evlist, 100000), -ENOENT);
+	assert_int_equal(psc_evsel__disable_cpu(clk, psc_cpumap__nr(cpus)), -EINVAL);
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+}
+
 /* The cgroup2 mount from /proc/mounts, or NULL. */
 static char *cgroup2_mount(void)
 {
@@ -761,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_add_specs_groups),
 		cmocka_unit_test(test_failed_open_rolls_back),
 		cmocka_unit_test(test_per_cpu_system_wide),
+		cmocka_unit_test(test_enable_disable_cpu),
 		cmocka_unit_test(test_cgroup_target),
 		cmocka_unit_test(test_measure_function),
 		cmocka_unit_test(test_thread_map_of_pid),
