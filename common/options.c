@@ -52,11 +52,11 @@ static const struct shared_opt shared_opts[] = {
 	{ { "cpus", required_argument, NULL, 'C' }, CLI_OPT_CPUS, NULL, NULL, NULL },
 	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU }, CLI_OPT_PER_CPU, NULL, NULL,
 	  "one line per CPU and event (system-wide modes)" },
-	{ { "pid", required_argument, NULL, 'p' }, CLI_OPT_TARGET, "p:", "PID",
-	  "the threads of a process, until it exits" },
+	{ { "pid", required_argument, NULL, 'p' }, CLI_OPT_TARGET, "p:", "PID,...",
+	  "the threads of processes (a list: 12,34), until they exit" },
 	{ { "pids", required_argument, NULL, 'p' }, CLI_OPT_TARGET, NULL, NULL, NULL },
-	{ { "tid", required_argument, NULL, 't' }, CLI_OPT_TARGET, "t:", "TID",
-	  "one thread, until it exits" },
+	{ { "tid", required_argument, NULL, 't' }, CLI_OPT_TARGET, "t:", "TID,...",
+	  "these threads (a list: 12,34), until they exit" },
 	{ { "tids", required_argument, NULL, 't' }, CLI_OPT_TARGET, NULL, NULL, NULL },
 	{ { "cgroup", required_argument, NULL, 'G' }, CLI_OPT_TARGET, "G:", "CGROUP",
 	  "tasks of a cgroup: a path under the cgroup2 mount, or absolute" },
@@ -145,6 +145,38 @@ static int parse_pid(const char *prof, const char *what, const char *arg, pid_t 
 	return err;
 }
 
+/* "PID[,PID...]" as perf-prof and perf take it: each a live-looking pid, none twice. */
+static int parse_pid_list(const char *prof, const char *what, const char *arg, pid_t *out,
+			  int *nr)
+{
+	const char *p = arg;
+	char one[16];
+
+	*nr = 0;
+	do {
+		size_t len = strcspn(p, ",");
+		pid_t v;
+		int err;
+
+		if (!len || len >= sizeof(one))
+			return usage_error(prof, "%s takes a list such as 12,34, not '%s'", what,
+					   arg);
+		if (*nr == CLI_MAX_TASKS)
+			return usage_error(prof, "%s: at most %d entries", what, CLI_MAX_TASKS);
+		memcpy(one, p, len);
+		one[len] = '\0';
+		err = parse_pid(prof, what, one, &v);
+		if (err)
+			return err;
+		for (int i = 0; i < *nr; i++)
+			if (out[i] == v)
+				return usage_error(prof, "%s: %d is given twice", what, (int)v);
+		out[(*nr)++] = v;
+		p += len;
+	} while (*p++ == ',');
+	return 0;
+}
+
 static int handle_shared(struct cli_opts *o, const char *prof, int c, const char *arg)
 {
 	long v;
@@ -183,9 +215,17 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 		o->per_cpu = true;
 		return 0;
 	case 'p':
-		return parse_pid(prof, "-p PID", arg, &o->pid);
+		if ((err = parse_pid_list(prof, "-p PID", arg, o->pids, &o->nr_pids)))
+			return err;
+		o->pid = o->pids[0];
+		o->tasks_text = arg;
+		return 0;
 	case 't':
-		return parse_pid(prof, "-t TID", arg, &o->tid);
+		if ((err = parse_pid_list(prof, "-t TID", arg, o->tids, &o->nr_tids)))
+			return err;
+		o->tid = o->tids[0];
+		o->tasks_text = arg;
+		return 0;
 	case 'G':
 		o->cgroup = arg;
 		return 0;

@@ -11,12 +11,17 @@ enum out_format {
 	FORMAT_JSON,
 };
 
+#define CLI_MAX_TASKS 64 /* -p/-t list entries */
+
 struct cli_opts {
 	const char *events; /* -e, NULL when absent; -e given again adds to the list, as in perf */
 	const char *cpus; /* -C list; NULL = all online */
 	bool all_cpus; /* -a */
-	pid_t pid; /* -p, 0 = none */
-	pid_t tid; /* -t, 0 = none */
+	pid_t pid; /* -p, 0 = none: the first of pids */
+	pid_t tid; /* -t, 0 = none: the first of tids */
+	pid_t pids[CLI_MAX_TASKS], tids[CLI_MAX_TASKS]; /* -p PID,PID... and -t TID,TID... */
+	int nr_pids, nr_tids;
+	const char *tasks_text; /* the -p or -t list as given, for titles */
 	const char *cgroup; /* -G, path under the cgroup2 mount or absolute */
 	long interval_ms; /* -i, 0 = none */
 	double duration_s; /* --duration, 0 = until stopped */

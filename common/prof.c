@@ -378,8 +378,14 @@ static int open_target(struct prof *p)
 		if (comm_cache__init(&p->state->comm))
 			return -ENOMEM;
 		p->state->comm_ready = true;
-		if (!p->target.has_command)
-			comm_cache__preload(&p->state->comm, p->opts.pid, p->opts.tid);
+		if (p->opts.nr_pids || p->opts.nr_tids) {
+			for (int i = 0; i < p->opts.nr_pids; i++)
+				comm_cache__preload(&p->state->comm, p->opts.pids[i], 0);
+			for (int i = 0; i < p->opts.nr_tids; i++)
+				comm_cache__preload(&p->state->comm, 0, p->opts.tids[i]);
+		} else if (!p->target.has_command) {
+			comm_cache__preload(&p->state->comm, 0, 0);
+		}
 	}
 	return 0;
 }

@@ -106,22 +106,30 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 	if (!t->cpus)
 		goto nomem;
 
-	if (o->pid) {
-		t->threads = psc_threadmap__new_pid(o->pid);
-		if (!t->threads) {
-			fprintf(stderr, "perfscope %s: no process with pid %d\n", prof,
-				(int)o->pid);
-			return 1;
+	if (o->nr_pids || o->nr_tids) {
+		bool procs = o->nr_pids > 0;
+		int nr = procs ? o->nr_pids : o->nr_tids;
+
+		for (int i = 0; i < nr; i++) {
+			pid_t id = procs ? o->pids[i] : o->tids[i];
+			struct psc_threadmap *one = procs ? psc_threadmap__new_pid(id)
+							  : psc_threadmap__new_tid(id), *both;
+
+			if (!one) {
+				fprintf(stderr, "perfscope %s: no %s with %s %d\n", prof,
+					procs ? "process" : "thread", procs ? "pid" : "tid", (int)id);
+				return 1;
+			}
+			both = t->threads ? psc_threadmap__merge(t->threads, one) : one;
+			if (both != one)
+				psc_threadmap__put(one);
+			if (!both)
+				goto nomem;
+			psc_threadmap__put(t->threads);
+			t->threads = both;
 		}
-		snprintf(title, title_len, "process id '%d'", (int)o->pid);
-		t->follows_tasks = true;
-	} else if (o->tid) {
-		t->threads = psc_threadmap__new_tid(o->tid);
-		if (!t->threads) {
-			fprintf(stderr, "perfscope %s: no thread with tid %d\n", prof, (int)o->tid);
-			return 1;
-		}
-		snprintf(title, title_len, "thread id '%d'", (int)o->tid);
+		snprintf(title, title_len, "%s id '%s'", procs ? "process" : "thread",
+			 o->tasks_text);
 		t->follows_tasks = true;
 	} else if (o->command) {
 		err = launch_prepare(&t->launch, o->command);

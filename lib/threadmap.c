@@ -126,3 +126,26 @@ pid_t psc_threadmap__tid(const struct psc_threadmap *map, int idx)
 		return -1;
 	return map->tids[idx];
 }
+
+struct psc_threadmap *psc_threadmap__merge(const struct psc_threadmap *a,
+					   const struct psc_threadmap *b)
+{
+	struct psc_threadmap *map;
+	int i = 0, j = 0, n = 0;
+
+	if (!a || !b || (a->nr && a->tids[0] < 0) || (b->nr && b->tids[0] < 0))
+		return psc_errno_null(EINVAL);
+	map = threadmap_alloc(a->nr + b->nr);
+	if (!map)
+		return NULL;
+	/* both sorted: a merge that keeps one of each tid */
+	while (i < a->nr || j < b->nr) {
+		pid_t t = j >= b->nr || (i < a->nr && a->tids[i] <= b->tids[j]) ? a->tids[i++]
+									      : b->tids[j++];
+
+		if (!n || map->tids[n - 1] != t)
+			map->tids[n++] = t;
+	}
+	map->nr = n;
+	return map;
+}

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 67
+plan 69
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -302,4 +302,15 @@ if need_root && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null &&
 else
 	for i in 1 2 3; do skip "needs root, user nobody and setpriv, and $P executable by nobody"; done
 fi
+# -p takes a list, as perf and perf-prof do: both processes counted, and a pid given twice refused
+sleep 30 &
+s1=$!
+sleep 30 &
+s2=$!
+run_capture "$P" stat -e context-switches --duration 0.3 -p "$s1,$s2"
+kill "$s1" "$s2" 2>/dev/null
+wait "$s1" "$s2" 2>/dev/null
+check "-p PID,PID: both followed (exit $RC)" sh -c "[ $RC -eq 0 ] && grep -q \"process id '$s1,$s2'\" '$OUT'"
+run_capture "$P" stat -e context-switches -p "$$,$$"
+check "-p PID,PID with a pid twice: usage error (exit $RC)" sh -c "[ $RC -eq 2 ] && grep -q 'given twice' '$ERR'"
 done_testing

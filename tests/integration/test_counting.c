@@ -795,6 +795,40 @@ static void test_thread_map_of_pid(void **state)
 	assert_null(psc_threadmap__new_tid(999999));
 }
 
+/* -p 1,2: the union of two maps, sorted, each thread once; "any" maps refused. */
+static void test_thread_map_merge(void **state)
+{
+	struct two_threads tt;
+	struct psc_threadmap *all, *self, *one, *m, *any = psc_threadmap__new_any();
+
+	(void)state;
+	two_threads_start(&tt);
+	all = psc_threadmap__new_pid(tt.pid); /* a process of two threads */
+	self = psc_threadmap__new_tid(tt.pid);
+	one = psc_threadmap__new_tid(tt.tid);
+	assert_non_null(all);
+	m = psc_threadmap__merge(one, self); /* given out of order */
+	assert_non_null(m);
+	assert_int_equal(psc_threadmap__nr(m), 2);
+	assert_true(psc_threadmap__tid(m, 0) < psc_threadmap__tid(m, 1));
+	psc_threadmap__put(m);
+	m = psc_threadmap__merge(all, self); /* self is in all already */
+	assert_int_equal(psc_threadmap__nr(all), 2);
+	assert_int_equal(psc_threadmap__nr(m), 2);
+	for (int i = 0; i < psc_threadmap__nr(m); i++)
+		assert_int_equal(psc_threadmap__tid(m, i), psc_threadmap__tid(all, i));
+	psc_threadmap__put(m);
+	errno = 0;
+	assert_null(psc_threadmap__merge(all, any));
+	assert_int_equal(errno, EINVAL);
+	psc_threadmap__put(all);
+	psc_threadmap__put(self);
+	psc_threadmap__put(one);
+	psc_threadmap__put(any);
+	two_threads_drop_second(&tt);
+	two_threads_end(&tt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -813,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_target),
 		cmocka_unit_test(test_measure_function),
 		cmocka_unit_test(test_thread_map_of_pid),
+		cmocka_unit_test(test_thread_map_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
