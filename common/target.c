@@ -113,11 +113,13 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 		for (int i = 0; i < nr; i++) {
 			pid_t id = procs ? o->pids[i] : o->tids[i];
 			struct psc_threadmap *one = procs ? psc_threadmap__new_pid(id)
-							  : psc_threadmap__new_tid(id), *both;
+							  : psc_threadmap__new_tid(id),
+					     *both;
 
 			if (!one) {
 				fprintf(stderr, "perfscope %s: no %s with %s %d\n", prof,
-					procs ? "process" : "thread", procs ? "pid" : "tid", (int)id);
+					procs ? "process" : "thread", procs ? "pid" : "tid",
+					(int)id);
 				return 1;
 			}
 			both = t->threads ? psc_threadmap__merge(t->threads, one) : one;

@@ -141,7 +141,7 @@ struct psc_threadmap *psc_threadmap__merge(const struct psc_threadmap *a,
 	/* both sorted: a merge that keeps one of each tid */
 	while (i < a->nr || j < b->nr) {
 		pid_t t = j >= b->nr || (i < a->nr && a->tids[i] <= b->tids[j]) ? a->tids[i++]
-									      : b->tids[j++];
+										: b->tids[j++];
 
 		if (!n || map->tids[n - 1] != t)
 			map->tids[n++] = t;
