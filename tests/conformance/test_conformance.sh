@@ -97,9 +97,15 @@ descendants() {
 }
 # ready PID: perf events (or BPF objects) open: the profiler has set itself up
 ready() {
-	local fd
+	local fd line
 	for fd in /proc/"$1"/fd/*; do
-		case $(readlink "$fd" 2>/dev/null) in 'anon_inode:[perf_event]' | anon_inode:bpf*) return 0 ;; esac
+		case $(readlink "$fd" 2>/dev/null) in 'anon_inode:[perf_event]' | anon_inode:bpf*)
+			# events open; running once the session blocks SIGINT for its signalfd (a
+			# process that ends while its events are still being opened is another case)
+			line=$(grep '^SigBlk:' /proc/"$1"/status 2>/dev/null) || return 1
+			(((16#${line##*[[:space:]]} & 2) != 0))
+			return ;;
+		esac
 	done
 	return 1
 }
