@@ -52,7 +52,8 @@ static const char trace_help[] =
 	"                        interleave. By default events are merged in time order across CPUs\n"
 	"                        (--order: a k-way merge, cheap), which also makes thread names and\n"
 	"                        user symbols of new processes known before their events\n"
-	"  -m, --mmap-pages N    ring buffer pages per CPU, a power of two (default 128 = 512 KiB)\n"
+	"  -m, --mmap-pages N    ring buffer pages per CPU, a power of two (default: 1024 = 4 MiB\n"
+	"                        as root, else what perf_event_mlock_kb allows: 128 on all CPUs)\n"
 	"      --duration S      stop after S seconds\n"
 	"  -i, --interval MS     print events seen and lost per event every MS milliseconds\n"
 	"      --format F        text (default) or json: one object per event, fields typed\n"
@@ -815,13 +816,16 @@ static int trace_run(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	/* no -m: as large as the kernel lets us lock (session_default_ring_pages) */
+	if (!t.o.mmap_pages)
+		t.o.mmap_pages = (unsigned int)session_default_ring_pages(psc_cpumap__nr(tg.cpus));
 	{
 		PSC_OPTS(psc_mmap_opts, mo, .pages = t.o.mmap_pages);
 
 		err = psc_evlist__mmap(evlist, &mo);
 	}
 	if (err) {
-		unsigned int pages = t.o.mmap_pages ? t.o.mmap_pages : 128;
+		unsigned int pages = t.o.mmap_pages;
 		unsigned long long mib =
 			(unsigned long long)pages * (unsigned long long)sysconf(_SC_PAGESIZE) >> 20;
 
@@ -848,7 +852,8 @@ static int trace_run(int argc, char **argv)
 	{
 		PSC_OPTS(session_opts, so, .order = t.o.order, .interval_ms = t.o.interval_ms,
 			 .duration_s = t.o.duration_s, .prof = "trace", .target = &tg,
-			 .watch_pid = t.o.pid ? t.o.pid : t.o.tid, .watch_is_thread = t.o.tid != 0);
+			 .watch_pid = t.o.pid ? t.o.pid : t.o.tid, .watch_is_thread = t.o.tid != 0,
+			 .verbose = t.o.verbose);
 		const struct session_hooks hooks = {
 			.ctx = &t,
 			.sample = on_sample,
