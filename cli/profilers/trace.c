@@ -868,6 +868,8 @@ static int trace_run(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
+	/* a slow reader of the pipe: events wait in memory, the rings are still drained */
+	out__attach(t.out, sess);
 	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old_pipe);
@@ -881,6 +883,8 @@ static int trace_run(int argc, char **argv)
 	report_end(&t, sess);
 	if (t.stack && t.o.verbose)
 		trace_stack__print_stats(t.stack, stderr);
+	if (t.o.verbose)
+		out__print_stats(t.out, stderr, "trace");
 	if (err < 0) {
 		fprintf(stderr, "perfscope trace: %s\n", strerror(-err));
 		ret = 1;
