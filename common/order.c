@@ -18,8 +18,6 @@ struct order_chunk {
 /* Chunks freed when their records are consumed are kept for reuse, up to this many. */
 #define MAX_SPARE 8
 #define DEFAULT_CHECK_NS (250 * 1000ull)
-/* Deliveries between two looks at the clock in order__keep_drained. */
-#define CHECK_EVERY 64
 
 int order__init(struct order *o, int nr_rings)
 {
@@ -220,14 +218,12 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-void order__keep_drained(struct order *o, struct order_ring *rings, int nr,
-			 const struct order_ops *ops)
+void order__keep_drained_slow(struct order *o, struct order_ring *rings, int nr,
+			      const struct order_ops *ops)
 {
 	uint64_t now;
 	int i;
 
-	if (++o->since_check < CHECK_EVERY)
-		return;
 	o->since_check = 0;
 	now = mono_ns();
 	if (now - o->last_check < (o->check_ns ? o->check_ns : DEFAULT_CHECK_NS))
@@ -327,12 +323,16 @@ bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm
 		else
 			pop(o);
 	}
-	/* What waits for a later round leaves the ring: the kernel gets all of it back. */
+	/* What waits for a later round leaves the ring when it takes room the kernel may need. */
 	for (i = 0; i < nr; i++) {
+		uint64_t left;
+
 		r = &rings[i];
 		r->in_heap = false;
-		order__spill(o, r);
 		order_ring__end(r);
+		left = psc_ring__pending(r->ring);
+		if (left && left >= (o->spill_left ? o->spill_left : psc_ring__data_size(r->ring) / 4))
+			order__spill(o, r);
 		if (r->backlog.records || psc_ring__pending(r->ring))
 			pending = true;
 	}

@@ -66,6 +66,7 @@ struct order {
 	uint64_t full; /* times records had to stay in their ring: mem_max reached */
 	uint64_t corrupt; /* bogus records met while copying (the rest of that batch skipped) */
 	uint64_t check_ns; /* how often a long merge looks at the rings' fill; 0: 250 us */
+	uint64_t spill_left; /* after a merge, a ring with this much left is spilled; 0: 1/4 */
 	uint64_t last_check;
 	unsigned int since_check; /* deliveries since the last look at the clock */
 	struct order_chunk *spare; /* freed chunks kept for reuse */
@@ -108,8 +109,15 @@ uint64_t order__spill(struct order *o, struct order_ring *r);
  * can hold. Rings whose decoded head (in the merge's heap) was in the ring are peeked again.
  */
 struct order_ops;
-void order__keep_drained(struct order *o, struct order_ring *rings, int nr,
-			 const struct order_ops *ops);
+void order__keep_drained_slow(struct order *o, struct order_ring *rings, int nr,
+			      const struct order_ops *ops);
+#define ORDER_CHECK_EVERY 64
+static inline void order__keep_drained(struct order *o, struct order_ring *rings, int nr,
+				       const struct order_ops *ops)
+{
+	if (__builtin_expect(++o->since_check >= ORDER_CHECK_EVERY, 0))
+		order__keep_drained_slow(o, rings, nr, ops);
+}
 
 /*
  * Callbacks of a merge. peek decodes the record at the front of r's source (order_ring__next)
@@ -124,10 +132,13 @@ struct order_ops {
 
 /*
  * One round over rings[0..nr): begin each, deliver every record stamped at or before wm in
- * time order (ties in ring order), taking each ring's backlog before its ring; then move what is
- * left in each ring (newer than wm) to its backlog (order__spill), so that the kernel has the
- * whole ring for new events, and end each. Returns true when records are left for a later round
- * (in backlogs, or in a ring past the memory bound).
+ * time order (ties in ring order), taking each ring's backlog before its ring; then end each,
+ * and move what is left in a ring (newer than wm) to its backlog (order__spill) when it is a
+ * quarter of the ring or more (spill_left), so that the kernel has the ring for new events.
+ * Less stays where it is, to be decoded in place later: the ring is then three quarters free
+ * and its next wakeup comes a quarter later, while copying the slack of a steady stream (2 ms
+ * of it at most) would cost every event a copy and the process that much memory, for nothing.
+ * Returns true when records are left for a later round (in backlogs or rings).
  */
 bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm,
 		  const struct order_ops *ops);
