@@ -551,8 +551,9 @@ static bool peek(void *ctx, struct order_ring *r)
  * to its backlog when the ring fills (order__keep_drained), and delivered in the next round, so
  * the other rings and the signals get their turn.
  */
-static void round_plain(struct session *s)
+static bool round_plain(struct session *s)
 {
+	bool pending = false;
 	int i;
 
 	for (i = 0; i < s->nr_rings && !s->stop; i++) {
@@ -570,8 +571,12 @@ static void round_plain(struct session *s)
 		}
 		order_ring__end(r);
 	}
+	/* what a long batch moved to memory is delivered at the next round, not the next wakeup */
+	for (i = 0; i < s->nr_rings && !pending; i++)
+		pending = s->rings[i].backlog.records != 0;
 	s->st.corrupt += s->order.corrupt;
 	s->order.corrupt = 0;
+	return pending;
 }
 
 static bool order_peek(void *ctx, struct order_ring *r)
@@ -623,7 +628,7 @@ static bool do_round(struct session *s, bool final)
 	if (s->opts.order)
 		pending = round_ordered(s, final);
 	else
-		round_plain(s);
+		pending = round_plain(s);
 	if (s->hooks.round_end)
 		hook_result(s, s->hooks.round_end(s->hooks.ctx));
 	return pending;
@@ -826,10 +831,16 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 			print_loss_advice(s, f);
 		if (s->opts.verbose)
 			fprintf(f,
-				"perfscope %s: backlog: %llu records (%.1f MiB) waited in memory for "
-				"their turn; at most %.1f MiB of records at once (%.1f MiB held, bound "
-				"%.0f MiB), bound reached %llu times\n",
-				p, (unsigned long long)s->order.copied_records,
+				"perfscope %s: rings of %zu pages (%.1f MiB) per CPU; backlog: %llu "
+				"records (%.1f MiB) waited in memory for their turn; at most %.1f MiB of "
+				"records at once (%.1f MiB held, bound %.0f MiB), bound reached %llu "
+				"times\n",
+				p,
+				s->nr_rings ? psc_ring__data_size(s->rings[0].ring) /
+						      (size_t)sysconf(_SC_PAGESIZE)
+					    : 0,
+				mib(s->nr_rings ? psc_ring__data_size(s->rings[0].ring) : 0),
+				(unsigned long long)s->order.copied_records,
 				mib(s->order.copied_bytes), mib(s->order.held_peak),
 				mib(s->order.mem_peak),
 				mib(s->opts.backlog_max ? s->opts.backlog_max
