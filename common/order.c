@@ -1,10 +1,23 @@
-/* The k-way merge behind --order: a binary min-heap of ring heads keyed by (time, ring index). */
+/* The k-way merge behind --order: a binary min-heap of ring heads keyed by (time, ring index), and
+ * the per-ring backlogs that keep the rings drained while records wait for their turn. */
 #include "order.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include <perfscope/ring.h>
+
+struct order_chunk {
+	struct order_chunk *next;
+	uint32_t rd, wr; /* offsets of the first record not yet consumed, and of the free space */
+	uint64_t data[ORDER_CHUNK / 8]; /* u64: records stay 8-byte aligned */
+};
+
+/* Chunks freed when their records are consumed are kept for reuse, up to this many. */
+#define MAX_SPARE 8
+#define DEFAULT_CHECK_NS (250 * 1000ull)
 
 int order__init(struct order *o, int nr_rings)
 {
@@ -18,10 +31,217 @@ int order__init(struct order *o, int nr_rings)
 
 void order__exit(struct order *o)
 {
+	struct order_chunk *c;
+
 	free(o->heap);
 	o->heap = NULL;
 	o->nr = o->cap = 0;
+	while ((c = o->spare)) {
+		o->spare = c->next;
+		free(c);
+	}
+	o->nr_spare = 0;
 }
+
+/* ---- the backlog ---- */
+
+static struct order_chunk *chunk_get(struct order *o)
+{
+	struct order_chunk *c = o->spare;
+
+	if (o->mem + sizeof(*c) > (o->mem_max ? o->mem_max : ORDER_BACKLOG_DEFAULT))
+		return NULL;
+	if (c) {
+		o->spare = c->next;
+		o->nr_spare--;
+	} else if (!(c = malloc(sizeof(*c)))) {
+		return NULL;
+	}
+	c->next = NULL;
+	c->rd = c->wr = 0;
+	o->mem += sizeof(*c);
+	if (o->mem > o->mem_peak)
+		o->mem_peak = o->mem;
+	return c;
+}
+
+static void chunk_put(struct order *o, struct order_chunk *c)
+{
+	o->mem -= sizeof(*c);
+	if (o->nr_spare < MAX_SPARE) {
+		c->next = o->spare;
+		o->spare = c;
+		o->nr_spare++;
+	} else {
+		free(c);
+	}
+}
+
+/* Appends a copy of hdr; false when the bound (or malloc) says no. */
+static bool fifo_push(struct order *o, struct order_fifo *f, const struct perf_event_header *hdr)
+{
+	struct order_chunk *c = f->tail;
+	uint32_t size = hdr->size;
+
+	if (!c || ORDER_CHUNK - c->wr < size) {
+		c = chunk_get(o);
+		if (!c)
+			return false;
+		if (f->tail)
+			f->tail->next = c;
+		else
+			f->head = c;
+		f->tail = c;
+	}
+	memcpy((char *)c->data + c->wr, hdr, size);
+	c->wr += size;
+	f->bytes += size;
+	f->records++;
+	o->held_bytes += size;
+	if (o->held_bytes > o->held_peak)
+		o->held_peak = o->held_bytes;
+	o->copied_bytes += size;
+	o->copied_records++;
+	return true;
+}
+
+static inline const struct perf_event_header *fifo_front(const struct order_fifo *f)
+{
+	return (const struct perf_event_header *)((const char *)f->head->data + f->head->rd);
+}
+
+static void fifo_pop(struct order *o, struct order_fifo *f)
+{
+	struct order_chunk *c = f->head;
+	uint32_t size = fifo_front(f)->size;
+
+	c->rd += size;
+	f->bytes -= size;
+	f->records--;
+	o->held_bytes -= size;
+	if (c->rd == c->wr) {
+		/* an empty chunk goes back at once: idle rings hold no memory */
+		f->head = c->next;
+		if (!f->head)
+			f->tail = NULL;
+		chunk_put(o, c);
+	}
+}
+
+void order_ring__exit(struct order *o, struct order_ring *r)
+{
+	struct order_chunk *c;
+
+	while ((c = r->backlog.head)) {
+		r->backlog.head = c->next;
+		o->held_bytes -= c->wr - c->rd;
+		chunk_put(o, c);
+	}
+	r->backlog = (struct order_fifo){ 0 };
+}
+
+/* ---- one ring's source: its backlog, then its ring ---- */
+
+bool order_ring__begin(struct order_ring *r)
+{
+	if (!r->in_batch)
+		r->in_batch = psc_ring__read_init(r->ring) == 0;
+	return r->in_batch || r->backlog.records;
+}
+
+const struct perf_event_header *order_ring__next(struct order_ring *r)
+{
+	if (r->backlog.records)
+		return fifo_front(&r->backlog);
+	if (r->in_batch)
+		return psc_ring__next(r->ring);
+	errno = 0;
+	return NULL;
+}
+
+void order_ring__consume(struct order *o, struct order_ring *r)
+{
+	/*
+	 * The front is the backlog's whenever it holds anything: a spill between next and consume
+	 * moved the ring's record (the one next returned) to the backlog's front.
+	 */
+	if (r->backlog.records)
+		fifo_pop(o, &r->backlog);
+	else
+		psc_ring__consume(r->ring);
+}
+
+void order_ring__end(struct order_ring *r)
+{
+	if (r->in_batch)
+		psc_ring__read_done(r->ring);
+	r->in_batch = false;
+}
+
+uint64_t order__spill(struct order *o, struct order_ring *r)
+{
+	const struct perf_event_header *hdr;
+	uint64_t n = 0;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		if (!r->in_batch && psc_ring__read_init(r->ring))
+			break;
+		r->in_batch = true;
+		for (;;) {
+			errno = 0;
+			hdr = psc_ring__next(r->ring);
+			if (!hdr)
+				break;
+			if (!fifo_push(o, &r->backlog, hdr)) {
+				/* past the bound: the rest stays in the ring, where the kernel may
+				 * lose events once it is full, and says so as without a backlog */
+				o->full++;
+				return n;
+			}
+			psc_ring__consume(r->ring);
+			n++;
+		}
+		if (errno == EBADMSG)
+			o->corrupt++;
+		psc_ring__read_done(r->ring);
+		r->in_batch = false;
+	}
+	return n;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void order__keep_drained_slow(struct order *o, struct order_ring *rings, int nr,
+			      const struct order_ops *ops)
+{
+	uint64_t now;
+	int i;
+
+	o->since_check = 0;
+	now = mono_ns();
+	if (now - o->last_check < (o->check_ns ? o->check_ns : DEFAULT_CHECK_NS))
+		return;
+	o->last_check = now;
+	for (i = 0; i < nr; i++) {
+		struct order_ring *r = &rings[i];
+		bool head_in_ring = !r->backlog.records;
+
+		if (psc_ring__pending(r->ring) < psc_ring__data_size(r->ring) / 4)
+			continue;
+		/* a decoded head that lay in the ring now lies in the backlog: decode it there */
+		if (order__spill(o, r) && r->in_heap && head_in_ring && ops)
+			ops->peek(ops->ctx, r);
+	}
+}
+
+/* ---- the merge ---- */
 
 static inline bool before(const struct order_ring *a, const struct order_ring *b)
 {
@@ -53,10 +273,12 @@ static void push(struct order *o, struct order_ring *r)
 		i = p;
 	}
 	o->heap[i] = r;
+	r->in_heap = true;
 }
 
 static void pop(struct order *o)
 {
+	o->heap[0]->in_heap = false;
 	if (--o->nr > 0) {
 		o->heap[0] = o->heap[o->nr];
 		sift_down(o, 0);
@@ -64,20 +286,26 @@ static void pop(struct order *o)
 }
 
 bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm,
-		      const struct order_ops *ops)
+		  const struct order_ops *ops)
 {
 	struct order_ring *r;
-	bool pending;
+	bool pending = false;
 	int i;
 
+	if (nr > o->cap)
+		nr = o->cap;
 	o->nr = 0;
-	for (i = 0; i < nr && i < o->cap; i++) {
+	for (i = 0; i < nr; i++) {
 		r = &rings[i];
-		r->in_batch = psc_ring__read_init(r->ring) == 0;
-		if (r->in_batch && ops->peek(ops->ctx, r))
+		r->in_heap = false;
+		if (order_ring__begin(r) && ops->peek(ops->ctx, r))
 			push(o, r);
 	}
-	while (o->nr && (r = o->heap[0])->time <= wm) {
+	while (o->nr) {
+		order__keep_drained(o, rings, nr, ops);
+		r = o->heap[0];
+		if (r->time > wm)
+			break;
 		if (r->time) {
 			if (r->time < o->last_time)
 				o->out_of_order++;
@@ -85,21 +313,29 @@ bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm
 				o->last_time = r->time;
 		}
 		if (!ops->deliver(ops->ctx, r)) {
-			psc_ring__consume(r->ring);
+			order_ring__consume(o, r);
 			break;
 		}
-		psc_ring__consume(r->ring);
+		order_ring__consume(o, r);
 		/* The ring's next record replaces its head: one sift instead of pop + push. */
 		if (ops->peek(ops->ctx, r))
 			sift_down(o, 0);
 		else
 			pop(o);
 	}
-	pending = o->nr > 0;
-	for (i = 0; i < nr && i < o->cap; i++) {
-		if (rings[i].in_batch)
-			psc_ring__read_done(rings[i].ring);
-		rings[i].in_batch = false;
+	/* What waits for a later round leaves the ring when it takes room the kernel may need. */
+	for (i = 0; i < nr; i++) {
+		uint64_t left;
+
+		r = &rings[i];
+		r->in_heap = false;
+		order_ring__end(r);
+		left = psc_ring__pending(r->ring);
+		if (left && left >= (o->spill_left ? o->spill_left : psc_ring__data_size(r->ring) / 4))
+			order__spill(o, r);
+		if (r->backlog.records || psc_ring__pending(r->ring))
+			pending = true;
 	}
+	o->nr = 0;
 	return pending;
 }

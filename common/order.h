@@ -1,39 +1,128 @@
-/* Cross-CPU time order: a k-way merge of ring heads (min-heap by timestamp) up to a watermark. */
+/* Cross-CPU time order: a k-way merge of ring heads (min-heap by timestamp) up to a watermark,
+ * with a bounded in-memory backlog per ring so that what waits for its turn leaves the ring. */
 #ifndef PERFSCOPE_COMMON_ORDER_H
 #define PERFSCOPE_COMMON_ORDER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <perfscope/record.h>
 
 struct psc_ring;
 struct psc_evsel;
+struct order_chunk;
 
-/* One ring as the merge sees it: its head record, decoded once, and that record's time. */
+/*
+ * Records copied out of a ring, oldest first: a list of chunks (ORDER_CHUNK bytes each, one
+ * malloc per chunk, never per record), records 8-byte aligned and contiguous, so a record is
+ * decoded where it lies, as in the ring.
+ */
+struct order_fifo {
+	struct order_chunk *head, *tail;
+	uint64_t bytes; /* of the records held */
+	uint64_t records;
+};
+
+#define ORDER_CHUNK (64u * 1024) /* > the largest record (header.size is a u16) */
+
+/*
+ * One ring as the merge sees it: its source is its backlog, then its ring (per-ring order is
+ * kept), and its head record, decoded once, and that record's time.
+ */
 struct order_ring {
 	struct psc_ring *ring;
 	int idx, cpu;
-	bool in_batch; /* read_init succeeded this round */
+	bool in_batch; /* between the ring's read_init and read_done */
+	bool in_heap; /* order__merge: its head is in the heap */
 	uint64_t time; /* of the head; 0 = no timestamp (delivered at once) */
 	struct psc_evsel *evsel; /* of the head, NULL when unknown */
 	struct psc_record rec; /* the head, decoded */
+	struct order_fifo backlog; /* records taken out of the ring that wait for their turn */
 };
+
+/*
+ * Default bound on the memory of all backlogs together: 64 MiB. At the ~100 to 300 bytes of a
+ * tracepoint or stack sample that is 200,000 to 650,000 records, a quarter of a second or more
+ * of the highest rates one consumer thread keeps up with (1 to 3 million events per second
+ * here), against 7 ms for perf's 512 KiB ring: a consumer stalled that long (a page-in, a
+ * burst of slow output, a loaded machine) loses nothing. It is held only while records wait,
+ * and it is small beside perf script, which reads a whole perf.data (178 MiB for 2 M events).
+ */
+#define ORDER_BACKLOG_DEFAULT (64ull << 20)
 
 struct order {
 	struct order_ring **heap;
 	int nr, cap;
 	uint64_t last_time; /* newest timestamp delivered */
 	uint64_t out_of_order; /* delivered although older than last_time */
+
+	/* the backlogs: set mem_max (0: ORDER_BACKLOG_DEFAULT) after order__init */
+	uint64_t mem_max; /* bound on the chunk memory of every backlog together */
+	uint64_t mem; /* chunk memory in use */
+	uint64_t mem_peak;
+	uint64_t held_bytes, held_peak; /* record bytes waiting in backlogs, and their peak */
+	uint64_t copied_bytes, copied_records; /* taken out of rings into a backlog */
+	uint64_t full; /* times records had to stay in their ring: mem_max reached */
+	uint64_t corrupt; /* bogus records met while copying (the rest of that batch skipped) */
+	uint64_t check_ns; /* how often a long merge looks at the rings' fill; 0: 250 us */
+	uint64_t spill_left; /* after a merge, a ring with this much left is spilled; 0: 1/4 */
+	uint64_t last_check;
+	unsigned int since_check; /* deliveries since the last look at the clock */
+	struct order_chunk *spare; /* freed chunks kept for reuse */
+	int nr_spare;
 };
 
 int order__init(struct order *o, int nr_rings);
+/* Frees the heap and the chunks of the spare list; backlogs are freed by order_ring__exit. */
 void order__exit(struct order *o);
+/* Frees r's backlog (its records are dropped). */
+void order_ring__exit(struct order *o, struct order_ring *r);
 
 /*
- * Callbacks of a merge. peek decodes the record at r's tail into r (time, rec, evsel) and
- * returns false at the end of r's batch; deliver hands r's head to the profiler and returns
- * false to stop the merge. The merge consumes each delivered record.
+ * Reading one ring's source: begin starts a batch of the ring (read_init) and says whether the
+ * backlog or the ring holds anything; next returns the front record (the backlog's first,
+ * else the ring's next; NULL at the end, errno EBADMSG on a bogus ring record), without
+ * removing it; consume removes it; end ends the ring's batch (read_done).
+ */
+bool order_ring__begin(struct order_ring *r);
+const struct perf_event_header *order_ring__next(struct order_ring *r);
+void order_ring__consume(struct order *o, struct order_ring *r);
+void order_ring__end(struct order_ring *r);
+static inline bool order_ring__has_backlog(const struct order_ring *r)
+{
+	return r->backlog.records != 0;
+}
+
+/*
+ * Copies every record readable in r's ring, from its next one on, to the end of its backlog and
+ * consumes it, then hands the ring's space back to the kernel (read_done) and does the same once
+ * more for what the kernel wrote meanwhile. Stops where the bound would be passed (counted in
+ * full): those records stay in the ring. Returns the number of records copied.
+ */
+uint64_t order__spill(struct order *o, struct order_ring *r);
+
+/*
+ * While delivering a long batch (the merge, or a plain drain of each ring in turn), call this
+ * between records: every 64 calls it reads the clock, and every check_ns it spills each ring
+ * that is a quarter full or more, so a slow consumer does not let the kernel lose what memory
+ * can hold. Rings whose decoded head (in the merge's heap) was in the ring are peeked again.
+ */
+struct order_ops;
+void order__keep_drained_slow(struct order *o, struct order_ring *rings, int nr,
+			      const struct order_ops *ops);
+#define ORDER_CHECK_EVERY 64
+static inline void order__keep_drained(struct order *o, struct order_ring *rings, int nr,
+				       const struct order_ops *ops)
+{
+	if (__builtin_expect(++o->since_check >= ORDER_CHECK_EVERY, 0))
+		order__keep_drained_slow(o, rings, nr, ops);
+}
+
+/*
+ * Callbacks of a merge. peek decodes the record at the front of r's source (order_ring__next)
+ * into r (time, rec, evsel) and returns false at its end; deliver hands r's head to the
+ * profiler and returns false to stop the merge. The merge consumes each delivered record.
  */
 struct order_ops {
 	bool (*peek)(void *ctx, struct order_ring *r);
@@ -42,11 +131,16 @@ struct order_ops {
 };
 
 /*
- * One round over rings[0..nr): read_init each, deliver every record stamped at or before wm in
- * time order (ties in ring order), read_done each. Records after wm stay in their ring for the
- * next round. Returns true when such records were left.
+ * One round over rings[0..nr): begin each, deliver every record stamped at or before wm in
+ * time order (ties in ring order), taking each ring's backlog before its ring; then end each,
+ * and move what is left in a ring (newer than wm) to its backlog (order__spill) when it is a
+ * quarter of the ring or more (spill_left), so that the kernel has the ring for new events.
+ * Less stays where it is, to be decoded in place later: the ring is then three quarters free
+ * and its next wakeup comes a quarter later, while copying the slack of a steady stream (2 ms
+ * of it at most) would cost every event a copy and the process that much memory, for nothing.
+ * Returns true when records are left for a later round (in backlogs or rings).
  */
 bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm,
-		      const struct order_ops *ops);
+		  const struct order_ops *ops);
 
 #endif

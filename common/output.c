@@ -1,4 +1,5 @@
-/* Buffered fd output with sticky errors (EPIPE, ENOSPC) and the JSON-lines writer. */
+/* Buffered fd output with sticky errors (EPIPE, ENOSPC), a bounded queue for slow readers, and the
+ * JSON-lines writer. */
 #include "output.h"
 
 #include <errno.h>
@@ -8,8 +9,22 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "session.h"
+
+/* Queue chunks: below glibc's mmap threshold, so that taking and giving one back is cheap. */
+#define OUT_CHUNK (64u * 1024)
+#define MAX_SPARE 4
+
+struct out_chunk {
+	struct out_chunk *next;
+	size_t rd, wr; /* written to the fd up to rd; data up to wr */
+	char data[OUT_CHUNK];
+};
 
 struct out *out__new(int fd, size_t bufsz)
 {
@@ -68,6 +83,7 @@ int out__watch(struct out *o, int stop_fd)
 		fd = fcntl(o->fd, F_GETFL);
 		if (fd < 0 || fcntl(o->fd, F_SETFL, fd | O_NONBLOCK))
 			return -errno;
+		o->nonblock = true;
 	} else if (S_ISFIFO(st.st_mode)) {
 		/* a new open file description: O_NONBLOCK on it is ours alone */
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", o->fd);
@@ -76,16 +92,105 @@ int out__watch(struct out *o, int stop_fd)
 			return -errno;
 		o->fd = fd;
 		o->own_fd = true;
+		o->nonblock = true;
+	} else if (S_ISSOCK(st.st_mode)) {
+		/* a socket cannot be opened again: each send says MSG_DONTWAIT instead */
+		o->sock = true;
+		o->nonblock = true;
 	}
 	o->stop_fd = stop_fd;
 	return 0;
 }
 
+/* ---- the queue ---- */
+
+static void chunk_free(struct out *o, struct out_chunk *c)
+{
+	struct out_chunk *s;
+	int n = 0;
+
+	for (s = o->q_spare; s; s = s->next)
+		n++;
+	if (n >= MAX_SPARE) {
+		free(c);
+		return;
+	}
+	c->next = o->q_spare;
+	o->q_spare = c;
+}
+
+/* Copies n bytes to the end of the queue. */
+static bool queue_append(struct out *o, const char *p, size_t n)
+{
+	struct out_chunk *c = o->q_tail;
+	size_t room;
+
+	o->queued += n;
+	o->queued_total += n;
+	if (o->queued > o->queued_peak)
+		o->queued_peak = o->queued;
+	while (n) {
+		if (!c || c->wr == OUT_CHUNK) {
+			c = o->q_spare;
+			if (c)
+				o->q_spare = c->next;
+			else if (!(c = malloc(sizeof(*c))))
+				break;
+			c->next = NULL;
+			c->rd = c->wr = 0;
+			if (o->q_tail)
+				o->q_tail->next = c;
+			else
+				o->q_head = c;
+			o->q_tail = c;
+		}
+		room = OUT_CHUNK - c->wr;
+		if (room > n)
+			room = n;
+		memcpy(c->data + c->wr, p, room);
+		c->wr += room;
+		p += room;
+		n -= room;
+	}
+	if (n) {
+		o->queued -= n;
+		o->dropped += n;
+		o->err = -ENOMEM;
+		return false;
+	}
+	return true;
+}
+
+/* An error: what the queue holds will never be written. */
+static void queue_drop(struct out *o)
+{
+	struct out_chunk *c;
+
+	o->dropped += o->queued;
+	o->queued = 0;
+	while ((c = o->q_head)) {
+		o->q_head = c->next;
+		chunk_free(o, c);
+	}
+	o->q_tail = NULL;
+}
+
 void out__delete(struct out *o)
 {
+	struct out_chunk *c;
+
 	if (!o)
 		return;
+	if (o->sess)
+		session__remove_fd(o->sess, o->fd);
+	o->sess = NULL;
+	o->async = false;
 	out__flush(o);
+	queue_drop(o);
+	while ((c = o->q_spare)) {
+		o->q_spare = c->next;
+		free(c);
+	}
 	if (o->own_fd)
 		close(o->fd);
 	free(o->buf);
@@ -106,47 +211,200 @@ static bool wait_room(struct out *o)
 {
 	struct pollfd p[2] = { { .fd = o->fd, .events = POLLOUT },
 			       { .fd = o->stop_fd, .events = POLLIN } };
+	int n;
 
-	if (poll(p, o->stop_fd >= 0 ? 2 : 1, -1) < 0)
-		return errno == EINTR;
-	if (!(p[0].revents & (POLLOUT | POLLERR | POLLHUP)) && (p[1].revents & POLLIN)) {
-		if (poll(p, 1, STOP_GRACE_MS) > 0)
+	if (!o->stopping) {
+		if (poll(p, o->stop_fd >= 0 ? 2 : 1, -1) < 0)
+			return errno == EINTR;
+		if ((p[0].revents & (POLLOUT | POLLERR | POLLHUP)) || !(p[1].revents & POLLIN))
 			return true;
-		errno = EINTR;
-		return false;
+		o->stopping = true; /* from now on, every wait ends after the grace */
 	}
-	return true;
+	n = poll(p, 1, STOP_GRACE_MS);
+	if (n > 0 || (n < 0 && errno == EINTR))
+		return true;
+	errno = EINTR;
+	return false;
+}
+
+static ssize_t raw_write(struct out *o, const char *p, size_t n)
+{
+	if (o->sock)
+		return send(o->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return write(o->fd, p, n);
+}
+
+/*
+ * Writes up to n bytes of p; block: waits for the reader (wait_room), else stops where the fd
+ * would block. Returns the bytes written; a failure sets the sticky error.
+ */
+static size_t write_some(struct out *o, const char *p, size_t n, bool block)
+{
+	size_t off = 0;
+	ssize_t w;
+
+	while (off < n) {
+		w = raw_write(o, p + off, n - off);
+		if (w > 0) {
+			off += w;
+			o->written += w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		/* A non-blocking stdout (inherited, or ours from out__watch) */
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!block)
+				break;
+			if (wait_room(o))
+				continue;
+		}
+		o->err = w < 0 ? -errno : -EIO;
+		break;
+	}
+	return off;
+}
+
+/* Writes the queue's front until it holds at most keep bytes (block) or the fd is full. */
+static void queue_write(struct out *o, bool block, uint64_t keep)
+{
+	struct out_chunk *c;
+	size_t n, w;
+
+	while (!o->err && (c = o->q_head) && o->queued > keep) {
+		n = c->wr - c->rd;
+		w = write_some(o, c->data + c->rd, n, block);
+		c->rd += w;
+		o->queued -= w;
+		if (c->rd == c->wr) {
+			o->q_head = c->next;
+			if (!o->q_head)
+				o->q_tail = NULL;
+			chunk_free(o, c);
+		} else if (!block || o->err) {
+			break;
+		}
+	}
+	if (o->err)
+		queue_drop(o);
+}
+
+/* The session polls for POLLOUT exactly while the queue holds something. */
+static void want_pollout(struct out *o)
+{
+	bool want = o->queued && !o->err;
+
+	if (!o->sess || want == o->polling)
+		return;
+	if (!session__mod_fd(o->sess, o->fd, want ? EPOLLOUT : 0))
+		o->polling = want;
+}
+
+/* Attached: hands the buffer to the fd as far as it takes it now, the rest to the queue. */
+static int flush_async(struct out *o)
+{
+	uint64_t max = o->queue_max ? o->queue_max : OUT_QUEUE_DEFAULT;
+	size_t off = 0, rest;
+
+	if (o->queued)
+		queue_write(o, false, 0);
+	if (!o->queued && !o->err)
+		off = write_some(o, o->buf, o->len, false);
+	rest = o->len - off;
+	if (rest && !o->err && o->queued + rest > max) {
+		/* past the bound: wait for the reader, as without a queue, until the rest fits */
+		o->waits++;
+		queue_write(o, true, rest < max ? max - rest : 0);
+		if (rest >= max && !o->err) {
+			off += write_some(o, o->buf + off, rest, true);
+			rest = o->len - off;
+		}
+	}
+	if (o->err)
+		o->dropped += rest;
+	else if (rest)
+		queue_append(o, o->buf + off, rest);
+	o->len = 0;
+	want_pollout(o);
+	return o->err;
 }
 
 int out__flush(struct out *o)
 {
-	size_t off = 0;
-	ssize_t n;
+	size_t off;
 
 	if (o->err) {
 		o->dropped += o->len;
 		o->len = 0;
 		return o->err;
 	}
-	while (off < o->len) {
-		n = write(o->fd, o->buf + off, o->len - off);
-		if (n > 0) {
-			off += n;
-			o->written += n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		/* A non-blocking stdout (inherited, or ours from out__watch) */
-		if (n < 0 && errno == EAGAIN && wait_room(o))
-			continue;
-		o->err = n < 0 ? -errno : -EIO;
-		break;
-	}
+	if (o->async)
+		return flush_async(o);
+	/* what a detached output still queues goes first */
+	queue_write(o, true, 0);
+	off = o->err ? 0 : write_some(o, o->buf, o->len, true);
 	if (o->err)
 		o->dropped += o->len - off;
 	o->len = 0;
 	return o->err;
+}
+
+/* The session's callback: POLLOUT (or an error) on the fd, or the end of the run. */
+static int on_fd(void *ctx, int fd, uint32_t revents)
+{
+	struct out *o = ctx;
+
+	if (revents & SESSION_FD_END) {
+		/* stopped by a signal: a reader that takes nothing for a while is given up */
+		if (session__end(o->sess) == SESSION_SIGNAL)
+			o->stopping = true;
+		o->sess = NULL;
+		o->async = false;
+		o->polling = false;
+		out__flush(o);
+		return 0;
+	}
+	(void)fd;
+	return out__drain(o) ? 1 : 0;
+}
+
+void out__set_queue(struct out *o, bool on)
+{
+	o->async = on && o->nonblock;
+}
+
+int out__drain(struct out *o)
+{
+	queue_write(o, false, 0);
+	want_pollout(o);
+	return o->err;
+}
+
+int out__attach(struct out *o, struct session *s)
+{
+	int err;
+
+	if (!o->nonblock || o->sess)
+		return 0;
+	err = session__add_fd(s, o->fd, 0, on_fd, o);
+	if (err)
+		return err;
+	o->sess = s;
+	out__set_queue(o, true);
+	return 0;
+}
+
+void out__print_stats(const struct out *o, FILE *f, const char *prof)
+{
+	if (!o->queued_total && !o->waits)
+		return;
+	fprintf(f,
+		"perfscope %s: output: %.1f MiB waited in memory for %s to take it; at most %.1f "
+		"MiB at once (bound %.0f MiB); %llu writes waited for the reader at the bound\n",
+		prof, (double)o->queued_total / (1 << 20), o->name ? o->name : "the output",
+		(double)o->queued_peak / (1 << 20),
+		(double)(o->queue_max ? o->queue_max : OUT_QUEUE_DEFAULT) / (1 << 20),
+		(unsigned long long)o->waits);
 }
 
 char *out__reserve(struct out *o, size_t n)

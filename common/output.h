@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /*
@@ -13,8 +14,27 @@
  * (out__error) and everything after it is discarded and counted, so a profiler checks once
  * per batch, stops cleanly and reports. Writes happen when the buffer fills and on
  * out__flush(), which the session calls once per batch of events, not per line.
+ *
+ * A slow or stalled reader (`| less`, `| jq`, ssh, a loaded machine) must not stop the session
+ * from draining the rings: once out__watch made the pipe or socket non-blocking for us and
+ * out__attach gave it to the session, a write it would not take now is queued in memory (chunks
+ * of 64 KiB, bounded by queue_max, OUT_QUEUE_DEFAULT) and out__flush returns at once; the
+ * session polls the fd for POLLOUT and writes the queue as the reader takes it. Only past the
+ * bound does a write wait for the reader, as without a queue. When the run ends, what is queued
+ * is written, waiting for the reader (a stop signal then gives up as out__watch says).
  * Not thread-safe.
  */
+struct out_chunk;
+struct session;
+
+/*
+ * Default bound on what waits in memory for a slow reader: 64 MiB, about 300,000 JSON events
+ * (a second of a burst at the highest rates traced here, the whole 200,000-event burst of the
+ * late-reader test) or a minute of a busy sched_switch trace; what a pager or jq is behind by in
+ * practice, far below what a stalled reader would otherwise cost: the events themselves.
+ */
+#define OUT_QUEUE_DEFAULT (64ull << 20)
+
 struct out {
 	char *buf;
 	size_t len, cap;
@@ -23,9 +43,21 @@ struct out {
 	int stop_fd; /* out__watch: readable when waiting for room must end; else -1 */
 	bool own_fd; /* fd is ours (-o FILE, or a private description of the pipe): closed at delete
 		      */
+	bool nonblock; /* out__watch: writes to fd never block (a pipe or a socket) */
+	bool sock; /* fd is a socket: written with send(MSG_DONTWAIT) */
+	bool async; /* out__attach: writes that would block are queued */
+	bool polling; /* the session polls fd for POLLOUT */
+	bool stopping; /* a stop came: waiting for the reader ends after STOP_GRACE_MS idle */
 	int err; /* first write error, -errno; 0 while all is well */
 	uint64_t written; /* bytes that reached the fd */
 	uint64_t dropped; /* bytes discarded after an error */
+	/* the queue: written data the fd did not take yet, oldest first */
+	struct out_chunk *q_head, *q_tail, *q_spare;
+	uint64_t queued; /* bytes in it */
+	uint64_t queue_max; /* its bound; 0: OUT_QUEUE_DEFAULT */
+	uint64_t queued_total, queued_peak; /* bytes that went through it, most at once */
+	uint64_t waits; /* writes that waited for the reader: the queue at its bound */
+	struct session *sess; /* out__attach */
 };
 
 /* bufsz 0: 64 KiB. Returns NULL and sets errno. The fd is not owned. */
@@ -45,9 +77,29 @@ struct out *out__open(const char *path, size_t bufsz);
  * counted, as after EPIPE. Returns 0 or -errno (o unchanged).
  */
 int out__watch(struct out *o, int stop_fd);
+/*
+ * After out__watch, lets the session s poll o's pipe or socket (session__add_fd): writes it
+ * would not take now are queued as described above. A no-op for files and terminals (writes do
+ * not wait for a reader there). The session finishes o at the end of its run (the queue is
+ * written, then o is detached) or o unregisters itself at out__delete. 0 or -errno.
+ */
+int out__attach(struct out *o, struct session *s);
+/*
+ * The queue without a session (out__attach turns it on): on, writes the fd would not take now
+ * are queued, and out__drain writes them as far as the fd takes them now (0 or the sticky
+ * -errno); off, out__flush waits for the reader again, the queue first. Queuing is only for
+ * what out__watch made non-blocking (a pipe or a socket).
+ */
+void out__set_queue(struct out *o, bool on);
+int out__drain(struct out *o);
+/* "PROF: output: ..." what went through the queue, for -v. */
+void out__print_stats(const struct out *o, FILE *f, const char *prof);
 /* Flushes (errors ignored: check out__flush first) and frees. NULL is a no-op. */
 void out__delete(struct out *o);
-/* Writes the buffer out. Returns 0 or the sticky -errno. */
+/*
+ * Writes the buffer out, or, attached to a session, hands it to the fd or to the queue without
+ * waiting (unless the queue is at its bound). Returns 0 or the sticky -errno.
+ */
 int out__flush(struct out *o);
 static inline int out__error(const struct out *o)
 {

@@ -322,6 +322,14 @@ static int prepare_streaming(struct prof *p)
 		if (!st->limit_sec || !st->limit_nr)
 			return -ENOMEM;
 	}
+	/* no -m: as large as the kernel lets us lock */
+	if (!p->opts.mmap_pages) {
+		struct psc_cpumap *online = psc_cpumap__new_online();
+
+		p->opts.mmap_pages = (unsigned int)session_default_ring_pages(
+			online ? psc_cpumap__nr(online) : psc_cpu__nr_possible());
+		psc_cpumap__put(online);
+	}
 	err = session_config_evlist(p->evlist, p->opts.mmap_pages,
 				    ((p->decl->needs & PROF_COMM) ? SIDEBAND_COMM : 0) |
 					    (st->cc ? SIDEBAND_MMAP : 0));
@@ -399,7 +407,7 @@ static int start_session(struct prof *p)
 		 .prof = p->name, .target = &p->target,
 		 .watch_pid = p->opts.pid ? p->opts.pid : p->opts.tid,
 		 .watch_is_thread = p->opts.tid != 0, .counting = !rings,
-		 .quiet_stats = !rings || p->opts.quiet);
+		 .quiet_stats = !rings || p->opts.quiet, .verbose = p->opts.verbose > 0);
 	const struct session_hooks hooks = {
 		.ctx = p,
 		.sample = hook_sample,
@@ -416,6 +424,8 @@ static int start_session(struct prof *p)
 			strerror(errno));
 		return 1;
 	}
+	/* a slow reader of the pipe: output waits in memory, the rings are still drained */
+	out__attach(p->out, p->session);
 	return 0;
 }
 
@@ -466,6 +476,8 @@ static void report_stats(struct prof *p)
 			p->name, (unsigned long long)p->limited, p->opts.sampling_limit);
 	if (p->state->cc && p->opts.verbose)
 		callchain__print_stats(p->state->cc, stderr);
+	if (p->opts.verbose)
+		out__print_stats(p->out, stderr, p->name);
 }
 
 /* What happened to the output, on stderr; 1 when the results were not written. */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +27,28 @@
 #define DEFAULT_SLACK_NS (2 * 1000 * 1000ull)
 #define DEFAULT_POLL_MS 100
 
-/* epoll data tags: ring index, or one of these. */
+_Static_assert(SESSION_BACKLOG_DEFAULT == ORDER_BACKLOG_DEFAULT, "one default backlog bound");
+
+/*
+ * epoll data: the low 32 bits a tag, the ring index or one of these (extra fd slot i is
+ * TAG_EXTRA - i); the high 32 bits the extra fd slot's generation, so an event of a slot removed
+ * and reused within one epoll_wait batch is not taken for the new fd's.
+ */
 enum {
 	TAG_SIGNAL = -1,
 	TAG_INTERVAL = -2,
 	TAG_DURATION = -3,
 	TAG_PIDFD = -4,
+	TAG_EXTRA = -16,
+};
+
+/* A file descriptor registered with session__add_fd; fd -1: a free slot. */
+struct session_fd {
+	int fd;
+	uint32_t events; /* polled now; 0: registered, not in epoll */
+	uint32_t gen;
+	int (*cb)(void *ctx, int fd, uint32_t revents);
+	void *ctx;
 };
 
 struct session {
@@ -58,6 +75,9 @@ struct session {
 	bool signalled; /* a stop signal was passed on to the command */
 	/* PERF_FORMAT_LOST: the kernel's exact count per fd, read at intervals and at the end */
 	bool lost_fmt;
+	struct session_fd *fds; /* session__add_fd */
+	int nr_fds;
+	uint32_t fd_gen;
 };
 
 static uint64_t now_ns(void)
@@ -133,6 +153,84 @@ static int add_sideband(struct psc_evlist *evlist, unsigned int sideband)
 	return 0;
 }
 
+/* Default ring when nothing limits what we lock: see session_default_ring_pages. */
+#define RING_PRIV_BYTES (4ull << 20)
+#define RING_MIN_BYTES (512ull << 10)
+#define RING_RAM_FRACTION 64
+
+static long read_long(const char *path, long dflt)
+{
+	FILE *f = fopen(path, "re");
+	long v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/* CAP_IPC_LOCK in the effective set: the kernel then lets perf rings exceed every lock limit. */
+static bool has_ipc_lock(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	bool found = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return geteuid() == 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &eff) == 1;
+	fclose(f);
+	return found ? (eff >> 14) & 1 : geteuid() == 0; /* CAP_IPC_LOCK is 14 */
+}
+
+static uint64_t rounddown_pow2(uint64_t v)
+{
+	while (v & (v - 1))
+		v &= v - 1;
+	return v;
+}
+
+size_t session_default_ring_pages(int nr_cpus)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t bytes, cap;
+	long ram_pages;
+
+	if (online < 1)
+		online = 1;
+	if (nr_cpus <= 0)
+		nr_cpus = (int)online;
+	if (has_ipc_lock() || read_long("/proc/sys/kernel/perf_event_paranoid", 2) < 0) {
+		bytes = RING_PRIV_BYTES;
+		ram_pages = sysconf(_SC_PHYS_PAGES);
+		if (ram_pages > 0) {
+			cap = (uint64_t)ram_pages * page / RING_RAM_FRACTION / (uint64_t)nr_cpus;
+			if (bytes > cap)
+				bytes = cap;
+		}
+		if (bytes < RING_MIN_BYTES)
+			bytes = RING_MIN_BYTES;
+	} else {
+		/*
+		 * The kernel charges a user's perf rings, control page included, against
+		 * perf_event_mlock_kb times the online CPUs (then RLIMIT_MEMLOCK, which other
+		 * mlock users share: not counted on).
+		 */
+		uint64_t budget = (uint64_t)read_long("/proc/sys/kernel/perf_event_mlock_kb", 516) *
+				  1024 * (uint64_t)online;
+
+		bytes = budget / (uint64_t)nr_cpus;
+		bytes = bytes > page ? bytes - page : page;
+	}
+	bytes = rounddown_pow2(bytes / page);
+	return bytes ? (size_t)bytes : 1;
+}
+
 int session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int sideband)
 {
 	bool lost_fmt = kernel_has_format_lost();
@@ -146,7 +244,7 @@ int session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int 
 	if (err)
 		return err;
 	if (!pages)
-		pages = 128;
+		pages = session_default_ring_pages(0);
 	psc_evlist__for_each(evlist, i, evsel)
 	{
 		struct perf_event_attr *a = psc_evsel__attr_mut(evsel);
@@ -265,6 +363,13 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	err = order__init(&s->order, s->nr_rings);
 	if (err)
 		goto fail;
+	s->order.mem_max = s->opts.backlog_max;
+	/* now, so that extra fds can be added before the run */
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0) {
+		err = -errno;
+		goto fail;
+	}
 	s->lost_fmt = !s->opts.counting;
 	psc_evlist__for_each(evlist, i, evsel)
 	{
@@ -286,10 +391,16 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+static void end_fds(struct session *s);
+
 void session__delete(struct session *s)
 {
+	int i;
+
 	if (!s)
 		return;
+	end_fds(s);
+	free(s->fds);
 	close_fd(&s->epfd);
 	close_fd(&s->sigfd);
 	close_fd(&s->intfd);
@@ -297,6 +408,8 @@ void session__delete(struct session *s)
 	close_fd(&s->pidfd);
 	if (s->mask_saved)
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+	for (i = 0; s->rings && i < s->nr_rings; i++)
+		order_ring__exit(&s->order, &s->rings[i]);
 	order__exit(&s->order);
 	keymap__exit(&s->evsel_index);
 	free(s->samples);
@@ -374,7 +487,8 @@ static void deliver(struct session *s, struct order_ring *r)
 	}
 }
 
-/* Reads the record at r's tail into r->rec; false at the end of the batch. */
+/* Reads the record at the front of r's source (backlog, then ring) into r->rec; false at its
+ * end. */
 static bool peek(void *ctx, struct order_ring *r)
 {
 	struct session *s = ctx;
@@ -385,7 +499,7 @@ static bool peek(void *ctx, struct order_ring *r)
 	psc_ring__release(r->ring);
 	for (;;) {
 		errno = 0;
-		hdr = psc_ring__next(r->ring);
+		hdr = order_ring__next(r);
 		if (!hdr) {
 			if (errno == EBADMSG)
 				s->st.corrupt++;
@@ -397,7 +511,7 @@ static bool peek(void *ctx, struct order_ring *r)
 			break;
 		/* Counted and skipped: one bad record must not stop the stream. */
 		s->st.undecodable++;
-		psc_ring__consume(r->ring);
+		order_ring__consume(&s->order, r);
 	}
 	if (r->rec.type == PERF_RECORD_SAMPLE)
 		r->time = (r->rec.sample.sample_type & PERF_SAMPLE_TIME) ? r->rec.sample.time : 0;
@@ -406,22 +520,38 @@ static bool peek(void *ctx, struct order_ring *r)
 	return true;
 }
 
-/* Each ring drained in turn: no order across CPUs, nothing held back. */
-static void round_plain(struct session *s)
+/*
+ * Each ring drained in turn: no order across CPUs, nothing held back. A ring gives what it held
+ * when its turn began (backlog and ring), not what a fast writer adds meanwhile: that is copied
+ * to its backlog when the ring fills (order__keep_drained), and delivered in the next round, so
+ * the other rings and the signals get their turn.
+ */
+static bool round_plain(struct session *s)
 {
+	bool pending = false;
 	int i;
 
 	for (i = 0; i < s->nr_rings && !s->stop; i++) {
 		struct order_ring *r = &s->rings[i];
+		uint64_t quota, done = 0;
 
-		if (psc_ring__read_init(r->ring))
+		if (!order_ring__begin(r))
 			continue;
-		while (!s->stop && peek(s, r)) {
+		quota = r->backlog.bytes + psc_ring__pending(r->ring);
+		while (!s->stop && done < quota && peek(s, r)) {
 			deliver(s, r);
-			psc_ring__consume(r->ring);
+			done += r->rec.size;
+			order_ring__consume(&s->order, r);
+			order__keep_drained(&s->order, s->rings, s->nr_rings, NULL);
 		}
-		psc_ring__read_done(r->ring);
+		order_ring__end(r);
 	}
+	/* what a long batch moved to memory is delivered at the next round, not the next wakeup */
+	for (i = 0; i < s->nr_rings && !pending; i++)
+		pending = s->rings[i].backlog.records != 0;
+	s->st.corrupt += s->order.corrupt;
+	s->order.corrupt = 0;
+	return pending;
 }
 
 static bool order_peek(void *ctx, struct order_ring *r)
@@ -449,16 +579,18 @@ static bool round_ordered(struct session *s, bool final)
 
 	pending = order__merge(&s->order, s->rings, s->nr_rings, wm, &ops);
 	s->st.out_of_order = s->order.out_of_order;
+	s->st.corrupt += s->order.corrupt;
+	s->order.corrupt = 0;
 	return pending;
 }
 
-/* Bytes still unread in any ring. */
+/* Records still waiting in a backlog, or bytes unread in a ring. */
 static bool pending_records(const struct session *s)
 {
 	int i;
 
 	for (i = 0; i < s->nr_rings; i++)
-		if (psc_ring__pending(s->rings[i].ring))
+		if (s->rings[i].backlog.records || psc_ring__pending(s->rings[i].ring))
 			return true;
 	return false;
 }
@@ -471,7 +603,7 @@ static bool do_round(struct session *s, bool final)
 	if (s->opts.order)
 		pending = round_ordered(s, final);
 	else
-		round_plain(s);
+		pending = round_plain(s);
 	if (s->hooks.round_end)
 		hook_result(s, s->hooks.round_end(s->hooks.ctx));
 	return pending;
@@ -543,6 +675,11 @@ static void refresh_lost(struct session *s)
 void session__stats(const struct session *s, struct session_stats *out)
 {
 	*out = s->st;
+	out->backlog_records = s->order.copied_records;
+	out->backlog_bytes = s->order.copied_bytes;
+	out->backlog_peak = s->order.held_peak;
+	out->backlog_mem_peak = s->order.mem_peak;
+	out->backlog_full = s->order.full;
 }
 
 uint64_t session__evsel_samples(const struct session *s, int idx)
@@ -575,11 +712,41 @@ static int max_sample_rate(void)
 	return v;
 }
 
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / (1 << 20);
+}
+
+/* After losses: what would have kept those events. */
+static void print_loss_advice(struct session *s, FILE *f)
+{
+	const char *p = s->opts.prof;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t pages = s->nr_rings ? psc_ring__data_size(s->rings[0].ring) / page : 0;
+	uint64_t bound = s->opts.backlog_max ? s->opts.backlog_max : SESSION_BACKLOG_DEFAULT;
+
+	if (s->order.full)
+		fprintf(f,
+			"perfscope %s: events waited in memory up to the bound of %.0f MiB %llu "
+			"times, and the kernel lost events while they waited in the ring\n",
+			p, mib(bound), (unsigned long long)s->order.full);
+	fprintf(f,
+		"perfscope %s: to lose fewer: a bigger ring, e.g. -m %llu (now %llu pages, %.1f MiB "
+		"per CPU%s); a kernel filter, so that only the events wanted are recorded "
+		"(-e 'sys:name/FIELD==VALUE/')%s\n",
+		p, (unsigned long long)(pages ? pages * 4 : 1024), (unsigned long long)pages,
+		mib(pages * page), has_ipc_lock() ? "" : "; over perf_event_mlock_kb as root only",
+		s->opts.order ? "; or --no-order, which delivers each CPU's events as they come "
+				"and costs less per event"
+			      : "");
+}
+
 void session__print_stats(struct session *s, FILE *f, bool interval)
 {
 	struct psc_evsel *evsel;
 	const char *p = s->opts.prof;
 	char when[48] = "";
+	uint64_t all_lost = 0;
 	int i, r;
 
 	/* an interval's lines say so: they must not be mistaken for the totals printed at exit */
@@ -601,6 +768,7 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 			l = s->lost[(size_t)i * s->nr_rings + r];
 			lost += interval ? l - s->lost_prev[(size_t)i * s->nr_rings + r] : l;
 		}
+		all_lost += lost;
 		if ((!evsel || session_is_sideband(evsel)) && !seen && !lost)
 			continue;
 		fprintf(f, "perfscope %s: %s: %llu events, %llu lost%s\n", p, name,
@@ -634,6 +802,25 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 				"perfscope %s: %llu corrupt and %llu undecodable records skipped\n",
 				p, (unsigned long long)s->st.corrupt,
 				(unsigned long long)s->st.undecodable);
+		if (all_lost)
+			print_loss_advice(s, f);
+		if (s->opts.verbose)
+			fprintf(f,
+				"perfscope %s: rings of %zu pages (%.1f MiB) per CPU; backlog: %llu "
+				"records (%.1f MiB) waited in memory for their turn; at most %.1f MiB of "
+				"records at once (%.1f MiB held, bound %.0f MiB), bound reached %llu "
+				"times\n",
+				p,
+				s->nr_rings ? psc_ring__data_size(s->rings[0].ring) /
+						      (size_t)sysconf(_SC_PAGESIZE)
+					    : 0,
+				mib(s->nr_rings ? psc_ring__data_size(s->rings[0].ring) : 0),
+				(unsigned long long)s->order.copied_records,
+				mib(s->order.copied_bytes), mib(s->order.held_peak),
+				mib(s->order.mem_peak),
+				mib(s->opts.backlog_max ? s->opts.backlog_max
+							: SESSION_BACKLOG_DEFAULT),
+				(unsigned long long)s->order.full);
 	}
 	if (interval) {
 		memcpy(s->samples_prev, s->samples, (s->nr_evsels + 1) * sizeof(uint64_t));
@@ -645,11 +832,122 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 
 /* ---- the loop ---- */
 
+static uint64_t tag_data(int tag, uint32_t gen)
+{
+	return (uint64_t)gen << 32 | (uint32_t)tag;
+}
+
 static int epoll_add(struct session *s, int fd, int tag)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uint64_t)(int64_t)tag };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = tag_data(tag, 0) };
 
 	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+/* ---- extra file descriptors ---- */
+
+static struct session_fd *find_fd(struct session *s, int fd)
+{
+	int i;
+
+	for (i = 0; i < s->nr_fds; i++)
+		if (s->fds[i].fd == fd && fd >= 0)
+			return &s->fds[i];
+	return NULL;
+}
+
+/* Puts f's epoll registration in line with events (0: out of epoll). */
+static int poll_fd(struct session *s, struct session_fd *f, uint32_t events)
+{
+	struct epoll_event ev = {
+		.events = events,
+		.data.u64 = tag_data(TAG_EXTRA - (int)(f - s->fds), f->gen),
+	};
+	int op;
+
+	if (events == f->events)
+		return 0;
+	op = !f->events ? EPOLL_CTL_ADD : !events ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+	if (epoll_ctl(s->epfd, op, f->fd, &ev))
+		return -errno;
+	f->events = events;
+	return 0;
+}
+
+int session__add_fd(struct session *s, int fd, uint32_t epoll_events,
+		    int (*cb)(void *ctx, int fd, uint32_t revents), void *ctx)
+{
+	struct session_fd *f = NULL;
+	int i, err;
+
+	if (fd < 0 || !cb)
+		return -EINVAL;
+	if (find_fd(s, fd))
+		return -EEXIST;
+	for (i = 0; i < s->nr_fds && !f; i++)
+		if (s->fds[i].fd < 0)
+			f = &s->fds[i];
+	if (!f) {
+		struct session_fd *n = realloc(s->fds, (s->nr_fds + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->fds = n;
+		f = &s->fds[s->nr_fds++];
+	}
+	*f = (struct session_fd){ .fd = fd, .gen = ++s->fd_gen, .cb = cb, .ctx = ctx };
+	err = poll_fd(s, f, epoll_events);
+	if (err)
+		f->fd = -1;
+	return err;
+}
+
+int session__mod_fd(struct session *s, int fd, uint32_t epoll_events)
+{
+	struct session_fd *f = find_fd(s, fd);
+
+	return f ? poll_fd(s, f, epoll_events) : -ENOENT;
+}
+
+int session__remove_fd(struct session *s, int fd)
+{
+	struct session_fd *f = find_fd(s, fd);
+
+	if (!f)
+		return -ENOENT;
+	poll_fd(s, f, 0);
+	f->fd = -1;
+	return 0;
+}
+
+static void on_extra_fd(struct session *s, int slot, uint32_t gen, uint32_t revents)
+{
+	struct session_fd *f;
+
+	if (slot < 0 || slot >= s->nr_fds)
+		return;
+	f = &s->fds[slot];
+	if (f->fd < 0 || f->gen != gen)
+		return; /* removed (and maybe reused) since epoll_wait */
+	hook_result(s, f->cb(f->ctx, f->fd, revents));
+}
+
+/* The run is over: every fd still registered finishes (SESSION_FD_END) and is unregistered. */
+static void end_fds(struct session *s)
+{
+	int i, fd;
+
+	for (i = 0; i < s->nr_fds; i++) {
+		struct session_fd *f = &s->fds[i];
+
+		if (f->fd < 0)
+			continue;
+		fd = f->fd;
+		if (s->epfd >= 0)
+			poll_fd(s, f, 0);
+		f->fd = -1;
+		f->cb(f->ctx, fd, SESSION_FD_END);
+	}
 }
 
 static int timer_fd(uint64_t first_ns, uint64_t period_ns)
@@ -691,9 +989,6 @@ static int setup_fds(struct session *s)
 	sigset_t mask;
 	int i, fd, err;
 
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->epfd < 0)
-		return -errno;
 	for (i = 0; i < s->nr_rings; i++) {
 		fd = psc_ring__fd(s->rings[i].ring);
 		if (fd >= 0 && (err = epoll_add(s, fd, i)))
@@ -856,9 +1151,12 @@ int session__run(struct session *s)
 			break;
 		}
 		for (i = 0; i < n; i++) {
-			int tag = (int)(int64_t)evs[i].data.u64;
+			int tag = (int)(uint32_t)evs[i].data.u64;
 
-			if (tag == TAG_SIGNAL)
+			if (tag <= TAG_EXTRA)
+				on_extra_fd(s, TAG_EXTRA - tag, (uint32_t)(evs[i].data.u64 >> 32),
+					    evs[i].events);
+			else if (tag == TAG_SIGNAL)
 				on_signal(s);
 			else if (tag == TAG_INTERVAL)
 				on_timer(s, s->intfd, true);
@@ -888,6 +1186,8 @@ int session__run(struct session *s)
 	}
 	refresh_lost(s);
 	finish_command(s);
+	/* an output still holding events writes them now, SIGINT/SIGTERM still watched */
+	end_fds(s);
 	/*
 	 * A stop signal that came after the loop ended for another reason (a full pipe given up
 	 * on, --duration, a second Ctrl-C while the command is finished) is taken here: restoring

@@ -24,9 +24,19 @@ struct target;
  * event stamped at or before now - slack was published before that read (the kernel stamps and
  * publishes within one non-preemptible section), so every ring already holds all events up to
  * that watermark and a k-way merge of the ring heads (a min-heap) can deliver them in order.
- * Newer records stay in their ring, unconsumed and uncopied, until a later round. A record older
- * than one already delivered is still delivered, and counted as out of order (never reordered
- * wrongly in silence). Without ordering, each ring is drained in turn (cheapest).
+ * Records delivered straight from a ring are decoded where they lie (zero copy). Newer records
+ * are copied out of their ring into a per-ring backlog in memory at the end of the round, so the
+ * kernel always has the whole ring for new events (at a million events per second the 2 ms of
+ * slack alone is most of a 512 KiB ring); the next round takes each ring's backlog before its
+ * ring. A record older than one already delivered is still delivered, and counted as out of
+ * order (never reordered wrongly in silence). Without ordering, each ring is drained in turn
+ * (cheapest). In both modes a long batch (a slow hook, output that takes time) also moves the
+ * contents of any ring a quarter full or more to its backlog every 250 us, so the kernel does not
+ * drop what memory can hold. The backlogs are bounded together (backlog_max); past the bound
+ * records stay in their rings, the kernel may lose events, and that is reported as always.
+ *
+ * Extra file descriptors (an output waiting for a slow reader, BPF maps, timers) are polled by the
+ * same loop: session__add_fd.
  *
  * Hooks return 0 to go on, 1 to stop cleanly, or -errno to stop with an error.
  */
@@ -59,7 +69,14 @@ struct session_opts {
 	pid_t watch_pid; /* -p / -t: stop when it exits */
 	bool watch_is_thread; /* watch_pid is a thread id (-t) */
 	bool counting; /* no rings: counters only (stat); the loop still waits for the stops */
+	/*
+	 * Bound on the memory holding records taken out of the rings (the backlogs), in bytes; 0:
+	 * SESSION_BACKLOG_DEFAULT (64 MiB, why in order.h).
+	 */
+	uint64_t backlog_max;
+	bool verbose; /* session__print_stats adds the backlog's figures */
 };
+#define SESSION_BACKLOG_DEFAULT (64ull << 20)
 
 /* Why the loop ended. */
 enum session_end {
@@ -82,6 +99,11 @@ struct session_stats {
 	uint64_t undecodable; /* records the decoder refused (counted, skipped) */
 	uint64_t throttled; /* PERF_RECORD_THROTTLE: sampling paused by the kernel for a tick */
 	uint64_t rounds;
+	/* records copied out of the rings to wait for their turn in memory (the backlogs) */
+	uint64_t backlog_records, backlog_bytes;
+	uint64_t backlog_peak; /* most record bytes held at once */
+	uint64_t backlog_mem_peak; /* most memory held at once (whole chunks) */
+	uint64_t backlog_full; /* times the bound left records in a ring */
 };
 
 struct session;
@@ -107,6 +129,17 @@ int session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int 
 bool session_is_sideband(const struct psc_evsel *evsel);
 
 /*
+ * Data pages per ring when the user gave none (-m), for nr_cpus rings (<= 0: the online CPUs),
+ * a power of two. What the kernel lets this process lock decides: with CAP_IPC_LOCK (root) or
+ * perf_event_paranoid -1 there is no limit, and it is 4 MiB per CPU (8x perf's 512 KiB: a burst
+ * of 16,000 stack samples, 40,000 tracepoint events), less when that would be more than 1/64 of
+ * the RAM over all rings, never less than 512 KiB; otherwise it is what perf_event_mlock_kb
+ * (per online CPU, for the user's perf rings) allows split over nr_cpus rings, control pages
+ * included: 128 pages on every CPU with the default 516 KiB, more when fewer CPUs are traced.
+ */
+size_t session_default_ring_pages(int nr_cpus);
+
+/*
  * Over an opened and mmapped evlist (psc_evlist__mmap). The evlist stays the caller's. Refuses
  * order=true unless every evsel samples TIME (session_config_evlist). NULL + errno.
  */
@@ -126,6 +159,24 @@ int session__run(struct session *s);
 /* Asks the loop to stop after the current record (from a hook). */
 void session__stop(struct session *s);
 
+/*
+ * Extra file descriptors for the loop to poll beside the rings: cb(ctx, fd, revents) runs when
+ * epoll reports one of epoll_events (EPOLLIN, EPOLLOUT, ...) or EPOLLERR/EPOLLHUP on fd, and
+ * returns as a hook does (0 go on, 1 stop, -errno stop with an error). epoll_events 0 keeps fd
+ * registered without polling it (session__mod_fd turns polling on and off, e.g. POLLOUT only
+ * while an output has data waiting). When the run ends (after the last records were delivered,
+ * with SIGINT/SIGTERM still blocked) and when the session is deleted, every fd still registered
+ * gets one call with revents SESSION_FD_END: finish there (an output writes what it still holds,
+ * blocking); the fd is unregistered after it. The session never closes fd. Callable before or
+ * during session__run, from hooks and callbacks too. 0 or -errno (-EEXIST: fd is registered).
+ */
+#define SESSION_FD_END (1u << 27) /* not an epoll bit */
+int session__add_fd(struct session *s, int fd, uint32_t epoll_events,
+		    int (*cb)(void *ctx, int fd, uint32_t revents), void *ctx);
+int session__mod_fd(struct session *s, int fd, uint32_t epoll_events);
+/* Unregisters fd (no SESSION_FD_END call). 0 or -ENOENT. */
+int session__remove_fd(struct session *s, int fd);
+
 enum session_end session__end(const struct session *s);
 /* The launched command's exit code (wait status mapped, 128+sig), -1 when there is none. */
 int session__command_exit(const struct session *s);
@@ -138,7 +189,9 @@ uint64_t session__evsel_lost(const struct session *s, int evsel_idx);
  * "PROF: EVENT: N events, M lost" per event, "PROF: EVENT: lost N events on cpu C" per event
  * and CPU that lost any, "PROF: EVENT: throttled N times ..." per event the kernel throttled,
  * then out-of-order/corrupt counts when not zero. interval: counts since
- * the previous interval line, else totals.
+ * the previous interval line, else totals. With losses, the totals end with what helps (a
+ * bigger -m and the value to try, a kernel filter, --no-order), and say when the backlog's
+ * bound was reached; with opts.verbose, a line with the backlog's figures.
  */
 void session__print_stats(struct session *s, FILE *f, bool interval);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -128,6 +129,9 @@ static struct psc_evlist *getppid_evlist(struct psc_cpumap *cpus, struct psc_thr
 	return evlist;
 }
 
+/* Session options trace_child passes on (0: the defaults). */
+static uint64_t child_slack_ns, child_backlog_max;
+
 /* Traces one child making n calls; returns the session's stats. */
 static void trace_child(long n, size_t pages, bool order, const char *filter, bool system_wide,
 			struct counter *c, struct session_stats *st, enum session_end *end)
@@ -149,7 +153,8 @@ static void trace_child(long n, size_t pages, bool order, const char *filter, bo
 	}
 	{
 		PSC_OPTS(session_opts, so, .order = order, .prof = "test", .watch_pid = ch.pid,
-			 .quiet_stats = true);
+			 .quiet_stats = true, .slack_ns = child_slack_ns,
+			 .backlog_max = child_backlog_max);
 		const struct session_hooks hooks = { .ctx = c, .sample = count_sample };
 
 		s = session__new(evlist, &so, &hooks);
@@ -203,6 +208,149 @@ static void test_exact_count_filter_system_wide_ordered(void **state)
 	assert_int_equal(c.bad_pid, 0);
 	assert_int_equal(c.unordered, st.out_of_order);
 	assert_int_equal(st.out_of_order, 0);
+}
+
+/*
+ * Records through the backlog: with a watermark a minute back, each round delivers nothing and
+ * copies what it read to memory once it is a quarter of the ring; the last round delivers it
+ * all, backlog and ring, in time order, exactly. (The ring holds all 20000 records, so a loaded
+ * machine cannot turn this into a loss.)
+ */
+static void test_backlog_exact(void **state)
+{
+	struct counter c = { 0 };
+	struct session_stats st;
+	enum session_end end;
+
+	child_slack_ns = 60ull * 1000000000;
+	trace_child(20000, 1024, true, NULL, false, &c, &st, &end);
+	child_slack_ns = 0;
+	assert_int_equal(end, SESSION_PROCESS);
+	assert_int_equal(st.lost, 0);
+	assert_int_equal(c.samples, 20000);
+	assert_int_equal(c.unordered, 0);
+	assert_true(st.backlog_records > 0);
+	assert_true(st.backlog_peak >= 1024 * 1024);
+	assert_int_equal(st.backlog_full, 0);
+}
+
+/*
+ * Past the bound, records stay in their ring (which holds them all here) and come out after the
+ * backlog's, still exact and in order; the bound is never passed.
+ */
+static void test_backlog_bound(void **state)
+{
+	struct counter c = { 0 };
+	struct session_stats st;
+	enum session_end end;
+
+	child_slack_ns = 60ull * 1000000000;
+	child_backlog_max = 256 * 1024;
+	trace_child(20000, 1024, true, NULL, false, &c, &st, &end);
+	child_slack_ns = child_backlog_max = 0;
+	assert_int_equal(st.lost, 0);
+	assert_int_equal(c.samples, 20000);
+	assert_int_equal(c.unordered, 0);
+	assert_true(st.backlog_full > 0);
+	assert_true(st.backlog_mem_peak <= 256 * 1024);
+}
+
+/* ---- extra fds ---- */
+
+struct fdlog {
+	int in_calls, in_bytes, ends, late_calls, stop_after;
+	int late_fd; /* registered unpolled; polled once the first byte came */
+	struct session *s;
+};
+
+static int on_in(void *ctx, int fd, uint32_t revents)
+{
+	struct fdlog *l = ctx;
+	char b;
+
+	if (revents & SESSION_FD_END) {
+		l->ends++;
+		return 0;
+	}
+	l->in_calls++;
+	assert_true(revents & EPOLLIN);
+	if (read(fd, &b, 1) == 1)
+		l->in_bytes++;
+	if (l->in_bytes == 1)
+		assert_int_equal(session__mod_fd(l->s, l->late_fd, EPOLLIN), 0);
+	return l->in_bytes >= l->stop_after ? 1 : 0;
+}
+
+static int on_late(void *ctx, int fd, uint32_t revents)
+{
+	struct fdlog *l = ctx;
+	char b;
+
+	if (revents & SESSION_FD_END) {
+		l->ends++;
+		return 0;
+	}
+	l->late_calls++;
+	if (read(fd, &b, 1) != 1)
+		return -EIO;
+	return 0;
+}
+
+static int never(void *ctx, int fd, uint32_t revents)
+{
+	(void)ctx;
+	(void)fd;
+	(void)revents;
+	fail_msg("a removed fd was called");
+	return -EINVAL;
+}
+
+/*
+ * An fd polled for EPOLLIN is served by the loop and can stop it (1); an fd registered with no
+ * events is not polled until session__mod_fd asks; a removed one is never called; each still
+ * registered at the end gets SESSION_FD_END once.
+ */
+static void test_extra_fds(void **state)
+{
+	struct psc_cpumap *cpus = psc_cpumap__new_online();
+	struct psc_threadmap *threads = psc_threadmap__new_any();
+	struct psc_evlist *evlist = getppid_evlist(cpus, threads, 8);
+	PSC_OPTS(session_opts, so, .prof = "test", .quiet_stats = true, .duration_s = 30);
+	struct fdlog l = { .stop_after = 3 };
+	int in[2], late[2], gone[2];
+	struct session *s;
+
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(late), 0);
+	assert_int_equal(pipe(gone), 0);
+	s = session__new(evlist, &so, NULL);
+	assert_non_null(s);
+	l.s = s;
+	l.late_fd = late[0];
+	assert_int_equal(session__add_fd(s, in[0], EPOLLIN, on_in, &l), 0);
+	assert_int_equal(session__add_fd(s, in[0], EPOLLIN, on_in, &l), -EEXIST);
+	assert_int_equal(session__add_fd(s, late[0], 0, on_late, &l), 0);
+	assert_int_equal(session__add_fd(s, gone[0], EPOLLIN, never, &l), 0);
+	assert_int_equal(session__remove_fd(s, gone[0]), 0);
+	assert_int_equal(session__remove_fd(s, gone[0]), -ENOENT);
+	assert_int_equal(write(gone[1], "x", 1), 1);
+	assert_int_equal(write(late[1], "x", 1), 1); /* readable, but not polled yet */
+	assert_int_equal(write(in[1], "abc", 3), 3);
+	assert_int_equal(session__run(s), 0);
+	assert_int_equal(session__end(s), SESSION_HOOK);
+	assert_int_equal(l.in_bytes, 3);
+	assert_int_equal(l.late_calls, 1);
+	assert_int_equal(l.ends, 2);
+	session__delete(s); /* the END calls came already: none again */
+	assert_int_equal(l.ends, 2);
+	for (int i = 0; i < 2; i++) {
+		close(in[i]);
+		close(late[i]);
+		close(gone[i]);
+	}
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
 }
 
 static void test_lost_is_exact(void **state)
@@ -426,6 +574,21 @@ static void t_command(void **s)
 	NEED_TP();
 	test_command(s);
 }
+static void t_backlog(void **s)
+{
+	NEED_TP();
+	test_backlog_exact(s);
+}
+static void t_backlog_bound(void **s)
+{
+	NEED_TP();
+	test_backlog_bound(s);
+}
+static void t_extra_fds(void **s)
+{
+	NEED_TP();
+	test_extra_fds(s);
+}
 
 int main(void)
 {
@@ -436,6 +599,9 @@ int main(void)
 		cmocka_unit_test(t_lost_group),
 		cmocka_unit_test(t_stop),
 		cmocka_unit_test(t_command),
+		cmocka_unit_test(t_backlog),
+		cmocka_unit_test(t_backlog_bound),
+		cmocka_unit_test(t_extra_fds),
 		cmocka_unit_test(test_config_keeps_wakeup),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

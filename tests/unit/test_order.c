@@ -1,5 +1,5 @@
 /* Unit tests of common/order: k-way merge of synthetic rings by time, watermark, out-of-order
- * counting. */
+ * counting, the backlogs that keep rings drained, and their bound. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <perfscope/ring.h>
 
 #include "order.h"
+#include "ring_fake.h"
 
 #define DATA_SIZE 4096
 
@@ -65,7 +66,7 @@ struct collect {
 
 static bool t_peek(void *ctx, struct order_ring *r)
 {
-	const struct perf_event_header *h = psc_ring__next(r->ring);
+	const struct perf_event_header *h = order_ring__next(r);
 
 	(void)ctx;
 	if (!h)
@@ -232,6 +233,288 @@ static void test_ties_in_ring_order(void **state)
 	order__exit(&o);
 }
 
+/* ---- backlogs: fake rings whose writer fails when the reader has not freed the space ---- */
+
+#define KRING 4096 /* 256 records of 16 bytes */
+
+/* A record {header, time} as the kernel would write it; false when the ring is full (lost). */
+static bool kput(struct fake_ring *f, uint64_t time)
+{
+	struct rec_builder b;
+
+	rb_start(&b, PERF_RECORD_SAMPLE, 0);
+	rb_u64(&b, time);
+	return fake_ring_write(f, rb_finish(&b), 16);
+}
+
+static void ksetup(struct fake_ring *f, struct order_ring *rings, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		assert_int_equal(fake_ring_init(&f[i], KRING, false, 0), 0);
+		memset(&rings[i], 0, sizeof(rings[i]));
+		rings[i].ring = psc_ring__new_mem(f[i].rd, f[i].len, false);
+		assert_non_null(rings[i].ring);
+		rings[i].idx = i;
+		rings[i].cpu = i;
+	}
+}
+
+static void kteardown(struct order *o, struct fake_ring *f, struct order_ring *rings, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		order_ring__exit(o, &rings[i]);
+		psc_ring__delete(rings[i].ring);
+		fake_ring_fini(&f[i]);
+	}
+	order__exit(o);
+	assert_int_equal(o->mem, 0);
+}
+
+/* Counts deliveries, checks time never goes back; optionally plays the kernel meanwhile. */
+struct seq {
+	uint64_t n, last, unordered;
+	/* every delivery writes `feed` records with the next times into ring `into` */
+	struct fake_ring *into;
+	int feed;
+	uint64_t next_time, fed, feed_lost, feed_until;
+};
+
+static bool s_deliver(void *ctx, struct order_ring *r)
+{
+	struct seq *q = ctx;
+
+	if (r->time < q->last)
+		q->unordered++;
+	q->last = r->time;
+	q->n++;
+	for (int i = 0; q->into && i < q->feed && q->next_time < q->feed_until; i++) {
+		if (kput(q->into, q->next_time++))
+			q->fed++;
+		else
+			q->feed_lost++;
+	}
+	return true;
+}
+
+/* After a round, what is newer than the watermark waits in memory and the rings are empty. */
+static void test_backlog_drains_rings(void **state)
+{
+	struct fake_ring f[2];
+	struct order_ring rings[2];
+	struct order o;
+	struct collect c = { 0 };
+	const struct order_ops ops = { t_peek, t_deliver, &c };
+
+	ksetup(f, rings, 2);
+	assert_int_equal(order__init(&o, 2), 0);
+	o.spill_left = 1; /* whatever is left */
+	kput(&f[0], 10);
+	kput(&f[0], 30);
+	kput(&f[0], 50);
+	kput(&f[1], 20);
+	kput(&f[1], 40);
+	assert_true(order__merge(&o, rings, 2, 25, &ops));
+	assert_int_equal(c.nr, 2);
+	/* 30, 50 and 40 left their rings: the kernel has every byte back */
+	assert_int_equal(psc_ring__pending(rings[0].ring), 0);
+	assert_int_equal(psc_ring__pending(rings[1].ring), 0);
+	assert_int_equal(rings[0].backlog.records, 2);
+	assert_int_equal(rings[1].backlog.records, 1);
+	assert_int_equal(o.copied_records, 3);
+	assert_int_equal(o.held_bytes, 48);
+	/* newer records land in the rings behind their backlogs: each ring's order is kept, and
+	 * the merge interleaves backlogs and rings by time */
+	kput(&f[0], 60);
+	kput(&f[1], 45);
+	kput(&f[1], 35); /* older than 45 on the same ring: delivered after it, counted */
+	assert_false(order__merge(&o, rings, 2, UINT64_MAX, &ops));
+	assert_int_equal(c.nr, 8);
+	assert_int_equal(c.times[2], 30);
+	assert_int_equal(c.times[3], 40);
+	assert_int_equal(c.times[4], 45);
+	assert_int_equal(c.times[5], 35);
+	assert_int_equal(c.times[6], 50);
+	assert_int_equal(c.times[7], 60);
+	assert_int_equal(o.out_of_order, 1);
+	assert_int_equal(o.held_bytes, 0);
+	assert_int_equal(o.held_peak, 48);
+	assert_int_equal(o.mem, 0); /* empty chunks are given back at once */
+	kteardown(&o, f, rings, 2);
+}
+
+/*
+ * By default what is left after a round stays in the ring while it is less than a quarter of
+ * it (a steady stream's slack, decoded in place later); more is copied out.
+ */
+static void test_backlog_only_when_it_matters(void **state)
+{
+	struct fake_ring f[1];
+	struct order_ring rings[1];
+	struct order o;
+	struct seq q = { 0 };
+	const struct order_ops ops = { t_peek, s_deliver, &q };
+	uint64_t t;
+
+	ksetup(f, rings, 1);
+	assert_int_equal(order__init(&o, 1), 0);
+	for (t = 1; t <= 60; t++)
+		kput(&f[0], t);
+	assert_true(order__merge(&o, rings, 1, 0, &ops));
+	assert_int_equal(o.copied_records, 0);
+	assert_int_equal(psc_ring__pending(rings[0].ring), 60 * 16);
+	for (; t <= 70; t++) /* 1120 bytes: a quarter of 4096 is 1024 */
+		kput(&f[0], t);
+	assert_true(order__merge(&o, rings, 1, 0, &ops));
+	assert_int_equal(o.copied_records, 70);
+	assert_int_equal(psc_ring__pending(rings[0].ring), 0);
+	assert_false(order__merge(&o, rings, 1, UINT64_MAX, &ops));
+	assert_int_equal(q.n, 70);
+	assert_int_equal(q.unordered, 0);
+	kteardown(&o, f, rings, 1);
+}
+
+/*
+ * A ring filled again and again within the slack: without backlogs the second fill would be
+ * lost (the ring holds 256 records); with them every record arrives, in order across rings.
+ */
+static void test_backlog_many_rounds_in_order(void **state)
+{
+	struct fake_ring f[3];
+	struct order_ring rings[3];
+	struct order o;
+	struct seq q = { 0 };
+	const struct order_ops ops = { t_peek, s_deliver, &q };
+	uint64_t t = 1, lost = 0;
+	int round, i;
+
+	ksetup(f, rings, 3);
+	assert_int_equal(order__init(&o, 3), 0);
+	for (round = 0; round < 40; round++) {
+		/* a full ring's worth spread over the three rings, all newer than the watermark */
+		for (i = 0; i < 256 * 3; i++, t++)
+			lost += !kput(&f[t % 3], t);
+		assert_true(order__merge(&o, rings, 3, 0, &ops));
+		assert_int_equal(q.n, 0);
+	}
+	assert_int_equal(lost, 0);
+	assert_int_equal(o.copied_records, t - 1);
+	assert_false(order__merge(&o, rings, 3, UINT64_MAX, &ops));
+	assert_int_equal(q.n, t - 1);
+	assert_int_equal(q.unordered, 0);
+	assert_int_equal(o.out_of_order, 0);
+	kteardown(&o, f, rings, 3);
+}
+
+/*
+ * The bound: past mem_max records stay in their ring and the kernel loses what does not fit
+ * there, as without a backlog; what was kept is delivered, in order, backlog before ring.
+ */
+static void test_backlog_bound(void **state)
+{
+	struct fake_ring f[1];
+	struct order_ring rings[1];
+	struct order o;
+	struct seq q = { 0 };
+	const struct order_ops ops = { t_peek, s_deliver, &q };
+	uint64_t t = 1, written = 0, lost = 0;
+	int round, i;
+
+	ksetup(f, rings, 1);
+	assert_int_equal(order__init(&o, 1), 0);
+	o.mem_max = ORDER_CHUNK + 1024; /* one chunk: 4096 records of 16 bytes */
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < 256; i++, t++) {
+			if (kput(&f[0], t))
+				written++;
+			else
+				lost++;
+		}
+		order__merge(&o, rings, 1, 0, &ops);
+	}
+	/* 16 rounds fill the chunk, the 17th fills the ring, the last three are lost */
+	assert_int_equal(rings[0].backlog.records, 4096);
+	assert_true(o.full > 0);
+	assert_int_equal(o.mem_peak, o.mem);
+	assert_true(o.mem <= o.mem_max);
+	assert_int_equal(written, 4096 + 256);
+	assert_int_equal(lost, 3 * 256);
+	assert_int_equal(psc_ring__pending(rings[0].ring), KRING);
+	order__merge(&o, rings, 1, UINT64_MAX, &ops);
+	assert_int_equal(q.n, written);
+	assert_int_equal(q.unordered, 0);
+	assert_int_equal(psc_ring__pending(rings[0].ring), 0);
+	kteardown(&o, f, rings, 1);
+}
+
+/*
+ * A slow consumer: while a long merge delivers ring 0, the "kernel" writes four ringfuls into
+ * ring 1. order__keep_drained moves them to ring 1's backlog as the ring fills, so none is lost.
+ */
+static void test_keep_drained_during_merge(void **state)
+{
+	struct fake_ring f[2];
+	struct order_ring rings[2];
+	struct order o;
+	struct seq q = { 0 };
+	const struct order_ops ops = { t_peek, s_deliver, &q };
+	uint64_t i;
+
+	ksetup(f, rings, 2);
+	assert_int_equal(order__init(&o, 2), 0);
+	o.check_ns = 1; /* look at the rings every 64 deliveries */
+	for (i = 1; i <= 256; i++)
+		assert_true(kput(&f[0], i));
+	q.into = &f[1];
+	q.feed = 4;
+	q.next_time = 1000;
+	q.feed_until = 1000 + 4 * 256;
+	assert_true(order__merge(&o, rings, 2, 999, &ops));
+	assert_int_equal(q.n, 256);
+	assert_int_equal(q.fed, 4 * 256);
+	assert_int_equal(q.feed_lost, 0);
+	assert_true(psc_ring__pending(rings[1].ring) < KRING / 4);
+	order__merge(&o, rings, 2, UINT64_MAX, &ops);
+	assert_int_equal(q.n, 256 + 4 * 256);
+	assert_int_equal(q.unordered, 0);
+	kteardown(&o, f, rings, 2);
+}
+
+/*
+ * The same while the head of the ring being merged was decoded in place: spilling that ring
+ * mid-merge moves its head to the backlog, where it is decoded again (peek), not read from
+ * space handed back to the kernel.
+ */
+static void test_keep_drained_own_ring(void **state)
+{
+	struct fake_ring f[1];
+	struct order_ring rings[1];
+	struct order o;
+	struct seq q = { 0 };
+	const struct order_ops ops = { t_peek, s_deliver, &q };
+	uint64_t i;
+
+	ksetup(f, rings, 1);
+	assert_int_equal(order__init(&o, 1), 0);
+	o.check_ns = 1;
+	for (i = 1; i <= 100; i++)
+		kput(&f[0], i);
+	/*
+	 * each delivery adds two, and t_peek never hands consumed space back mid-batch
+	 * (psc_ring__release): without a spill mid-merge the ring is full after 78
+	 */
+	q.into = &f[0];
+	q.feed = 2;
+	q.next_time = 101;
+	q.feed_until = 2101;
+	for (i = 0; i < 100 && q.n < 2100; i++)
+		order__merge(&o, rings, 1, UINT64_MAX, &ops);
+	assert_int_equal(q.feed_lost, 0);
+	assert_int_equal(q.n, 2100);
+	assert_int_equal(q.unordered, 0);
+	assert_true(o.copied_records > 0);
+	kteardown(&o, f, rings, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +523,12 @@ int main(void)
 		cmocka_unit_test(test_wrap_and_many),
 		cmocka_unit_test(test_stop_midway),
 		cmocka_unit_test(test_ties_in_ring_order),
+		cmocka_unit_test(test_backlog_drains_rings),
+		cmocka_unit_test(test_backlog_only_when_it_matters),
+		cmocka_unit_test(test_backlog_many_rounds_in_order),
+		cmocka_unit_test(test_backlog_bound),
+		cmocka_unit_test(test_keep_drained_during_merge),
+		cmocka_unit_test(test_keep_drained_own_ring),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

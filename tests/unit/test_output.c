@@ -1,5 +1,5 @@
-/* Unit tests of common/output: buffering, sticky write errors (EPIPE, ENOSPC), JSON escaping and
- * nesting. */
+/* Unit tests of common/output: buffering, sticky write errors (EPIPE, ENOSPC), the queue for slow
+ * readers, JSON escaping and nesting. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -280,6 +282,252 @@ static void test_watch_stop_slow_reader(void **state)
 	close(efd);
 }
 
+/* ---- the queue for slow readers ---- */
+
+#define LINE_LEN 9 /* "%08u\n" */
+
+/* Writes lines "00000000\n", "00000001\n", ... from *next on, n of them, then flushes. */
+static void put_lines(struct out *o, unsigned int *next, unsigned int n)
+{
+	char line[16];
+
+	while (n--) {
+		snprintf(line, sizeof(line), "%08u\n", (*next)++);
+		out__write(o, line, LINE_LEN);
+	}
+}
+
+/*
+ * A reader that checks the numbered lines arrive complete and in order; it waits for the go
+ * byte on its own pipe first (a reader that starts late), then reads pause_us apart. Exits 0
+ * when it saw exactly want lines in order.
+ */
+static pid_t start_reader(int rd, int close_fd, int close_fd2, int *go, unsigned int want,
+			  useconds_t pause_us)
+{
+	int g[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(g), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[4096], line[16], b;
+		size_t have = 0;
+		unsigned int seen = 0;
+		ssize_t n;
+
+		close(close_fd);
+		if (close_fd2 >= 0)
+			close(close_fd2);
+		close(g[1]);
+		if (read(g[0], &b, 1) != 1)
+			_exit(3);
+		while ((n = read(rd, buf, sizeof(buf))) > 0) {
+			for (ssize_t i = 0; i < n; i++) {
+				line[have++] = buf[i];
+				if (have < LINE_LEN)
+					continue;
+				line[LINE_LEN] = 0;
+				if ((unsigned int)strtoul(line, NULL, 10) != seen++)
+					_exit(1);
+				have = 0;
+			}
+			if (pause_us)
+				usleep(pause_us);
+		}
+		_exit(seen == want && have == 0 ? 0 : 2);
+	}
+	close(g[0]);
+	*go = g[1];
+	return pid;
+}
+
+static int reap(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/*
+ * Nobody reads yet: every flush returns at once, what the pipe does not take waits in memory;
+ * once the reader starts, out__drain writes it as the pipe takes it, in order, none lost.
+ */
+static void test_queue_late_reader(void **state)
+{
+	int p[2], go, efd = eventfd(0, EFD_CLOEXEC); /* no stop signal */
+	unsigned int next = 0, i;
+	struct out *o;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	o = out__new(p[1], 4096);
+	assert_int_equal(out__watch(o, efd), 0);
+	out__set_queue(o, true);
+	pid = start_reader(p[0], p[1], o->fd, &go, 200000, 0);
+	close(p[0]);
+	/* 1.8 MB, 28 times what the pipe holds: without the queue the first flushes would block */
+	for (i = 0; i < 200; i++) {
+		put_lines(o, &next, 1000);
+		assert_int_equal(out__flush(o), 0);
+	}
+	assert_true(o->queued > 1000000);
+	assert_int_equal(o->queued + o->written, 200000 * LINE_LEN);
+	assert_int_equal(o->waits, 0);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	while (o->queued) {
+		struct pollfd pf = { .fd = o->fd, .events = POLLOUT };
+
+		assert_true(poll(&pf, 1, 10000) == 1);
+		assert_int_equal(out__drain(o), 0);
+	}
+	assert_int_equal(o->written, 200000 * LINE_LEN);
+	assert_int_equal(o->dropped, 0);
+	assert_int_equal(o->queued_peak, o->queued_total);
+	out__delete(o);
+	close(p[1]);
+	assert_int_equal(reap(pid), 0);
+	close(efd);
+}
+
+/*
+ * Past the bound, a flush waits for the reader as without a queue (and what it writes then
+ * still comes in order); the queue never holds more than its bound.
+ */
+static void test_queue_bound(void **state)
+{
+	int p[2], go, efd = eventfd(0, EFD_CLOEXEC);
+	unsigned int next = 0, i;
+	struct out *o;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	o = out__new(p[1], 4096);
+	assert_int_equal(out__watch(o, efd), 0);
+	out__set_queue(o, true);
+	o->queue_max = 256 * 1024;
+	pid = start_reader(p[0], p[1], o->fd, &go, 100000, 100);
+	close(p[0]);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	for (i = 0; i < 100; i++) {
+		put_lines(o, &next, 1000);
+		assert_int_equal(out__flush(o), 0);
+		assert_true(o->queued <= o->queue_max);
+	}
+	assert_true(o->waits > 0);
+	assert_true(o->queued_peak <= o->queue_max);
+	out__set_queue(o, false);
+	assert_int_equal(out__flush(o), 0); /* off: the rest is written, waiting for the reader */
+	assert_int_equal(o->queued, 0);
+	assert_int_equal(o->written, 100000 * LINE_LEN);
+	out__delete(o);
+	close(p[1]);
+	assert_int_equal(reap(pid), 0);
+	close(efd);
+}
+
+/* A stalled reader and a stop signal: the final flush gives up after the grace, counting what
+ * it drops, queue included. */
+static void test_queue_stalled_stop(void **state)
+{
+	int p[2], efd = eventfd(1, EFD_CLOEXEC); /* a stop signal pending */
+	unsigned int next = 0;
+	struct out *o;
+
+	assert_int_equal(pipe(p), 0);
+	o = out__new(p[1], 4096);
+	assert_int_equal(out__watch(o, efd), 0);
+	out__set_queue(o, true);
+	put_lines(o, &next, 50000);
+	assert_int_equal(out__flush(o), 0);
+	assert_true(o->queued > 0);
+	out__set_queue(o, false);
+	assert_int_equal(out__flush(o), -EINTR);
+	assert_int_equal(o->queued, 0);
+	assert_int_equal(o->written + o->dropped, 50000 * LINE_LEN);
+	out__delete(o);
+	close(p[0]);
+	close(p[1]);
+	close(efd);
+}
+
+/* The reader leaves while data waits: EPIPE, and the queue is counted as dropped. */
+static void test_queue_epipe(void **state)
+{
+	int p[2], efd = eventfd(0, EFD_CLOEXEC);
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	unsigned int next = 0;
+	struct out *o;
+
+	assert_int_equal(pipe(p), 0);
+	o = out__new(p[1], 4096);
+	assert_int_equal(out__watch(o, efd), 0);
+	out__set_queue(o, true);
+	put_lines(o, &next, 20000);
+	assert_int_equal(out__flush(o), 0);
+	assert_true(o->queued > 0);
+	close(p[0]);
+	assert_int_equal(out__drain(o), -EPIPE);
+	assert_int_equal(o->queued, 0);
+	assert_int_equal(o->written + o->dropped, 20000 * LINE_LEN);
+	out__delete(o);
+	close(p[1]);
+	close(efd);
+	signal(SIGPIPE, old);
+}
+
+/* A socket cannot be reopened non-blocking: its writes say MSG_DONTWAIT, and queue the same. */
+static void test_queue_socket(void **state)
+{
+	int sv[2], go, efd = eventfd(0, EFD_CLOEXEC);
+	unsigned int next = 0, i;
+	struct out *o;
+	pid_t pid;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	o = out__new(sv[0], 4096);
+	assert_int_equal(out__watch(o, efd), 0);
+	assert_int_equal(o->fd, sv[0]);
+	assert_false(fcntl(sv[0], F_GETFL) & O_NONBLOCK); /* shared description untouched */
+	out__set_queue(o, true);
+	pid = start_reader(sv[1], sv[0], -1, &go, 100000, 0);
+	close(sv[1]);
+	for (i = 0; i < 100; i++) {
+		put_lines(o, &next, 1000);
+		assert_int_equal(out__flush(o), 0);
+	}
+	assert_true(o->queued > 0);
+	assert_int_equal(write(go, "g", 1), 1);
+	close(go);
+	out__set_queue(o, false);
+	assert_int_equal(out__flush(o), 0);
+	assert_int_equal(o->written, 100000 * LINE_LEN);
+	out__delete(o);
+	close(sv[0]);
+	assert_int_equal(reap(pid), 0);
+	close(efd);
+}
+
+/* Files never wait for a reader: no queue there, whatever is asked. */
+static void test_queue_not_for_files(void **state)
+{
+	int fd = memfd_create("out", 0);
+	struct out *o = out__new(fd, 16);
+
+	assert_int_equal(out__watch(o, -1), 0);
+	out__set_queue(o, true);
+	assert_false(o->async);
+	out__puts(o, "written at once, as before");
+	assert_int_equal(out__flush(o), 0);
+	assert_string_equal(contents(fd), "written at once, as before");
+	out__delete(o);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +540,12 @@ int main(void)
 		cmocka_unit_test(test_json_raw),
 		cmocka_unit_test(test_watch_stop),
 		cmocka_unit_test(test_watch_stop_slow_reader),
+		cmocka_unit_test(test_queue_late_reader),
+		cmocka_unit_test(test_queue_bound),
+		cmocka_unit_test(test_queue_stalled_stop),
+		cmocka_unit_test(test_queue_epipe),
+		cmocka_unit_test(test_queue_socket),
+		cmocka_unit_test(test_queue_not_for_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
