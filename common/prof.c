@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +28,10 @@ struct prof_state {
 	struct flame *flame; /* --flame-graph */
 	char *flame_path; /* FILE.folded */
 	char fold[8192];
+	/* --usage-self: its timer, and the CPU time and clock at the last line */
+	int usage_fd;
+	uint64_t usage_user_ns, usage_sys_ns;
+	uint64_t usage_at;
 	/* --sampling-limit: per CPU, the second being counted and the events in it */
 	uint64_t *limit_sec;
 	uint64_t *limit_nr;
@@ -338,6 +345,13 @@ static int prepare_streaming(struct prof *p)
 			strerror(-err));
 		return 1;
 	}
+	if (p->opts.overwrite) { /* the side-band event shares the rings: backward too */
+		struct psc_evsel *evsel;
+		int i;
+
+		psc_evlist__for_each(p->evlist, i, evsel)
+			psc_evsel__attr_mut(evsel)->write_backward = 1;
+	}
 	if (p->opts.watermark_pct) {
 		size_t ring = (size_t)(p->opts.mmap_pages ? p->opts.mmap_pages : 128) *
 			      (size_t)sysconf(_SC_PAGESIZE);
@@ -405,8 +419,10 @@ static int start_session(struct prof *p)
 	PSC_OPTS(session_opts, so, .order = rings && p->order,
 		 .interval_ms = p->opts.interval_ms, .duration_s = p->opts.duration_s,
 		 .prof = p->name, .target = &p->target,
-		 .watch_pid = p->opts.pid ? p->opts.pid : p->opts.tid,
-		 .watch_is_thread = p->opts.tid != 0, .counting = !rings,
+		 .watch_pids = p->opts.nr_pids ? p->opts.pids : p->opts.tids,
+		 .nr_watch = p->opts.nr_pids ? p->opts.nr_pids : p->opts.nr_tids,
+		 .watch_is_thread = p->opts.nr_tids > 0, .counting = !rings,
+		 .overwrite = rings && p->opts.overwrite,
 		 .quiet_stats = !rings || p->opts.quiet, .verbose = p->opts.verbose > 0);
 	const struct session_hooks hooks = {
 		.ctx = p,
@@ -427,6 +443,75 @@ static int start_session(struct prof *p)
 	/* a slow reader of the pipe: output waits in memory, the rings are still drained */
 	out__attach(p->out, p->session);
 	return 0;
+}
+
+/* ---- --usage-self ---- */
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
+}
+
+/* perfscope's own CPU use since the last line, as perf-prof's --usage-self prints it. */
+static int on_usage_timer(void *ctx, int fd, uint32_t revents)
+{
+	struct prof *p = ctx;
+	struct prof_state *st = p->state;
+	struct rusage ru;
+	uint64_t ticks, now = monotonic_ns(), user, sys, wall;
+
+	if (revents == SESSION_FD_END)
+		return 0;
+	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) ||
+	    getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	user = tv_ns(&ru.ru_utime);
+	sys = tv_ns(&ru.ru_stime);
+	wall = now - st->usage_at;
+	if (wall)
+		fprintf(stderr,
+			"perfscope %s: own CPU use in the last %llu ms: %.2f%% user, %.2f%% sys "
+			"(of one CPU), %ld KiB resident at most\n",
+			p->name, (unsigned long long)(wall / 1000000),
+			100.0 * (double)(user - st->usage_user_ns) / (double)wall,
+			100.0 * (double)(sys - st->usage_sys_ns) / (double)wall,
+			ru.ru_maxrss);
+	st->usage_user_ns = user;
+	st->usage_sys_ns = sys;
+	st->usage_at = now;
+	return 0;
+}
+
+static int start_usage_self(struct prof *p)
+{
+	struct prof_state *st = p->state;
+	uint64_t ns = (uint64_t)p->opts.usage_self_ms * 1000000ull;
+	struct itimerspec its = {
+		.it_value = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) },
+		.it_interval = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) },
+	};
+	struct rusage ru;
+
+	st->usage_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (st->usage_fd < 0 || timerfd_settime(st->usage_fd, 0, &its, NULL))
+		return -errno;
+	if (!getrusage(RUSAGE_SELF, &ru)) {
+		st->usage_user_ns = tv_ns(&ru.ru_utime);
+		st->usage_sys_ns = tv_ns(&ru.ru_stime);
+	}
+	st->usage_at = monotonic_ns();
+	return session__add_fd(p->session, st->usage_fd, EPOLLIN, on_usage_timer, p);
+}
+
+int prof__add_fd(struct prof *p, int fd, uint32_t epoll_events,
+		 int (*cb)(void *ctx, int fd, uint32_t revents), void *ctx)
+{
+	return session__add_fd(p->session, fd, epoll_events, cb, ctx);
+}
+
+int prof__enable_cpu(struct prof *p, int cpu, bool on)
+{
+	return session__enable_cpu(p->session, cpu, on);
 }
 
 /* ---- the end ---- */
@@ -510,6 +595,10 @@ static int run(struct prof *p)
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 	int err, ret;
 
+	if (p->opts.usage_self_ms && (err = start_usage_self(p))) {
+		fprintf(stderr, "perfscope %s: --usage-self: %s\n", p->name, strerror(-err));
+		return 1;
+	}
 	if (p->decl->start && (ret = p->decl->start(p, p->priv)))
 		return ret;
 	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
@@ -554,7 +643,7 @@ static int hook_status(int ret)
 
 int prof__main(const struct profiler *decl, int argc, char **argv)
 {
-	struct prof_state st = { 0 };
+	struct prof_state st = { .usage_fd = -1 };
 	struct prof p = { .decl = decl, .name = decl->name, .stop_fd = -1, .state = &st };
 	int ret;
 
@@ -602,6 +691,8 @@ out:
 	free(st.flame_path);
 	if (st.comm_ready)
 		comm_cache__exit(&st.comm);
+	if (st.usage_fd >= 0)
+		close(st.usage_fd);
 	free(st.limit_sec);
 	free(st.limit_nr);
 	out__delete(p.out);

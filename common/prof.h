@@ -167,6 +167,14 @@ void prof__stack_text(struct prof *p, const struct psc_sample *s);
 void prof__stack_json(struct prof *p, const struct psc_sample *s);
 /* The stack printer (PROF_STACKS and stacks asked for), NULL otherwise. */
 struct callchain *prof__callchain(struct prof *p);
+/*
+ * A file descriptor for the session's loop to poll beside the rings (a BPF ring buffer, a
+ * timer): cb runs as session__add_fd says (session.h), from the hooks' thread.
+ */
+int prof__add_fd(struct prof *p, int fd, uint32_t epoll_events,
+		 int (*cb)(void *ctx, int fd, uint32_t revents), void *ctx);
+/* Switches the events on CPU cpu on or off while the run goes on. 0 or -errno. */
+int prof__enable_cpu(struct prof *p, int cpu, bool on);
 /* Seconds since the events were enabled. */
 double prof__elapsed(const struct prof *p);
 /* Asks the engine to stop after the current event. */

@@ -73,6 +73,7 @@ struct session {
 	int command_exit;
 	bool watch_is_command;
 	bool signalled; /* a stop signal was passed on to the command */
+	int nr_watching; /* -p/-t lists: tasks not yet seen to exit */
 	/* PERF_FORMAT_LOST: the kernel's exact count per fd, read at intervals and at the end */
 	bool lost_fmt;
 	struct session_fd *fds; /* session__add_fd */
@@ -489,11 +490,28 @@ static void deliver(struct session *s, struct order_ring *r)
 
 /* Reads the record at the front of r's source (backlog, then ring) into r->rec; false at its
  * end. */
+/* hdr decoded into r (evsel, rec, time); false when the decoder refuses it (counted). */
+static bool decode(struct session *s, struct order_ring *r, const struct perf_event_header *hdr)
+{
+	const struct perf_event_attr *attr;
+
+	r->evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
+	attr = psc_evsel__attr(r->evsel ? r->evsel : psc_evlist__at(s->evlist, 0));
+	if (psc_record__parse(hdr, attr, &r->rec)) {
+		s->st.undecodable++;
+		return false;
+	}
+	if (r->rec.type == PERF_RECORD_SAMPLE)
+		r->time = (r->rec.sample.sample_type & PERF_SAMPLE_TIME) ? r->rec.sample.time : 0;
+	else
+		r->time = (r->rec.sid.present & PERF_SAMPLE_TIME) ? r->rec.sid.time : 0;
+	return true;
+}
+
 static bool peek(void *ctx, struct order_ring *r)
 {
 	struct session *s = ctx;
 	const struct perf_event_header *hdr;
-	const struct perf_event_attr *attr;
 
 	/* Records before this one are delivered: let the kernel reuse their space already. */
 	psc_ring__release(r->ring);
@@ -505,19 +523,86 @@ static bool peek(void *ctx, struct order_ring *r)
 				s->st.corrupt++;
 			return false;
 		}
-		r->evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
-		attr = psc_evsel__attr(r->evsel ? r->evsel : psc_evlist__at(s->evlist, 0));
-		if (psc_record__parse(hdr, attr, &r->rec) == 0)
+		if (decode(s, r, hdr))
 			break;
 		/* Counted and skipped: one bad record must not stop the stream. */
-		s->st.undecodable++;
 		order_ring__consume(&s->order, r);
 	}
-	if (r->rec.type == PERF_RECORD_SAMPLE)
-		r->time = (r->rec.sample.sample_type & PERF_SAMPLE_TIME) ? r->rec.sample.time : 0;
-	else
-		r->time = (r->rec.sid.present & PERF_SAMPLE_TIME) ? r->rec.sid.time : 0;
 	return true;
+}
+
+/* ---- --overwrite: the flight recorder's rings, read once ---- */
+
+struct snap_rec {
+	uint64_t time;
+	size_t off; /* of the record's copy in the snapshot */
+	int ring;
+	int seq; /* read order within its ring: newest first */
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct snap_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->ring != y->ring)
+		return x->ring - y->ring;
+	return y->seq - x->seq; /* a backward ring is read newest first */
+}
+
+/*
+ * Backward rings are read from the newest record to the oldest; every ring is copied (they are
+ * paused, at most -m pages each), then delivered in time order across all of them.
+ */
+static void round_overwrite(struct session *s)
+{
+	struct snap_rec *recs = NULL;
+	char *buf = NULL;
+	size_t nr = 0, cap = 0, used = 0, room = 0;
+
+	for (int i = 0; i < s->nr_rings; i++) {
+		struct order_ring *r = &s->rings[i];
+		const struct perf_event_header *hdr;
+		int seq = 0;
+
+		if (psc_ring__read_init(r->ring))
+			continue;
+		while ((hdr = psc_ring__next(r->ring))) {
+			if (!decode(s, r, hdr)) {
+				psc_ring__consume(r->ring);
+				continue;
+			}
+			if (nr == cap) {
+				struct snap_rec *g = realloc(recs, (cap = cap ? 2 * cap : 1024) *
+									   sizeof(*recs));
+				if (!g)
+					break;
+				recs = g;
+			}
+			if (used + hdr->size > room) {
+				char *g = realloc(buf, (room = 2 * (used + hdr->size) + 65536));
+
+				if (!g)
+					break;
+				buf = g;
+			}
+			memcpy(buf + used, hdr, hdr->size);
+			recs[nr++] = (struct snap_rec){ r->time, used, i, seq++ };
+			used += hdr->size;
+			psc_ring__consume(r->ring);
+		}
+		psc_ring__read_done(r->ring);
+	}
+	qsort(recs, nr, sizeof(*recs), by_time);
+	for (size_t k = 0; k < nr && !s->stop; k++) {
+		struct order_ring *r = &s->rings[recs[k].ring];
+
+		if (decode(s, r, (const struct perf_event_header *)(buf + recs[k].off)))
+			deliver(s, r);
+	}
+	free(recs);
+	free(buf);
 }
 
 /*
@@ -989,7 +1074,8 @@ static int setup_fds(struct session *s)
 	sigset_t mask;
 	int i, fd, err;
 
-	for (i = 0; i < s->nr_rings; i++) {
+	/* overwrite rings are read once, at the end: their wakeups would only cost */
+	for (i = 0; i < s->nr_rings && !s->opts.overwrite; i++) {
 		fd = psc_ring__fd(s->rings[i].ring);
 		if (fd >= 0 && (err = epoll_add(s, fd, i)))
 			return err;
@@ -1021,11 +1107,50 @@ static int setup_fds(struct session *s)
 	return 0;
 }
 
+/* One of several -p/-t tasks exited: the run ends with the last. */
+static int on_watched_exit(void *ctx, int fd, uint32_t revents)
+{
+	struct session *s = ctx;
+
+	session__remove_fd(s, fd);
+	close(fd);
+	if (revents != SESSION_FD_END && --s->nr_watching == 0 && s->end == SESSION_RUNNING) {
+		s->end = SESSION_PROCESS;
+		return 1;
+	}
+	return 0;
+}
+
+static void watch_tasks(struct session *s)
+{
+	for (int i = 0; i < s->opts.nr_watch; i++) {
+		int fd = open_pidfd(s->opts.watch_pids[i], s->opts.watch_is_thread);
+
+		if (fd == -ESRCH)
+			continue; /* gone between setup and now */
+		if (fd < 0 || session__add_fd(s, fd, EPOLLIN, on_watched_exit, s)) {
+			if (fd >= 0)
+				close(fd);
+			s->nr_watching++; /* cannot be watched: never counted as gone */
+			continue;
+		}
+		s->nr_watching++;
+	}
+	if (!s->nr_watching) {
+		s->end = SESSION_PROCESS;
+		s->stop = true;
+	}
+}
+
 /* After the target started: a pidfd for the command or the -p/-t process. */
 static void watch_target(struct session *s)
 {
 	struct target *t = s->opts.target;
 
+	if (!(t && t->launched) && s->opts.nr_watch > 0) {
+		watch_tasks(s);
+		return;
+	}
 	if (t && t->launched) {
 		s->pidfd = launch_pidfd(&t->launch);
 		s->watch_is_command = true;
@@ -1171,16 +1296,21 @@ int session__run(struct session *s)
 				epoll_ctl(s->epfd, EPOLL_CTL_DEL, psc_ring__fd(s->rings[tag].ring),
 					  NULL);
 		}
-		pending = do_round(s, false);
+		if (!s->opts.overwrite)
+			pending = do_round(s, false);
 	}
 
 	/* Deliver what the kernel wrote before the events were disabled. */
 	psc_evlist__disable(s->evlist);
+	for (i = 0; i < s->nr_rings && s->opts.overwrite; i++)
+		psc_ring__pause(s->rings[i].ring); /* a still snapshot to read */
 	if (s->end != SESSION_ERROR) {
 		bool was_stopped_by_hook = s->end == SESSION_HOOK;
 
 		s->stop = was_stopped_by_hook;
-		for (i = 0; i < 4 && !s->stop; i++)
+		if (s->opts.overwrite && !s->stop)
+			round_overwrite(s);
+		for (i = 0; i < 4 && !s->stop && !s->opts.overwrite; i++)
 			if (!do_round(s, true) && !pending_records(s))
 				break;
 	}
@@ -1199,6 +1329,11 @@ int session__run(struct session *s)
 		s->mask_saved = false;
 	}
 	return s->err;
+}
+
+int session__enable_cpu(struct session *s, int cpu, bool on)
+{
+	return on ? psc_evlist__enable_cpu(s->evlist, cpu) : psc_evlist__disable_cpu(s->evlist, cpu);
 }
 
 void session__stop(struct session *s)

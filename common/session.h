@@ -68,6 +68,14 @@ struct session_opts {
 	struct target *target; /* command to start and watch, or maps only; may be NULL */
 	pid_t watch_pid; /* -p / -t: stop when it exits */
 	bool watch_is_thread; /* watch_pid is a thread id (-t) */
+	/* -p/-t lists: stop once every one has exited (used instead of watch_pid when given) */
+	const pid_t *watch_pids;
+	int nr_watch;
+	/*
+	 * Flight recorder: the rings are overwrite (backward) rings that keep the newest events;
+	 * nothing is read while the run lasts, and they are read once, paused, when it ends.
+	 */
+	bool overwrite;
 	bool counting; /* no rings: counters only (stat); the loop still waits for the stops */
 	/*
 	 * Bound on the memory holding records taken out of the rings (the backlogs), in bytes; 0:
@@ -176,6 +184,12 @@ int session__add_fd(struct session *s, int fd, uint32_t epoll_events,
 int session__mod_fd(struct session *s, int fd, uint32_t epoll_events);
 /* Unregisters fd (no SESSION_FD_END call). 0 or -ENOENT. */
 int session__remove_fd(struct session *s, int fd);
+
+/*
+ * Switches the events on CPU cpu on or off while the run goes on (a profiler watching one CPU at
+ * a time). 0 or -errno (-ENOENT: no event there).
+ */
+int session__enable_cpu(struct session *s, int cpu, bool on);
 
 enum session_end session__end(const struct session *s);
 /* The launched command's exit code (wait status mapped, 128+sig), -1 when there is none. */

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 53
+plan 60
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -380,5 +380,34 @@ expect_rc "trace --per-cpu is an unknown option" 2 "$P" trace --per-cpu -e $TP -
 expect_rc "an ATTR in the filter's place" 2 "$P" trace -e "$TP/stack/" -- true
 check "an ATTR in the filter's place: the error gives the form with an empty filter" \
 	grep -qF "leave it empty to give ATTRs only: $TP//stack/" "$ERR"
+
+# --overwrite: a flight recorder; the rings keep the newest events and are read once at the end,
+# in time order across CPUs
+run_capture "$P" trace -e syscalls:sys_enter_getppid --overwrite -m 1 -- "$GEN" -q getppid 100000
+n=$(grep -c sys_enter_getppid "$OUT")
+check "--overwrite -m 1: exit 0, the last events only ($n of 100000)" \
+	sh -c "[ $RC -eq 0 ] && [ ${n:-0} -gt 0 ] && [ ${n:-0} -lt 100000 ]"
+check "--overwrite: shown in time order" sh -c "awk '{print \$4}' '$OUT' | tr -d : | sort -c -n"
+# -N: stops after N events, exit 0
+run_capture "$P" trace -e syscalls:sys_enter_getppid -N 7 -- "$GEN" -q getppid 100000
+check "-N 7: exactly 7 events, exit 0 (exit $RC)" sh -c "[ $RC -eq 0 ] && [ \$(grep -c getppid '$OUT') -eq 7 ]"
+# --usage-self: perfscope's own CPU use on stderr every MS
+run_capture "$P" trace -e sched:sched_switch --usage-self 100 --duration 0.5
+check "--usage-self 100: own CPU use lines (exit $RC)" sh -c "[ $RC -eq 0 ] && grep -q 'own CPU use in the last' '$ERR'"
+# --sampling-limit: at most N a second and CPU, the rest counted as dropped
+run_capture "$P" trace -e syscalls:sys_enter_getppid --sampling-limit 10 -- "$GEN" -q getppid 50000
+n=$(grep -c getppid "$OUT")
+check "--sampling-limit 10: few events ($n), the rest reported dropped" \
+	sh -c "[ ${n:-0} -ge 1 ] && [ ${n:-0} -le 40 ] && grep -q 'dropped by --sampling-limit' '$ERR'"
+# -q: no statistics when nothing was lost
+run_capture "$P" trace -e syscalls:sys_enter_getppid -q -- "$GEN" -q getppid 100
+check "-q: no statistics lines on stderr" sh -c "[ $RC -eq 0 ] && ! grep -q 'events, 0 lost' '$ERR'"
+# --no-kernel-callchain: user frames only
+run_capture "$P" trace -e syscalls:sys_enter_getppid -g --no-kernel-callchain --format json -- "$GEN" -q getppid 10
+check "--no-kernel-callchain: no kernel frame in any stack" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev and all(not f["kernel"] for e in ev for f in e.get("stack", []))
+assert any(e.get("stack") for e in ev)' "$OUT"
 
 done_testing
