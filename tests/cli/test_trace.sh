@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 60
+plan 62
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -409,5 +409,18 @@ import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 assert ev and all(not f["kernel"] for e in ev for f in e.get("stack", []))
 assert any(e.get("stack") for e in ev)' "$OUT"
+
+# -p PID,PID: both followed; the trace goes on while one is left, stops when the last exits
+sleep 0.3 &
+s1=$!
+sleep 1.2 &
+s2=$!
+start=$(date +%s%N)
+run_capture timeout 10 "$P" trace -e syscalls:sys_enter_exit_group -p "$s1,$s2"
+ms=$((($(date +%s%N) - start) / 1000000))
+wait "$s1" "$s2" 2>/dev/null
+check "-p PID,PID: stops when the last exits, exit 0 (exit $RC after $ms ms)" \
+	sh -c "[ $RC -eq 0 ] && [ $ms -ge 1000 ] && grep -q 'process followed exited' '$ERR'"
+check "-p PID,PID: events of both (their exit_group)" sh -c "grep -q ' $s1/$s1 ' '$OUT' && grep -q ' $s2/$s2 ' '$OUT'"
 
 done_testing
