@@ -409,11 +409,21 @@ static void test_queue_bound(void **state)
 	assert_int_equal(out__watch(o, efd), 0);
 	out__set_queue(o, true);
 	o->queue_max = 256 * 1024;
-	pid = start_reader(p[0], p[1], o->fd, &go, 100000, 100);
+	/* a reader of 2 MB/s: slower than any build writes, a sanitized one included */
+	pid = start_reader(p[0], p[1], o->fd, &go, 100000, 2000);
 	close(p[0]);
+	/*
+	 * The reader starts only once the pipe and the queue are nearly full, so the batches
+	 * after it cannot all fit: a flush must wait for the reader.
+	 */
+	for (i = 0; o->queued + 2 * 1000 * LINE_LEN <= o->queue_max; i++) {
+		put_lines(o, &next, 1000);
+		assert_int_equal(out__flush(o), 0);
+		assert_int_equal(o->waits, 0);
+	}
 	assert_int_equal(write(go, "g", 1), 1);
 	close(go);
-	for (i = 0; i < 100; i++) {
+	for (; i < 100; i++) {
 		put_lines(o, &next, 1000);
 		assert_int_equal(out__flush(o), 0);
 		assert_true(o->queued <= o->queue_max);
