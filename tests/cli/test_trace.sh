@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 64
+plan 65
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -402,8 +402,14 @@ check "--sampling-limit 10: few events ($n), the rest reported dropped" \
 # -q: no statistics when nothing was lost
 run_capture "$P" trace -e syscalls:sys_enter_getppid -q -- "$GEN" -q getppid 100
 check "-q: no statistics lines on stderr" sh -c "[ $RC -eq 0 ] && ! grep -q 'events, 0 lost' '$ERR'"
-# --no-kernel-callchain: user frames only
-run_capture "$P" trace -e syscalls:sys_enter_getppid -g --no-kernel-callchain --format json -- "$GEN" -q getppid 10
+# --no-kernel-callchain: user frames only. sched_switch has kernel frames (__schedule) under -g,
+# unlike a sys_enter tracepoint, whose regs are the user's: without the option there must be some.
+run_capture "$P" trace -e sched:sched_switch -g --format json -- "$GEN" -q pingpong 50
+check "-g on sched_switch: kernel frames (the control of the next check)" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert any(f["kernel"] for e in ev for f in e.get("stack", []))' "$OUT"
+run_capture "$P" trace -e sched:sched_switch -g --no-kernel-callchain --format json -- "$GEN" -q pingpong 50
 check "--no-kernel-callchain: no kernel frame in any stack" python3 -c '
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
