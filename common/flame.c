@@ -101,26 +101,21 @@ static int by_text(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-int flame__write(const struct flame *f, const char *path)
+int flame__write_file(const struct flame *f, FILE *out)
 {
 	size_t n = keymap__nr(&f->map), i = 0;
 	struct flame_stack **all = calloc(n ? n : 1, sizeof(*all)), *st;
 	struct keymap_iter it;
 	uint64_t key;
-	FILE *out;
 	int err = 0;
 
-	if (!all)
+	if (!all) {
+		fclose(out);
 		return -ENOMEM;
+	}
 	keymap__for_each(&f->map, &it, key, st)
 		all[i++] = st;
 	qsort(all, n, sizeof(*all), by_text);
-	out = fopen(path, "we");
-	if (!out) {
-		err = -errno;
-		free(all);
-		return err;
-	}
 	for (i = 0; i < n; i++)
 		fprintf(out, "%s %llu\n", all[i]->text, (unsigned long long)all[i]->count);
 	if (ferror(out))
@@ -129,4 +124,11 @@ int flame__write(const struct flame *f, const char *path)
 		err = -errno;
 	free(all);
 	return err;
+}
+
+int flame__write(const struct flame *f, const char *path)
+{
+	FILE *out = fopen(path, "we");
+
+	return out ? flame__write_file(f, out) : -errno;
 }

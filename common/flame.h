@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Memory grows with the distinct stacks, not with the samples: each folded text is kept once
@@ -23,5 +24,10 @@ uint64_t flame__nr_samples(const struct flame *f);
  * speedscope read it) to path, created or truncated. 0 or -errno.
  */
 int flame__write(const struct flame *f, const char *path);
+/*
+ * The same into out, opened by the caller (a profiler opens it before the run, so that an
+ * unwritable FILE is said at once rather than after the run); out is closed. 0 or -errno.
+ */
+int flame__write_file(const struct flame *f, FILE *out);
 
 #endif

@@ -27,6 +27,7 @@ struct prof_state {
 	struct callchain *cc;
 	struct flame *flame; /* --flame-graph */
 	char *flame_path; /* FILE.folded */
+	FILE *flame_file; /* opened before the run: an unwritable FILE is said at once */
 	char fold[8192];
 	/* --usage-self: its timer, and the CPU time and clock at the last line */
 	int usage_fd;
@@ -316,6 +317,12 @@ static int prepare_streaming(struct prof *p)
 		st->flame = flame__new();
 		if (!st->flame)
 			return -ENOMEM;
+		st->flame_file = fopen(st->flame_path, "we");
+		if (!st->flame_file) {
+			fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
+				p->name, st->flame_path, strerror(errno));
+			return 1;
+		}
 	}
 	if ((p->decl->needs & PROF_STACKS) && any_stack(p)) {
 		st->cc = callchain__new(p->name);
@@ -530,9 +537,10 @@ static int write_flame(struct prof *p)
 	struct prof_state *st = p->state;
 	int err;
 
-	if (!st->flame)
+	if (!st->flame || !st->flame_file)
 		return 0;
-	err = flame__write(st->flame, st->flame_path);
+	err = flame__write_file(st->flame, st->flame_file);
+	st->flame_file = NULL; /* closed */
 	if (err) {
 		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
 			p->name, st->flame_path, strerror(-err));
@@ -688,6 +696,8 @@ out:
 	psc_event_list__delete(p.specs);
 	callchain__delete(st.cc);
 	flame__delete(st.flame);
+	if (st.flame_file)
+		fclose(st.flame_file);
 	free(st.flame_path);
 	if (st.comm_ready)
 		comm_cache__exit(&st.comm);

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 62
+plan 65
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -402,13 +402,30 @@ check "--sampling-limit 10: few events ($n), the rest reported dropped" \
 # -q: no statistics when nothing was lost
 run_capture "$P" trace -e syscalls:sys_enter_getppid -q -- "$GEN" -q getppid 100
 check "-q: no statistics lines on stderr" sh -c "[ $RC -eq 0 ] && ! grep -q 'events, 0 lost' '$ERR'"
-# --no-kernel-callchain: user frames only
-run_capture "$P" trace -e syscalls:sys_enter_getppid -g --no-kernel-callchain --format json -- "$GEN" -q getppid 10
+# --no-kernel-callchain: user frames only. sched_switch has kernel frames (__schedule) under -g,
+# unlike a sys_enter tracepoint, whose regs are the user's: without the option there must be some.
+run_capture "$P" trace -e sched:sched_switch -g --format json -- "$GEN" -q pingpong 50
+check "-g on sched_switch: kernel frames (the control of the next check)" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert any(f["kernel"] for e in ev for f in e.get("stack", []))' "$OUT"
+run_capture "$P" trace -e sched:sched_switch -g --no-kernel-callchain --format json -- "$GEN" -q pingpong 50
 check "--no-kernel-callchain: no kernel frame in any stack" python3 -c '
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 assert ev and all(not f["kernel"] for e in ev for f in e.get("stack", []))
 assert any(e.get("stack") for e in ev)' "$OUT"
+
+# --flame-graph FILE: FILE.folded holds every stack once with its count, root first
+FG=$(mktemp -d)
+run_capture "$P" trace -e syscalls:sys_enter_getppid --flame-graph "$FG/g" -- "$GEN" -q getppid 200
+check "--flame-graph: 200 stacks of gen_events counted in FILE.folded" sh -c "[ $RC -eq 0 ] &&
+	[ \$(awk '/^gen_events;/ { n += \$NF } END { print n + 0 }' '$FG/g.folded') -eq 200 ]"
+rm -rf "$FG"
+# ... and a FILE that cannot be written is said before the run, not after it (the stacks lost)
+run_capture "$P" trace -e syscalls:sys_enter_getppid --flame-graph /nonexistent/psc/g -- "$GEN" -q getppid 200
+check "--flame-graph into a directory that does not exist: exit 1 before any event" \
+	sh -c "[ $RC -eq 1 ] && [ ! -s '$OUT' ] && grep -q 'cannot write the folded stacks' '$ERR'"
 
 # -p PID,PID: both followed; the trace goes on while one is left, stops when the last exits
 sleep 0.3 &
