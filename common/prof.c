@@ -369,8 +369,11 @@ static int prepare_streaming(struct prof *p)
 		{
 			struct perf_event_attr *a = psc_evsel__attr_mut(evsel);
 
+			size_t wm = ring / 100 * (size_t)p->opts.watermark_pct;
+
 			a->watermark = 1;
-			a->wakeup_watermark = (uint32_t)(ring * (size_t)p->opts.watermark_pct / 100);
+			/* the attr's field is 32 bits: a 4 GiB ring wakes up a little early */
+			a->wakeup_watermark = (uint32_t)(wm < UINT32_MAX ? wm : UINT32_MAX);
 		}
 	}
 	return 0;

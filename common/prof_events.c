@@ -186,9 +186,17 @@ static void config_sampling(struct prof *p, struct prof_event *ev, struct perf_e
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		if (spec->max_stack > 0)
 			a->sample_max_stack = (uint16_t)spec->max_stack;
-		if (p->opts.user_callchain == 0)
+		/*
+		 * perf-prof's switches: --no-X leaves part X out; --X alone (no -g, no stack
+		 * ATTR, not the other one) asks for that part only.
+		 */
+		bool only = !p->opts.callchain && !spec->stack;
+
+		if (p->opts.user_callchain == 0 ||
+		    (only && p->opts.kernel_callchain == 1 && p->opts.user_callchain != 1))
 			a->exclude_callchain_user = 1;
-		if (p->opts.kernel_callchain == 0)
+		if (p->opts.kernel_callchain == 0 ||
+		    (only && p->opts.user_callchain == 1 && p->opts.kernel_callchain != 1))
 			a->exclude_callchain_kernel = 1;
 	}
 	if (p->opts.overwrite)

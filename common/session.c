@@ -568,7 +568,7 @@ static void round_overwrite(struct session *s)
 
 		if (psc_ring__read_init(r->ring))
 			continue;
-		while ((hdr = psc_ring__next(r->ring))) {
+		while ((hdr = psc_ring__next(r->ring)) && !s->st.nomem) {
 			if (!decode(s, r, hdr)) {
 				psc_ring__consume(r->ring);
 				continue;
@@ -576,15 +576,19 @@ static void round_overwrite(struct session *s)
 			if (nr == cap) {
 				struct snap_rec *g = realloc(recs, (cap = cap ? 2 * cap : 1024) *
 									   sizeof(*recs));
-				if (!g)
+				if (!g) {
+					s->st.nomem = true;
 					break;
+				}
 				recs = g;
 			}
 			if (used + hdr->size > room) {
 				char *g = realloc(buf, (room = 2 * (used + hdr->size) + 65536));
 
-				if (!g)
+				if (!g) {
+					s->st.nomem = true;
 					break;
+				}
 				buf = g;
 			}
 			memcpy(buf + used, hdr, hdr->size);
@@ -594,6 +598,7 @@ static void round_overwrite(struct session *s)
 		}
 		psc_ring__read_done(r->ring);
 	}
+	s->st.overwrite_kept = nr;
 	qsort(recs, nr, sizeof(*recs), by_time);
 	for (size_t k = 0; k < nr && !s->stop; k++) {
 		struct order_ring *r = &s->rings[recs[k].ring];
@@ -882,6 +887,12 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 				"came, out of time order\n",
 				p, (unsigned long long)s->st.out_of_order,
 				(unsigned long long)(s->opts.slack_ns / 1000000));
+		if (s->opts.overwrite)
+			fprintf(f,
+				"perfscope %s: flight recorder: the rings held the last %llu records "
+				"when the run ended; older ones were overwritten as it went%s\n",
+				p, (unsigned long long)s->st.overwrite_kept,
+				s->st.nomem ? " (out of memory: the rest of them were not read)" : "");
 		if (s->st.corrupt || s->st.undecodable)
 			fprintf(f,
 				"perfscope %s: %llu corrupt and %llu undecodable records skipped\n",
@@ -1232,7 +1243,8 @@ static void on_timer(struct session *s, int fd, bool interval)
 		return;
 	}
 	refresh_lost(s);
-	if (!s->opts.quiet_stats)
+	/* a flight recorder reads nothing before the end: an interval would say "0 events" */
+	if (!s->opts.quiet_stats && !s->opts.overwrite)
 		session__print_stats(s, stderr, true);
 	if (s->hooks.interval)
 		s->hooks.interval(s->hooks.ctx);
@@ -1333,7 +1345,25 @@ int session__run(struct session *s)
 
 int session__enable_cpu(struct session *s, int cpu, bool on)
 {
-	return on ? psc_evlist__enable_cpu(s->evlist, cpu) : psc_evlist__disable_cpu(s->evlist, cpu);
+	struct psc_evsel *evsel;
+	bool found = false;
+	int i, idx, err;
+
+	/* not the side-band event: task names and mmaps must go on arriving from every CPU */
+	psc_evlist__for_each(s->evlist, i, evsel)
+	{
+		if (!psc_evsel__is_open(evsel) || session_is_sideband(evsel) ||
+		    psc_evsel__leader(evsel) != evsel)
+			continue;
+		idx = psc_cpumap__idx(psc_evsel__cpus(evsel), cpu);
+		if (idx < 0)
+			continue;
+		found = true;
+		err = on ? psc_evsel__enable_cpu(evsel, idx) : psc_evsel__disable_cpu(evsel, idx);
+		if (err)
+			return err;
+	}
+	return found ? 0 : -ENOENT;
 }
 
 void session__stop(struct session *s)

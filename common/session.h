@@ -107,6 +107,8 @@ struct session_stats {
 	uint64_t undecodable; /* records the decoder refused (counted, skipped) */
 	uint64_t throttled; /* PERF_RECORD_THROTTLE: sampling paused by the kernel for a tick */
 	uint64_t rounds;
+	uint64_t overwrite_kept; /* --overwrite: records the rings held at the end */
+	bool nomem; /* --overwrite: the snapshot could not be copied whole */
 	/* records copied out of the rings to wait for their turn in memory (the backlogs) */
 	uint64_t backlog_records, backlog_bytes;
 	uint64_t backlog_peak; /* most record bytes held at once */

@@ -165,7 +165,8 @@ static void print_counts(struct prof *p, struct stat_ctx *s, double interval_ts)
 					  *prev = &s->prev[i * (s->nr_cpus + 1) + cpu];
 
 			for (int th = 0; th < nr_threads; th++) {
-				psc_evsel__counts(evsel, cpu, th, &t);
+				if (psc_evsel__counts(evsel, cpu, th, &t))
+					continue; /* a slot it was not opened on */
 				c.val += t.val;
 				c.ena += t.ena;
 				c.run += t.run;
