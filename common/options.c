@@ -66,7 +66,7 @@ static const struct shared_opt shared_opts[] = {
 	{ { "duration", required_argument, NULL, OPT_DURATION }, CLI_OPT_DURATION, NULL, "S",
 	  "stop after S seconds (a COMMAND still running is sent SIGTERM)" },
 	{ { "exit-N", required_argument, NULL, 'N' }, CLI_OPT_EXIT_N, "N:", "N",
-	  "stop after N events" },
+	  "stop after N events (0: no limit)" },
 	{ { "mmap-pages", required_argument, NULL, 'm' }, CLI_OPT_MMAP, "m:", "PAGES",
 	  "ring buffer pages per CPU, a power of two (default: from what\n"
 	  "the kernel lets this user lock)" },
@@ -258,10 +258,12 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 	case 'N': {
 		char *end;
 
+		/* 0 is perf-prof's "no limit", its default: a perf-prof command line may spell it */
 		errno = 0;
 		o->exit_n = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !o->exit_n || *arg == '-')
-			return usage_error(prof, "-N must be a positive whole number, not '%s'",
+		if (errno || end == arg || *end || *arg == '-')
+			return usage_error(prof,
+					   "-N must be a whole number of events (0: no limit), not '%s'",
 					   arg);
 		return 0;
 	}
