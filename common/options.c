@@ -26,6 +26,8 @@ enum {
 	OPT_OVERWRITE,
 	OPT_SAMPLING_LIMIT,
 	OPT_USAGE_SELF,
+	OPT_MONOTONIC,
+	OPT_INHERIT,
 	OPT_CPUS_ALIAS,
 	OPT_PIDS_ALIAS,
 	OPT_TIDS_ALIAS,
@@ -79,6 +81,13 @@ static const struct shared_opt shared_opts[] = {
 	  "merge events of all CPUs in time order" },
 	{ { "no-order", no_argument, NULL, OPT_NO_ORDER }, CLI_OPT_ORDER, NULL, NULL,
 	  "read each CPU's ring in turn: cheaper, CPUs interleave" },
+	/* perf-prof's switches for what a streaming profiler always does here */
+	{ { "monotonic", no_argument, NULL, OPT_MONOTONIC }, CLI_OPT_ORDER, NULL, NULL,
+	  "times are CLOCK_MONOTONIC (always; perf-prof's option)" },
+	{ { "inherit", no_argument, NULL, OPT_INHERIT }, CLI_OPT_ORDER, NULL, NULL,
+	  "follow the children and new threads of -- COMMAND\n"
+	  "(always done; perf-prof's options; not with -p or -t)" },
+	{ { "ptrace", no_argument, NULL, OPT_INHERIT }, CLI_OPT_ORDER, NULL, NULL, NULL },
 	{ { "call-graph", no_argument, NULL, 'g' }, CLI_OPT_CALLCHAIN, "g", NULL,
 	  "kernel and user stack of every event" },
 	{ { "user-callchain", optional_argument, NULL, OPT_USER_CC }, CLI_OPT_CALLCHAIN, NULL,
@@ -223,6 +232,11 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 		return 0;
 	case OPT_NO_ORDER:
 		o->no_order = true;
+		return 0;
+	case OPT_MONOTONIC:
+		return 0;
+	case OPT_INHERIT:
+		o->inherit = true;
 		return 0;
 	case OPT_WATERMARK:
 		err = parse_long(prof, "--watermark (percent of a ring)", arg, 1, 100, &v);
@@ -416,6 +430,14 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 	if (!!o->pid + !!o->tid + !!o->cgroup + !!o->command > 1)
 		return usage_error(prof,
 				   "choose one target: -p PID, -t TID, -G CGROUP or -- COMMAND");
+	/* perf-prof follows a process's new tasks only when asked; here -p/-t never do yet */
+	if (o->inherit && (o->pid || o->tid))
+		return usage_error(prof,
+				   "--inherit/--ptrace with -%c: only the threads the process has "
+				   "when tracing starts are followed here, not the tasks it creates "
+				   "later; run it under perfscope (-- COMMAND follows its children "
+				   "and threads) or trace its cgroup (-G)",
+				   o->pid ? 'p' : 't');
 	if (o->order && o->no_order)
 		return usage_error(prof, "--order and --no-order contradict each other; give one");
 	if (o->cpus && o->all_cpus)
