@@ -317,12 +317,13 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 }
 
 /*
- * perf's spellings of options that perfscope spells differently: a perf user's first try gets
- * the equivalent instead of a bare "unknown option".
+ * perf's and perf-prof's spellings of options that perfscope spells differently or lacks: a perf
+ * user's first try gets the equivalent, or what perfscope does instead, not a bare "unknown
+ * option".
  */
 static const struct {
 	const char *perf; /* "-I" or "--timeout" (a long one also matches "--timeout=...") */
-	unsigned int flag; /* the profiler must take the equivalent */
+	unsigned int flag; /* the profiler must take the equivalent (~0u: any profiler) */
 	const char *hint;
 } perf_spellings[] = {
 	{ "-I", CLI_OPT_INTERVAL, "-i MS prints every MS milliseconds (perf's -I)" },
@@ -334,6 +335,13 @@ static const struct {
 	{ "--json", CLI_OPT_FORMAT, "--format json prints JSON lines" },
 	{ "-x", CLI_OPT_FORMAT, "--format json is the machine-readable output" },
 	{ "--field-separator", CLI_OPT_FORMAT, "--format json is the machine-readable output" },
+	/* perf-prof's, with no equivalent here: say what perfscope does instead */
+	{ "-V", ~0u, "'perfscope --version' prints the version" },
+	{ "--version", ~0u, "'perfscope --version' prints the version" },
+	{ "--tsc", CLI_OPT_ORDER, "times are CLOCK_MONOTONIC; there is no TSC conversion" },
+	{ "--kvmclock", CLI_OPT_ORDER,
+	  "times are the host's CLOCK_MONOTONIC; there is no guest kvmclock conversion" },
+	{ "--clock-offset", CLI_OPT_ORDER, "times are CLOCK_MONOTONIC, with no offset added" },
 };
 
 static int unknown_option(const char *prof, unsigned int flags, const char *opt)
