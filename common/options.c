@@ -26,6 +26,8 @@ enum {
 	OPT_OVERWRITE,
 	OPT_SAMPLING_LIMIT,
 	OPT_USAGE_SELF,
+	OPT_MONOTONIC,
+	OPT_INHERIT,
 	OPT_CPUS_ALIAS,
 	OPT_PIDS_ALIAS,
 	OPT_TIDS_ALIAS,
@@ -41,146 +43,100 @@ struct shared_opt {
 };
 
 /* In --help order. perf-prof's spellings (--cpus, --pids, --tids, --cgroups) are aliases. */
+/* clang-format off: one option, its flag, spellings and help together */
 static const struct shared_opt shared_opts[] = {
 	{ { "event", required_argument, NULL, 'e' },
-	  CLI_OPT_EVENTS,
-	  "e:",
-	  "EVENTS",
+	  CLI_OPT_EVENTS, "e:", "EVENTS",
 	  "events: sys:name[/filter/ATTR/.../], perf's names (page-faults),\n"
 	  "PMU events (msr/tsc/); repeatable: -e a -e b takes both" },
 	{ { "all-cpus", no_argument, NULL, 'a' },
-	  CLI_OPT_CPUS,
-	  "a",
-	  NULL,
+	  CLI_OPT_CPUS, "a", NULL,
 	  "every online CPU (the default without a target)" },
 	{ { "cpu", required_argument, NULL, 'C' },
-	  CLI_OPT_CPUS,
-	  "C:",
-	  "CPUS",
+	  CLI_OPT_CPUS, "C:", "CPUS",
 	  "these CPUs only: 0-3,6" },
 	{ { "cpus", required_argument, NULL, 'C' }, CLI_OPT_CPUS, NULL, NULL, NULL },
 	{ { "per-cpu", no_argument, NULL, OPT_PER_CPU },
-	  CLI_OPT_PER_CPU,
-	  NULL,
-	  NULL,
+	  CLI_OPT_PER_CPU, NULL, NULL,
 	  "one line per CPU and event (system-wide modes)" },
 	{ { "pid", required_argument, NULL, 'p' },
-	  CLI_OPT_TARGET,
-	  "p:",
-	  "PID,...",
+	  CLI_OPT_TARGET, "p:", "PID,...",
 	  "the threads of processes (a list: 12,34), until they exit" },
 	{ { "pids", required_argument, NULL, 'p' }, CLI_OPT_TARGET, NULL, NULL, NULL },
 	{ { "tid", required_argument, NULL, 't' },
-	  CLI_OPT_TARGET,
-	  "t:",
-	  "TID,...",
+	  CLI_OPT_TARGET, "t:", "TID,...",
 	  "these threads (a list: 12,34), until they exit" },
 	{ { "tids", required_argument, NULL, 't' }, CLI_OPT_TARGET, NULL, NULL, NULL },
 	{ { "cgroup", required_argument, NULL, 'G' },
-	  CLI_OPT_TARGET,
-	  "G:",
-	  "CGROUP",
+	  CLI_OPT_TARGET, "G:", "CGROUP",
 	  "tasks of a cgroup: a path under the cgroup2 mount, or absolute" },
 	{ { "cgroups", required_argument, NULL, 'G' }, CLI_OPT_TARGET, NULL, NULL, NULL },
 	{ { "interval", required_argument, NULL, 'i' },
-	  CLI_OPT_INTERVAL,
-	  "i:",
-	  "MS",
+	  CLI_OPT_INTERVAL, "i:", "MS",
 	  "print every MS milliseconds" },
 	{ { "duration", required_argument, NULL, OPT_DURATION },
-	  CLI_OPT_DURATION,
-	  NULL,
-	  "S",
+	  CLI_OPT_DURATION, NULL, "S",
 	  "stop after S seconds (a COMMAND still running is sent SIGTERM)" },
-	{ { "exit-N", required_argument, NULL, 'N' },
-	  CLI_OPT_EXIT_N,
-	  "N:",
-	  "N",
-	  "stop after N events" },
-	{ { "mmap-pages", required_argument, NULL, 'm' },
-	  CLI_OPT_MMAP,
-	  "m:",
-	  "PAGES",
+	{ { "exit-N", required_argument, NULL, 'N' }, CLI_OPT_EXIT_N, "N:", "N",
+	  "stop after N events (0: no limit)" },
+	{ { "mmap-pages", required_argument, NULL, 'm' }, CLI_OPT_MMAP, "m:", "PAGES",
 	  "ring buffer pages per CPU, a power of two (default: from what\n"
 	  "the kernel lets this user lock)" },
 	{ { "watermark", required_argument, NULL, OPT_WATERMARK },
-	  CLI_OPT_MMAP,
-	  NULL,
-	  "PCT",
+	  CLI_OPT_MMAP, NULL, "PCT",
 	  "wake up when a ring is PCT% full (1-100, default 25)" },
 	{ { "overwrite", no_argument, NULL, OPT_OVERWRITE },
-	  CLI_OPT_OVERWRITE,
-	  NULL,
-	  NULL,
+	  CLI_OPT_OVERWRITE, NULL, NULL,
 	  "flight recorder: rings keep overwriting the oldest events and\n"
 	  "are read once, when the run ends (the last moments before it)" },
 	{ { "order", no_argument, NULL, OPT_ORDER },
-	  CLI_OPT_ORDER,
-	  NULL,
-	  NULL,
+	  CLI_OPT_ORDER, NULL, NULL,
 	  "merge events of all CPUs in time order" },
 	{ { "no-order", no_argument, NULL, OPT_NO_ORDER },
-	  CLI_OPT_ORDER,
-	  NULL,
-	  NULL,
+	  CLI_OPT_ORDER, NULL, NULL,
 	  "read each CPU's ring in turn: cheaper, CPUs interleave" },
-	{ { "call-graph", no_argument, NULL, 'g' },
-	  CLI_OPT_CALLCHAIN,
-	  "g",
-	  NULL,
+	/* perf-prof's switches for what a streaming profiler always does here */
+	{ { "monotonic", no_argument, NULL, OPT_MONOTONIC }, CLI_OPT_ORDER, NULL, NULL,
+	  "times are CLOCK_MONOTONIC (always; perf-prof's option)" },
+	{ { "inherit", no_argument, NULL, OPT_INHERIT }, CLI_OPT_ORDER, NULL, NULL,
+	  "follow the children and new threads of -- COMMAND\n"
+	  "(always done; perf-prof's options; not with -p or -t)" },
+	{ { "ptrace", no_argument, NULL, OPT_INHERIT }, CLI_OPT_ORDER, NULL, NULL, NULL },
+	{ { "call-graph", no_argument, NULL, 'g' }, CLI_OPT_CALLCHAIN, "g", NULL,
 	  "kernel and user stack of every event" },
 	{ { "user-callchain", optional_argument, NULL, OPT_USER_CC },
-	  CLI_OPT_CALLCHAIN,
-	  NULL,
-	  NULL,
-	  "user stacks (frame pointers; perf-prof's =fp)" },
+	  CLI_OPT_CALLCHAIN, NULL, NULL,
+	  "user stacks only (frame pointers; --user-callchain=fp)" },
 	{ { "no-user-callchain", no_argument, NULL, OPT_NO_USER_CC },
-	  CLI_OPT_CALLCHAIN,
-	  NULL,
-	  NULL,
+	  CLI_OPT_CALLCHAIN, NULL, NULL,
 	  "stacks without their user part" },
 	{ { "kernel-callchain", no_argument, NULL, OPT_KERNEL_CC },
-	  CLI_OPT_CALLCHAIN,
-	  NULL,
-	  NULL,
-	  "kernel stacks" },
+	  CLI_OPT_CALLCHAIN, NULL, NULL,
+	  "kernel stacks only (with -g: both)" },
 	{ { "no-kernel-callchain", no_argument, NULL, OPT_NO_KERNEL_CC },
-	  CLI_OPT_CALLCHAIN,
-	  NULL,
-	  NULL,
+	  CLI_OPT_CALLCHAIN, NULL, NULL,
 	  "stacks without their kernel part" },
 	{ { "flame-graph", required_argument, NULL, OPT_FLAME },
-	  CLI_OPT_FLAME,
-	  NULL,
-	  "FILE",
+	  CLI_OPT_FLAME, NULL, "FILE",
 	  "stacks counted as folded text (flamegraph.pl, inferno,\n"
 	  "speedscope) in FILE, written at the end" },
 	{ { "sampling-limit", required_argument, NULL, OPT_SAMPLING_LIMIT },
-	  CLI_OPT_SAMPLING_LIMIT,
-	  NULL,
-	  "N",
+	  CLI_OPT_SAMPLING_LIMIT, NULL, "N",
 	  "at most N events per second and CPU; the rest are counted\nas dropped" },
 	{ { "format", required_argument, NULL, OPT_FORMAT },
-	  CLI_OPT_FORMAT,
-	  NULL,
-	  "F",
+	  CLI_OPT_FORMAT, NULL, "F",
 	  "text (default) or json: one object per line" },
 	{ { "output", required_argument, NULL, 'o' },
-	  CLI_OPT_OUTPUT,
-	  "o:",
-	  "FILE",
+	  CLI_OPT_OUTPUT, "o:", "FILE",
 	  "write to FILE, not standard output (COMMAND keeps it)" },
 	{ { "usage-self", required_argument, NULL, OPT_USAGE_SELF },
-	  CLI_OPT_USAGE_SELF,
-	  NULL,
-	  "MS",
+	  CLI_OPT_USAGE_SELF, NULL, "MS",
 	  "print perfscope's own CPU use every MS milliseconds" },
 	{ { "quiet", no_argument, NULL, 'q' },
-	  CLI_OPT_QUIET,
-	  "q",
-	  NULL,
+	  CLI_OPT_QUIET, "q", NULL,
 	  "no statistics lines unless events were lost" },
 };
+/* clang-format on */
 #define NR_SHARED (sizeof(shared_opts) / sizeof(shared_opts[0]))
 
 static int usage_error(const char *prof, const char *fmt, ...)
@@ -340,6 +296,11 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 	case OPT_NO_ORDER:
 		o->no_order = true;
 		return 0;
+	case OPT_MONOTONIC:
+		return 0;
+	case OPT_INHERIT:
+		o->inherit = true;
+		return 0;
 	case OPT_WATERMARK:
 		err = parse_long(prof, "--watermark (percent of a ring)", arg, 1, 100, &v);
 		if (!err)
@@ -374,10 +335,12 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 	case 'N': {
 		char *end;
 
+		/* 0 is perf-prof's "no limit", its default: a perf-prof command line may spell it */
 		errno = 0;
 		o->exit_n = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || !o->exit_n || *arg == '-')
-			return usage_error(prof, "-N must be a positive whole number, not '%s'",
+		if (errno || end == arg || *end || *arg == '-')
+			return usage_error(prof,
+					   "-N must be a whole number of events (0: no limit), not '%s'",
 					   arg);
 		return 0;
 	}
@@ -417,12 +380,13 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 }
 
 /*
- * perf's spellings of options that perfscope spells differently: a perf user's first try gets
- * the equivalent instead of a bare "unknown option".
+ * perf's and perf-prof's spellings of options that perfscope spells differently or lacks: a perf
+ * user's first try gets the equivalent, or what perfscope does instead, not a bare "unknown
+ * option".
  */
 static const struct {
 	const char *perf; /* "-I" or "--timeout" (a long one also matches "--timeout=...") */
-	unsigned int flag; /* the profiler must take the equivalent */
+	unsigned int flag; /* the profiler must take the equivalent (~0u: any profiler) */
 	const char *hint;
 } perf_spellings[] = {
 	{ "-I", CLI_OPT_INTERVAL, "-i MS prints every MS milliseconds (perf's -I)" },
@@ -434,6 +398,13 @@ static const struct {
 	{ "--json", CLI_OPT_FORMAT, "--format json prints JSON lines" },
 	{ "-x", CLI_OPT_FORMAT, "--format json is the machine-readable output" },
 	{ "--field-separator", CLI_OPT_FORMAT, "--format json is the machine-readable output" },
+	/* perf-prof's, with no equivalent here: say what perfscope does instead */
+	{ "-V", ~0u, "'perfscope --version' prints the version" },
+	{ "--version", ~0u, "'perfscope --version' prints the version" },
+	{ "--tsc", CLI_OPT_ORDER, "times are CLOCK_MONOTONIC; there is no TSC conversion" },
+	{ "--kvmclock", CLI_OPT_ORDER,
+	  "times are the host's CLOCK_MONOTONIC; there is no guest kvmclock conversion" },
+	{ "--clock-offset", CLI_OPT_ORDER, "times are CLOCK_MONOTONIC, with no offset added" },
 };
 
 static int unknown_option(const char *prof, unsigned int flags, const char *opt)
@@ -530,6 +501,14 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 	if (!!o->pid + !!o->tid + !!o->cgroup + !!o->command > 1)
 		return usage_error(prof,
 				   "choose one target: -p PID, -t TID, -G CGROUP or -- COMMAND");
+	/* perf-prof follows a process's new tasks only when asked; here -p/-t never do yet */
+	if (o->inherit && (o->pid || o->tid))
+		return usage_error(prof,
+				   "--inherit/--ptrace with -%c: only the threads the process has "
+				   "when tracing starts are followed here, not the tasks it creates "
+				   "later; run it under perfscope (-- COMMAND follows its children "
+				   "and threads) or trace its cgroup (-G)",
+				   o->pid ? 'p' : 't');
 	if (o->order && o->no_order)
 		return usage_error(prof, "--order and --no-order contradict each other; give one");
 	if (o->cpus && o->all_cpus)

@@ -29,6 +29,7 @@ struct cli_opts {
 	int watermark_pct; /* --watermark 1..100: wake up at this fill of a ring; 0 = default */
 	bool order; /* --order */
 	bool no_order; /* --no-order */
+	bool inherit; /* --inherit, --ptrace: follow new tasks; a COMMAND's always are */
 	bool callchain; /* -g */
 	int user_callchain; /* --user-callchain 1, --no-user-callchain 0, -1 not given */
 	int kernel_callchain; /* --kernel-callchain 1, --no-kernel-callchain 0, -1 not given */
@@ -63,7 +64,7 @@ enum cli_opt_flags {
 	CLI_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
 	CLI_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
 	CLI_OPT_OUTPUT = 1 << 9, /* -o FILE */
-	CLI_OPT_ORDER = 1 << 10, /* --order, --no-order */
+	CLI_OPT_ORDER = 1 << 10, /* --order, --no-order; perf-prof's --monotonic, --inherit, --ptrace */
 	CLI_OPT_CALLCHAIN = 1 << 11, /* -g, --[no-]user-callchain, --[no-]kernel-callchain */
 	CLI_OPT_FLAME = 1 << 12, /* --flame-graph FILE */
 	CLI_OPT_OVERWRITE = 1 << 13, /* --overwrite */
