@@ -84,7 +84,7 @@ static const struct shared_opt shared_opts[] = {
 	  "the kernel lets this user lock)" },
 	{ { "watermark", required_argument, NULL, OPT_WATERMARK },
 	  CLI_OPT_MMAP, NULL, "PCT",
-	  "wake up when a ring is PCT% full (1-100, default 25)" },
+	  "wake up when a ring is PCT% full (1-100, default 25;\n0: at every event, as perf-prof)" },
 	{ { "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	  CLI_OPT_OVERWRITE, NULL, NULL,
 	  "flight recorder: rings keep overwriting the oldest events and\n"
@@ -302,9 +302,9 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 		o->inherit = true;
 		return 0;
 	case OPT_WATERMARK:
-		err = parse_long(prof, "--watermark (percent of a ring)", arg, 1, 100, &v);
-		if (!err)
-			o->watermark_pct = (int)v;
+		err = parse_long(prof, "--watermark (percent of a ring)", arg, 0, 100, &v);
+		if (!err) /* 0, as perf-prof: a wakeup for every event */
+			o->watermark_pct = v ? (int)v : -1;
 		return err;
 	case OPT_USER_CC:
 		/* perf-prof's record modes: frame pointers here; DWARF belongs to profile */

@@ -26,7 +26,8 @@ struct cli_opts {
 	long interval_ms; /* -i, 0 = none */
 	double duration_s; /* --duration, 0 = until stopped */
 	unsigned int mmap_pages; /* -m, 0 = default; power of two */
-	int watermark_pct; /* --watermark 1..100: wake up at this fill of a ring; 0 = default */
+	int watermark_pct; /* --watermark 1..100: wake up at this fill of a ring; 0 = default, -1:
+			      every event (--watermark 0) */
 	bool order; /* --order */
 	bool no_order; /* --no-order */
 	bool inherit; /* --inherit, --ptrace: follow new tasks; a COMMAND's always are */

@@ -371,6 +371,11 @@ static int prepare_streaming(struct prof *p)
 
 			size_t wm = ring / 100 * (size_t)p->opts.watermark_pct;
 
+			if (p->opts.watermark_pct < 0) { /* every event: the lowest latency */
+				a->watermark = 0;
+				a->wakeup_events = 1;
+				continue;
+			}
 			a->watermark = 1;
 			/* the attr's field is 32 bits: a 4 GiB ring wakes up a little early */
 			a->wakeup_watermark = (uint32_t)(wm < UINT32_MAX ? wm : UINT32_MAX);

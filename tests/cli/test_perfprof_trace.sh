@@ -63,7 +63,6 @@ declare -A TODO=(
 	[help2]="'help' after the options: run as a COMMAND, where perf-prof prints the events' help"
 	[cglist1]="--cgroups A,B: one cgroup only (perf-prof takes a list)"
 	[pidcpu1]="-p with -C: refused (perf-prof accepts both)"
-	[wm0]="--watermark 0: refused (perf-prof's default for trace: wake up at every event)"
 	[perfeval1]="--perfeval-cpus/--perfeval-pids: unknown"
 	[version1]="-V/--version after the profiler: unknown (perfscope --version only)"
 	[dwarf1]="--user-callchain=dwarf: only frame pointers"
