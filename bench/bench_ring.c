@@ -357,6 +357,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)events, (unsigned long long)lost, cpu_seconds());
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_ring [-m PAGES] [-o] [-f FILTER] bare|ring|session SYS:NAME\n");
+	fprintf(stderr,
+		"usage: bench_ring [-m PAGES] [-o] [-f FILTER] bare|ring|session SYS:NAME\n");
 	return 2;
 }

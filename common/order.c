@@ -303,7 +303,8 @@ bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm
 		r->in_heap = false;
 		order_ring__end(r);
 		left = psc_ring__pending(r->ring);
-		if (left && left >= (o->spill_left ? o->spill_left : psc_ring__data_size(r->ring) / 4))
+		if (left &&
+		    left >= (o->spill_left ? o->spill_left : psc_ring__data_size(r->ring) / 4))
 			order__spill(o, r);
 		if (r->backlog.records || psc_ring__pending(r->ring))
 			pending = true;
