@@ -25,7 +25,7 @@
 #include "session.h"
 
 /*
- * usage: bench_ring [-m PAGES] [-o] bare|ring|session SYS:NAME
+ * usage: bench_ring [-m PAGES] [-o] [-f FILTER] bare|ring|session SYS:NAME
  *
  * Traces SYS:NAME on every online CPU until SIGINT/SIGTERM, drains the rings, then prints
  * "MODE events N lost L cpu_s S" (S: this process's user + system CPU seconds).
@@ -36,12 +36,14 @@
  *   session  common/session.c (what perfscope trace runs) with a hook that only counts; -o adds
  *            cross-CPU time order (the k-way merge of --order)
  * All three sample IDENTIFIER|TID|TIME|CPU|RAW with CLOCK_MONOTONIC time and wake up every
- * quarter buffer, as perfscope trace does, so they differ only in the reading.
+ * quarter buffer, as perfscope trace does, so they differ only in the reading. -f applies a
+ * kernel filter (comm == "NAME": only the benchmark's workload on a machine shared with others).
  */
 
 #define MAX_CPUS 1024
 
 static volatile sig_atomic_t stop;
+static const char *filter;
 
 static void on_signal(int sig)
 {
@@ -160,6 +162,10 @@ static int run_bare(int id, size_t pages, uint64_t *events, uint64_t *lost)
 			perror("bench_ring: perf_event_open");
 			return -1;
 		}
+		if (filter && ioctl(rings[i].fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+			perror("bench_ring: filter");
+			return -1;
+		}
 		rings[i].meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, rings[i].fd, 0);
 		if (rings[i].meta == MAP_FAILED) {
 			perror("bench_ring: mmap");
@@ -206,6 +212,7 @@ static struct psc_evlist *lib_evlist(int id, size_t pages, const char *name, boo
 	err = session ? session_config_evlist(evlist, pages, 0)
 		      : psc_evlist__config_sampling(evlist);
 	if (err || psc_evlist__set_maps(evlist, cpus, threads) || psc_evlist__open(evlist, &oo) ||
+	    (filter && psc_evsel__apply_filter(psc_evlist__at(evlist, 0), filter)) ||
 	    psc_evlist__mmap(evlist, &mo))
 		goto fail;
 	psc_cpumap__put(cpus);
@@ -311,8 +318,11 @@ int main(int argc, char **argv)
 	const char *mode, *name;
 	int opt, id, err;
 
-	while ((opt = getopt(argc, argv, "m:o")) != -1) {
+	while ((opt = getopt(argc, argv, "m:of:")) != -1) {
 		switch (opt) {
+		case 'f':
+			filter = optarg;
+			break;
 		case 'm':
 			pages = strtoul(optarg, NULL, 10);
 			break;
@@ -347,6 +357,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)events, (unsigned long long)lost, cpu_seconds());
 	return 0;
 usage:
-	fprintf(stderr, "usage: bench_ring [-m PAGES] [-o] bare|ring|session SYS:NAME\n");
+	fprintf(stderr,
+		"usage: bench_ring [-m PAGES] [-o] [-f FILTER] bare|ring|session SYS:NAME\n");
 	return 2;
 }

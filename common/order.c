@@ -9,12 +9,6 @@
 
 #include <perfscope/ring.h>
 
-struct order_chunk {
-	struct order_chunk *next;
-	uint32_t rd, wr; /* offsets of the first record not yet consumed, and of the free space */
-	uint64_t data[ORDER_CHUNK / 8]; /* u64: records stay 8-byte aligned */
-};
-
 /* Chunks freed when their records are consumed are kept for reuse, up to this many. */
 #define MAX_SPARE 8
 #define DEFAULT_CHECK_NS (250 * 1000ull)
@@ -110,7 +104,7 @@ static inline const struct perf_event_header *fifo_front(const struct order_fifo
 	return (const struct perf_event_header *)((const char *)f->head->data + f->head->rd);
 }
 
-static void fifo_pop(struct order *o, struct order_fifo *f)
+void order_fifo__pop(struct order *o, struct order_fifo *f)
 {
 	struct order_chunk *c = f->head;
 	uint32_t size = fifo_front(f)->size;
@@ -147,28 +141,6 @@ bool order_ring__begin(struct order_ring *r)
 	if (!r->in_batch)
 		r->in_batch = psc_ring__read_init(r->ring) == 0;
 	return r->in_batch || r->backlog.records;
-}
-
-const struct perf_event_header *order_ring__next(struct order_ring *r)
-{
-	if (r->backlog.records)
-		return fifo_front(&r->backlog);
-	if (r->in_batch)
-		return psc_ring__next(r->ring);
-	errno = 0;
-	return NULL;
-}
-
-void order_ring__consume(struct order *o, struct order_ring *r)
-{
-	/*
-	 * The front is the backlog's whenever it holds anything: a spill between next and consume
-	 * moved the ring's record (the one next returned) to the backlog's front.
-	 */
-	if (r->backlog.records)
-		fifo_pop(o, &r->backlog);
-	else
-		psc_ring__consume(r->ring);
 }
 
 void order_ring__end(struct order_ring *r)
@@ -233,7 +205,7 @@ void order__keep_drained_slow(struct order *o, struct order_ring *rings, int nr,
 		struct order_ring *r = &rings[i];
 		bool head_in_ring = !r->backlog.records;
 
-		if (psc_ring__pending(r->ring) < psc_ring__data_size(r->ring) / 4)
+		if (psc_ring__pending(r->ring) < psc_ring__data_size(r->ring) / 2)
 			continue;
 		/* a decoded head that lay in the ring now lies in the backlog: decode it there */
 		if (order__spill(o, r) && r->in_heap && head_in_ring && ops)
@@ -331,7 +303,8 @@ bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm
 		r->in_heap = false;
 		order_ring__end(r);
 		left = psc_ring__pending(r->ring);
-		if (left && left >= (o->spill_left ? o->spill_left : psc_ring__data_size(r->ring) / 4))
+		if (left &&
+		    left >= (o->spill_left ? o->spill_left : psc_ring__data_size(r->ring) / 4))
 			order__spill(o, r);
 		if (r->backlog.records || psc_ring__pending(r->ring))
 			pending = true;

@@ -3,28 +3,35 @@
 #ifndef PERFSCOPE_COMMON_ORDER_H
 #define PERFSCOPE_COMMON_ORDER_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <perfscope/record.h>
 
-struct psc_ring;
+#include <perfscope/ring.h>
+
 struct psc_evsel;
-struct order_chunk;
 
 /*
  * Records copied out of a ring, oldest first: a list of chunks (ORDER_CHUNK bytes each, one
  * malloc per chunk, never per record), records 8-byte aligned and contiguous, so a record is
  * decoded where it lies, as in the ring.
  */
+#define ORDER_CHUNK (64u * 1024) /* > the largest record (header.size is a u16) */
+
+struct order_chunk {
+	struct order_chunk *next;
+	uint32_t rd, wr; /* offsets of the first record not yet consumed, and of the free space */
+	uint64_t data[ORDER_CHUNK / 8]; /* u64: records stay 8-byte aligned */
+};
+
 struct order_fifo {
 	struct order_chunk *head, *tail;
 	uint64_t bytes; /* of the records held */
 	uint64_t records;
 };
-
-#define ORDER_CHUNK (64u * 1024) /* > the largest record (header.size is a u16) */
 
 /*
  * One ring as the merge sees it: its source is its backlog, then its ring (per-ring order is
@@ -86,12 +93,32 @@ void order_ring__exit(struct order *o, struct order_ring *r);
  * removing it; consume removes it; end ends the ring's batch (read_done).
  */
 bool order_ring__begin(struct order_ring *r);
-const struct perf_event_header *order_ring__next(struct order_ring *r);
-void order_ring__consume(struct order *o, struct order_ring *r);
 void order_ring__end(struct order_ring *r);
-static inline bool order_ring__has_backlog(const struct order_ring *r)
+void order_fifo__pop(struct order *o, struct order_fifo *f);
+
+/* Inline: once per record, and what they add to the ring's own calls must stay a branch. */
+static inline const struct perf_event_header *order_ring__next(struct order_ring *r)
 {
-	return r->backlog.records != 0;
+	const struct order_chunk *c = r->backlog.head;
+
+	if (c)
+		return (const struct perf_event_header *)((const char *)c->data + c->rd);
+	if (r->in_batch)
+		return psc_ring__next(r->ring);
+	errno = 0;
+	return NULL;
+}
+
+static inline void order_ring__consume(struct order *o, struct order_ring *r)
+{
+	/*
+	 * The front is the backlog's whenever it holds anything: a spill between next and consume
+	 * moved the ring's record (the one next returned) to the backlog's front.
+	 */
+	if (r->backlog.head)
+		order_fifo__pop(o, &r->backlog);
+	else
+		psc_ring__consume(r->ring);
 }
 
 /*
@@ -105,8 +132,9 @@ uint64_t order__spill(struct order *o, struct order_ring *r);
 /*
  * While delivering a long batch (the merge, or a plain drain of each ring in turn), call this
  * between records: every 64 calls it reads the clock, and every check_ns it spills each ring
- * that is a quarter full or more, so a slow consumer does not let the kernel lose what memory
- * can hold. Rings whose decoded head (in the merge's heap) was in the ring are peeked again.
+ * that is half full or more (a ring being read is a quarter full when it wakes us up), so a slow
+ * consumer does not let the kernel lose what memory can hold. Rings whose decoded head (in the
+ * merge's heap) was in the ring are peeked again.
  */
 struct order_ops;
 void order__keep_drained_slow(struct order *o, struct order_ring *rings, int nr,

@@ -25,15 +25,16 @@ struct target;
  * publishes within one non-preemptible section), so every ring already holds all events up to
  * that watermark and a k-way merge of the ring heads (a min-heap) can deliver them in order.
  * Records delivered straight from a ring are decoded where they lie (zero copy). Newer records
- * are copied out of their ring into a per-ring backlog in memory at the end of the round, so the
- * kernel always has the whole ring for new events (at a million events per second the 2 ms of
- * slack alone is most of a 512 KiB ring); the next round takes each ring's backlog before its
- * ring. A record older than one already delivered is still delivered, and counted as out of
- * order (never reordered wrongly in silence). Without ordering, each ring is drained in turn
- * (cheapest). In both modes a long batch (a slow hook, output that takes time) also moves the
- * contents of any ring a quarter full or more to its backlog every 250 us, so the kernel does not
- * drop what memory can hold. The backlogs are bounded together (backlog_max); past the bound
- * records stay in their rings, the kernel may lose events, and that is reported as always.
+ * are copied out of their ring into a per-ring backlog in memory at the end of the round when
+ * they fill a quarter of it or more, so the kernel has the ring for new events (at a million
+ * events per second the 2 ms of slack alone is most of a 512 KiB ring); the next round takes
+ * each ring's backlog before its ring. A record older than one already delivered is still
+ * delivered, and counted as out of order (never reordered wrongly in silence). Without
+ * ordering, each ring is drained in turn (cheapest). In both modes a long batch (a slow hook,
+ * output that takes time) also moves the contents of any ring half full or more to its backlog
+ * every 250 us, so the kernel does not drop what memory can hold. The backlogs are bounded
+ * together (backlog_max); past the bound records stay in their rings, the kernel may lose
+ * events, and that is reported as always.
  *
  * Extra file descriptors (an output waiting for a slow reader, BPF maps, timers) are polled by the
  * same loop: session__add_fd.
@@ -130,7 +131,7 @@ enum sideband {
  * TID, TIME, CPU added to what the profiler asked for, sample_id_all, CLOCK_MONOTONIC time,
  * PERF_FORMAT_LOST where the kernel has it (exact lost counts per event), wakeups every quarter
  * buffer unless the evsel has its own wakeup_events/wakeup_watermark (pages: data pages per
- * ring, 0 = the default 128). With sideband flags, appends a dummy
+ * ring, 0 = session_default_ring_pages for every online CPU). With sideband flags, appends a dummy
  * evsel named SIDEBAND_NAME carrying those records, so that the events' own lost counts stay
  * exact. 0 or -errno.
  */
