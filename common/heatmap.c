@@ -275,7 +275,9 @@ static uint64_t nice_step(uint64_t raw)
 
 static void x_axis(struct out *o, const struct heatmap *hm)
 {
-	uint64_t span = hm->col_ns * hm->nr_cols;
+	/* times near UINT64_MAX could wrap the span: it ends at the end of the clock then */
+	uint64_t span =
+		hm->col_ns > UINT64_MAX / hm->nr_cols ? UINT64_MAX : hm->col_ns * hm->nr_cols;
 	uint64_t step = nice_step(span / 8 ? span / 8 : 1);
 	char buf[48];
 
