@@ -70,9 +70,17 @@ static inline void log2h_add(struct log2h *h, uint64_t v)
 	h->count++;
 }
 
+/* Nearest rank, as the exact figures are taken (99.9% of 1000 is 999, not 999.0000000000001). */
+static uint64_t rank_at(size_t n, double p)
+{
+	uint64_t rank = (uint64_t)ceil(p / 100 * (double)n - 1e-9);
+
+	return rank ? rank : 1;
+}
+
 static uint64_t log2h_percentile(const struct log2h *h, double p)
 {
-	uint64_t rank = (uint64_t)ceil(p / 100 * (double)h->count), seen = 0;
+	uint64_t rank = rank_at(h->count, p), seen = 0;
 
 	for (int s = 0; s < 65; s++) {
 		seen += h->slots[s];
@@ -194,9 +202,7 @@ static double rel_err(double got, uint64_t exact)
 
 static uint64_t exact_at(const uint64_t *sorted, size_t n, double p)
 {
-	uint64_t rank = (uint64_t)ceil(p / 100 * (double)n - 1e-9);
-
-	return sorted[(rank ? rank : 1) - 1];
+	return sorted[rank_at(n, p) - 1];
 }
 
 /* Worst errors of a structure's percentile function over the named and the whole percents. */
