@@ -207,3 +207,8 @@ int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char
 {
 	return stack__fold(cc->frames, resolve(cc, s), prefix, FOLD_WITH_DSO, buf, len);
 }
+
+void callchain__prepare(struct callchain *cc)
+{
+	symcache__ksyms(cc->sc);
+}

@@ -42,4 +42,10 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
 int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
 		    size_t len);
 
+/*
+ * Reads kallsyms now (about 50 ms), before the events are enabled: at the first kernel frame it
+ * would stall the loop that drains the rings.
+ */
+void callchain__prepare(struct callchain *cc);
+
 #endif

@@ -611,6 +611,9 @@ static int run(struct prof *p)
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 	int err, ret;
 
+	/* what the first stack would load, loaded before the events run */
+	if (p->state->cc && p->opts.kernel_callchain != 0)
+		callchain__prepare(p->state->cc);
 	if (p->opts.usage_self_ms && (err = start_usage_self(p))) {
 		fprintf(stderr, "perfscope %s: --usage-self: %s\n", p->name, strerror(-err));
 		return 1;
