@@ -163,7 +163,7 @@ uint64_t heatmap__cell(const struct heatmap *hm, unsigned int col, uint64_t valu
  */
 static void xml_text(struct out *o, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 
 	while (*p) {
 		unsigned char c = *p;
@@ -185,22 +185,7 @@ static void xml_text(struct out *o, const char *s)
 			p++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		for (unsigned int i = 1; i < len; i++) {
-			if ((p[i] & 0xc0) != 0x80)
-				len = 0;
-		}
-		/* overlong 3- and 4-byte forms, surrogates, past U+10FFFF */
-		if ((len == 3 && c == 0xe0 && p[1] < 0xa0) ||
-		    (len == 3 && c == 0xed && p[1] >= 0xa0) ||
-		    (len == 4 && c == 0xf0 && p[1] < 0x90) ||
-		    (len == 4 && c == 0xf4 && p[1] >= 0x90))
-			len = 0;
+		len = (unsigned int)utf8_len(p, (size_t)(end - p));
 		if (!len) {
 			out__puts(o, "\xef\xbf\xbd");
 			p++;

@@ -551,8 +551,7 @@ void out__hex(struct out *o, uint64_t v)
 	out__write(o, tmp + i, sizeof(tmp) - i);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 when invalid (RFC 3629 table). */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t len, i;

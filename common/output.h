@@ -189,6 +189,13 @@ void json__raw(struct json *j, const char *json, size_t n);
  * length in *len. NULL when out of memory. */
 char *json_render(const char *s, bool key, size_t *len);
 
+/*
+ * Length of the valid multi-byte UTF-8 sequence at s (n bytes left), 0 when invalid (RFC 3629's
+ * table: no overlong forms, no surrogates, nothing past U+10FFFF); for writers of any format that
+ * must replace what is not UTF-8.
+ */
+size_t utf8_len(const unsigned char *s, size_t n);
+
 /* Escaped string contents (no quotes) into out; shared with writers of other formats. */
 void json_escape(struct out *out, const char *s, size_t n);
 
