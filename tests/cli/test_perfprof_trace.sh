@@ -246,7 +246,8 @@ pp $WIN trace -e 'syscalls:sys_enter_getp*' -p $GP1 --order
 check_pp e3 "perf-prof trace -e 'syscalls:sys_enter_*' -p PID --order: that process's calls, in time order" \
 	eval 'rc0 && ev_all "\$4 == $GP1 && \$3 ~ /^syscalls:sys_enter_getp/" && has_ev syscalls:sys_enter_getppid && in_order'
 
-start_bg sh -c "sleep 0.2; for i in 1 2 3 4 5 6 7 8 9 10; do cat /proc/self/stat; done >/dev/null"
+# allocations over 1024 bytes all through the window, however long perfscope takes to start
+start_bg sh -c "for i in \$(seq 200); do cat /proc/self/stat; sleep 0.02; done >/dev/null"
 pp $WIN trace -e 'kmem:kmalloc/bytes_alloc>1024/stack/' -m 128
 check_pp e4 "perf-prof trace -e 'kmem:kmalloc/bytes_alloc>1024/stack/' -m 128: allocations over 1024 bytes, with stacks" \
 	eval 'rc0 && ev_fields_all "\$3 == \"kmem:kmalloc\" && field(\"bytes_alloc\") > 1024" && [ "$(nev)" -gt 0 ] && stacks_ok'
