@@ -609,6 +609,7 @@ static int report_output(struct prof *p)
 static int run(struct prof *p)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
+	sigset_t stop;
 	int err, ret;
 
 	/* what the first stack would load, loaded before the events run */
@@ -623,6 +624,15 @@ static int run(struct prof *p)
 	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old_pipe);
+	/*
+	 * SIGINT/SIGTERM stay blocked once the run is over (the session restores the mask it
+	 * found): a second one arriving while the report is written must not kill perfscope
+	 * half way (a stuck output still gives up on them: out__watch polls their signalfd).
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
 	p->start_ns = monotonic_ns();
 	err = session__run(p->session);
 	sigaction(SIGPIPE, &old_pipe, NULL);
