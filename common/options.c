@@ -52,7 +52,8 @@ static const struct shared_opt shared_opts[] = {
 	  CLI_OPT_CPUS,
 	  "a",
 	  NULL,
-	  "every online CPU (the default without a target)" },
+	  "every online CPU (the default without a target); with a\n"
+	  "COMMAND, the whole machine while it runs" },
 	{ { "cpu", required_argument, NULL, 'C' },
 	  CLI_OPT_CPUS,
 	  "C:",
