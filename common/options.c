@@ -597,7 +597,10 @@ __attribute__((format(printf, 2, 0))) static void log_to_stderr(enum psc_log_lev
 
 void cli_setup_log(int verbose)
 {
-	/* Warnings always; -v adds info, -vv debug. */
-	log_level = verbose >= 2 ? PSC_LOG_DEBUG : verbose == 1 ? PSC_LOG_INFO : PSC_LOG_WARN;
+	/* Warnings always; -v adds info, -vv debug; < 0: nothing (what was said once already) */
+	log_level = verbose < 0	   ? -1
+		    : verbose >= 2 ? PSC_LOG_DEBUG
+		    : verbose == 1 ? PSC_LOG_INFO
+				   : PSC_LOG_WARN;
 	psc_set_log(log_to_stderr);
 }
