@@ -83,12 +83,24 @@ static const struct stat_counter *find(const struct stat_counter *c, int n, enum
 	return NULL;
 }
 
-/* The clock that rates are per second of: task-clock, else cpu-clock. */
-static const struct stat_counter *clock_of(const struct stat_counter *c, int n, unsigned int ctx)
+/* The first counted counter of kind k, whatever its context. */
+static const struct stat_counter *find_any(const struct stat_counter *c, int n, enum stat_kind k)
 {
-	const struct stat_counter *t = find(c, n, STAT_TASK_CLOCK, ctx);
+	for (int i = 0; i < n; i++)
+		if (c[i].kind == k && c[i].counted)
+			return &c[i];
+	return NULL;
+}
 
-	return t ? t : find(c, n, STAT_CPU_CLOCK, ctx);
+/*
+ * The clock that rates (and GHz) are per second of: task-clock, else cpu-clock, in any context,
+ * as perf keeps one clock per CPU (page-faults:u is per second of task-clock).
+ */
+static const struct stat_counter *clock_of(const struct stat_counter *c, int n)
+{
+	const struct stat_counter *t = find_any(c, n, STAT_TASK_CLOCK);
+
+	return t ? t : find_any(c, n, STAT_CPU_CLOCK);
 }
 
 static void set(struct stat_metric *m, enum stat_metric_fmt fmt, double v, const char *unit)
@@ -110,7 +122,7 @@ static void ratio_pct(struct stat_metric *m, const struct stat_counter *c, int n
 
 static void rate(struct stat_metric *m, const struct stat_counter *c, int n, int i)
 {
-	const struct stat_counter *clk = clock_of(c, n, c[i].ctx);
+	const struct stat_counter *clk = clock_of(c, n);
 	static const char *const units[] = { "/sec", "K/sec", "M/sec", "G/sec" };
 	double v;
 	int u = 0;
@@ -144,7 +156,7 @@ void stat_metric(const struct stat_counter *c, int n, int i, double wall_ns, str
 			set(m, STAT_METRIC_IPC, c[i].value / d->value, "insn per cycle");
 		return;
 	case STAT_CYCLES:
-		d = clock_of(c, n, c[i].ctx);
+		d = clock_of(c, n);
 		if (d && d->value)
 			set(m, STAT_METRIC_RATIO, c[i].value / d->value, "GHz");
 		return;

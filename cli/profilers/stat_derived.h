@@ -75,7 +75,8 @@ struct stat_metric {
  *   stalled-cycles-frontend/backend / cycles                   "frontend/backend cycles idle"
  *   cycles                     / task-clock (ns)               "GHz"
  *   any other counter          / task-clock (or cpu-clock) s   "/sec", "K/sec", "M/sec", "G/sec"
- * The other side must be counted in the same context (stat_ctx_of). duration_time has none.
+ * The other side of a ratio must be counted in the same context (stat_ctx_of); a clock may be in
+ * any, as in perf. duration_time has none.
  */
 void stat_metric(const struct stat_counter *c, int n, int i, double wall_ns, struct stat_metric *m);
 

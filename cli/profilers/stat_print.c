@@ -9,7 +9,7 @@
 #include "stat.h"
 
 #define NAME_WIDTH 32 /* perf's event column */
-#define METRIC_LEN 38 /* perf's "# figure unit" column, padded when something follows */
+#define METRIC_LEN 35 /* perf's " # figure unit" column, padded when something follows */
 
 /* A text line built in place: trailing padding is cut when nothing follows it. */
 struct line {

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 109
+plan 110
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -410,7 +410,27 @@ def rows(path):
 a, b = rows(sys.argv[1]), rows(sys.argv[2])
 assert a == b and len(a) == 5, (a, b)' /tmp/psc_perf_x.$$ "$ERR"
 	rm -f /tmp/psc_perf_x.$$
+	# and the text layout: where the event name, '#' and '( +-' stand on each line
+	perf stat -r 3 -e task-clock,cs -o /tmp/psc_perf_r.$$ -- "$W" sleeps 2
+	run_capture "$P" stat -r 3 -e task-clock,cs -- "$W" sleeps 2
+	check "text side by side with perf stat -r 3: the same columns for names, figures and spread" python3 -c '
+import sys
+def cols(path):
+    out = {}
+    for l in open(path):
+        for ev in ("task-clock", "cs"):
+            if (" %s " % ev) in l:
+                out[ev] = (l.index(" %s " % ev), l.find("#"), l.find("( +-"))
+    return out
+a, b = cols(sys.argv[1]), cols(sys.argv[2])
+assert len(a) == 2 and a.keys() == b.keys(), (a, b)
+for ev in a:
+    # the spread is left out when it is 0 (perf too): compare where both have it
+    assert a[ev][:2] == b[ev][:2] and (-1 in (a[ev][2], b[ev][2]) or a[ev][2] == b[ev][2]), (ev, a, b)' \
+		/tmp/psc_perf_r.$$ "$ERR"
+	rm -f /tmp/psc_perf_r.$$
 else
+	skip "perf stat is not usable here"
 	skip "perf stat is not usable here"
 fi
 

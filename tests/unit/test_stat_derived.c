@@ -118,9 +118,12 @@ static void t_software(void **state)
 	/* no clock counted: no rate (as perf) */
 	c[0].counted = false;
 	assert_string_equal(fig(c, 6, 1, 200e6, &m), "");
-	/* a clock in another context (:u) is not this one's */
-	c[0] = (struct stat_counter){ STAT_TASK_CLOCK, 3, 1e6, true };
-	assert_string_equal(fig(c, 6, 1, 200e6, &m), "");
+	/* a clock in another context (:u) still is the one: perf printed 124.810 K/sec for 151
+	 * page-faults:u over 1.21 msec of task-clock */
+	c[0] = (struct stat_counter){ STAT_TASK_CLOCK, 0, 1.21e6, true };
+	c[1] = (struct stat_counter){ STAT_OTHER, 3, 151, true };
+	assert_string_equal(fig(c, 6, 1, 200e6, &m), "124.793");
+	assert_string_equal(m.unit, "K/sec");
 	/* task-clock preferred to cpu-clock */
 	struct stat_counter two[] = {
 		{ STAT_CPU_CLOCK, 0, 2e6, true },
