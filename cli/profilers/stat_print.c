@@ -282,58 +282,62 @@ static void interval_header(struct prof *p, struct stat_ctx *s)
 		    s->unit_width, "unit");
 }
 
+/* Event i's line for unit u (-1: no unit, an event that is not counted anywhere). */
+static void row(struct prof *p, struct stat_ctx *s, int i, int u, double wall_ns, double interval_s)
+{
+	const struct stat_event *ev = &s->ev[i];
+	struct psc_evsel *evsel = p->events_arr[i].evsel;
+	const struct stat_unit *unit = s->aggr == STAT_AGGR_GLOBAL || u < 0 ? NULL : &s->units[u];
+	struct stat_fig zero = { 0 };
+	const struct stat_fig *f = &zero;
+	struct stat_metric m = { .fmt = STAT_METRIC_NONE };
+
+	if (psc_evsel__is_open(evsel)) {
+		f = &s->figs[i * s->nr_units + u];
+		if (ev->wildcard && !s->all && (!f->counted || !f->value)) {
+			s->hidden++;
+			return;
+		}
+		/* the figures of this unit, for what relates them */
+		for (int k = 0; k < s->nr_ev; k++) {
+			const struct stat_fig *g = &s->figs[k * s->nr_units + u];
+
+			s->cs[k] = (struct stat_counter){
+				.kind = s->ev[k].kind,
+				.ctx = s->ev[k].ctx,
+				.value = g->value,
+				.counted = g->counted && psc_evsel__is_open(p->events_arr[k].evsel),
+			};
+		}
+		stat_metric(s->cs, s->nr_ev, i, wall_ns, &m);
+	}
+	if (s->out == STAT_OUT_JSON)
+		json_row(p, s, ev, evsel, unit, f, &m, interval_s);
+	else if (s->out == STAT_OUT_CSV)
+		csv_row(p, s, ev, evsel, unit, f, &m, interval_s);
+	else
+		text_row(p, s, ev, evsel, unit, f, &m, interval_s);
+}
+
 void stat_print_rows(struct prof *p, struct stat_ctx *s, double wall_ns, double interval_s)
 {
-	struct stat_counter *cs = s->cs;
-	struct stat_metric none = { .fmt = STAT_METRIC_NONE }, m;
-
 	if (interval_s >= 0)
 		interval_header(p, s);
+	/* perf's orders: a core's or socket's events together; each event's CPUs together */
+	if (s->aggr == STAT_AGGR_CORE || s->aggr == STAT_AGGR_SOCKET) {
+		for (int u = 0; u < s->nr_units; u++)
+			for (int i = 0; i < s->nr_ev; i++)
+				row(p, s, i, u, wall_ns, interval_s);
+		return;
+	}
 	for (int i = 0; i < s->nr_ev; i++) {
-		const struct stat_event *ev = &s->ev[i];
-		struct psc_evsel *evsel = p->events_arr[i].evsel;
-
-		if (!psc_evsel__is_open(evsel)) {
-			/* no CPUs, no figures: one line */
-			struct stat_fig zero = { 0 };
-
-			if (s->out == STAT_OUT_JSON)
-				json_row(p, s, ev, evsel, NULL, &zero, &none, interval_s);
-			else if (s->out == STAT_OUT_CSV)
-				csv_row(p, s, ev, evsel, NULL, &zero, &none, interval_s);
-			else
-				text_row(p, s, ev, evsel, NULL, &zero, &none, interval_s);
+		/* an event not counted here has no CPUs, no figures: one line */
+		if (!psc_evsel__is_open(p->events_arr[i].evsel)) {
+			row(p, s, i, -1, wall_ns, interval_s);
 			continue;
 		}
-		for (int u = 0; u < s->nr_units; u++) {
-			const struct stat_fig *f = &s->figs[i * s->nr_units + u];
-			const struct stat_unit *unit =
-				s->aggr == STAT_AGGR_GLOBAL ? NULL : &s->units[u];
-
-			if (ev->wildcard && !s->all && (!f->counted || !f->value)) {
-				s->hidden++;
-				continue;
-			}
-			/* the figures of this unit, for what relates them */
-			for (int k = 0; k < s->nr_ev; k++) {
-				const struct stat_fig *g = &s->figs[k * s->nr_units + u];
-
-				cs[k] = (struct stat_counter){
-					.kind = s->ev[k].kind,
-					.ctx = s->ev[k].ctx,
-					.value = g->value,
-					.counted = g->counted &&
-						   psc_evsel__is_open(p->events_arr[k].evsel),
-				};
-			}
-			stat_metric(cs, s->nr_ev, i, wall_ns, &m);
-			if (s->out == STAT_OUT_JSON)
-				json_row(p, s, ev, evsel, unit, f, &m, interval_s);
-			else if (s->out == STAT_OUT_CSV)
-				csv_row(p, s, ev, evsel, unit, f, &m, interval_s);
-			else
-				text_row(p, s, ev, evsel, unit, f, &m, interval_s);
-		}
+		for (int u = 0; u < s->nr_units; u++)
+			row(p, s, i, u, wall_ns, interval_s);
 	}
 }
 
