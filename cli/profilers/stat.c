@@ -509,7 +509,7 @@ static const struct prof_opt stat_opts[] = {
 
 const struct profiler profiler_stat = {
 	.name = "stat",
-	.summary = "count events (perf stat), scaled for multiplexing, per interval or CPU",
+	.summary = "count events (perf stat): derived figures, intervals, per CPU/core/socket, -r",
 	.usage = "[-e EVENTS] [-a | -C CPUS] [-p PID | -t TID | -G CGROUP]\n"
 		 "                      [-i MS] [--per-cpu | --per-core | --per-socket] [-r N]\n"
 		 "                      [--duration S] [--format text|json | -x SEP] [-o FILE]\n"
