@@ -51,7 +51,8 @@ static const struct shared_opt shared_opts[] = {
 	  "PMU events (msr/tsc/); repeatable: -e a -e b takes both" },
 	{ { "all-cpus", no_argument, NULL, 'a' },
 	  CLI_OPT_CPUS, "a", NULL,
-	  "every online CPU (the default without a target)" },
+	  "every online CPU (the default without a target); with a\n"
+	  "COMMAND, the whole machine while it runs" },
 	{ { "cpu", required_argument, NULL, 'C' },
 	  CLI_OPT_CPUS, "C:", "CPUS",
 	  "these CPUs only: 0-3,6" },
@@ -575,7 +576,10 @@ __attribute__((format(printf, 2, 0))) static void log_to_stderr(enum psc_log_lev
 
 void cli_setup_log(int verbose)
 {
-	/* Warnings always; -v adds info, -vv debug. */
-	log_level = verbose >= 2 ? PSC_LOG_DEBUG : verbose == 1 ? PSC_LOG_INFO : PSC_LOG_WARN;
+	/* Warnings always; -v adds info, -vv debug; < 0: nothing (what was said once already) */
+	log_level = verbose < 0	   ? -1
+		    : verbose >= 2 ? PSC_LOG_DEBUG
+		    : verbose == 1 ? PSC_LOG_INFO
+				   : PSC_LOG_WARN;
 	psc_set_log(log_to_stderr);
 }

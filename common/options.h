@@ -99,7 +99,8 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 void cli_opts_help(unsigned int flags, const char *events_help,
 		   void (*emit)(void *ctx, const char *line), void *ctx);
 
-/* Installs the library log callback writing "perfscope: ..." to stderr at the -v level. */
+/* Installs the library log callback writing "perfscope: ..." to stderr at the -v level (< 0:
+ * none). */
 void cli_setup_log(int verbose);
 
 #endif

@@ -219,7 +219,14 @@ static int open_output(struct prof *p)
 {
 	sigset_t stop;
 
-	p->out = out__open(p->opts.output, 256 * 1024);
+	if ((p->decl->needs & PROF_TEXT_STDERR) && !p->opts.output &&
+	    p->opts.format == FORMAT_TEXT) {
+		p->out = out__new(STDERR_FILENO, 256 * 1024);
+		if (p->out)
+			p->out->name = "standard error";
+	} else {
+		p->out = out__open(p->opts.output, 256 * 1024);
+	}
 	if (!p->out) {
 		fprintf(stderr, "perfscope %s: cannot write to '%s': %s\n", p->name,
 			p->opts.output ? p->opts.output : "standard output", strerror(errno));
@@ -411,7 +418,7 @@ static int open_target(struct prof *p)
 	}
 	if (rings && (ret = map_rings(p)))
 		return ret;
-	if (p->decl->needs & PROF_COMM) {
+	if ((p->decl->needs & PROF_COMM) && !p->state->comm_ready) {
 		if (comm_cache__init(&p->state->comm))
 			return -ENOMEM;
 		p->state->comm_ready = true;
@@ -420,7 +427,7 @@ static int open_target(struct prof *p)
 				comm_cache__preload(&p->state->comm, p->opts.pids[i], 0);
 			for (int i = 0; i < p->opts.nr_tids; i++)
 				comm_cache__preload(&p->state->comm, 0, p->opts.tids[i]);
-		} else if (!p->target.has_command) {
+		} else if (!p->target.has_command || p->target.per_cpu) {
 			comm_cache__preload(&p->state->comm, 0, 0);
 		}
 	}
@@ -507,14 +514,16 @@ static int start_usage_self(struct prof *p)
 	};
 	struct rusage ru;
 
-	st->usage_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (st->usage_fd < 0 || timerfd_settime(st->usage_fd, 0, &its, NULL))
-		return -errno;
-	if (!getrusage(RUSAGE_SELF, &ru)) {
-		st->usage_user_ns = tv_ns(&ru.ru_utime);
-		st->usage_sys_ns = tv_ns(&ru.ru_stime);
+	if (st->usage_fd < 0) { /* a run again (-r) keeps the timer, in its new session */
+		st->usage_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (st->usage_fd < 0 || timerfd_settime(st->usage_fd, 0, &its, NULL))
+			return -errno;
+		if (!getrusage(RUSAGE_SELF, &ru)) {
+			st->usage_user_ns = tv_ns(&ru.ru_utime);
+			st->usage_sys_ns = tv_ns(&ru.ru_stime);
+		}
+		st->usage_at = monotonic_ns();
 	}
-	st->usage_at = monotonic_ns();
 	return session__add_fd(p->session, st->usage_fd, EPOLLIN, on_usage_timer, p);
 }
 
@@ -606,11 +615,24 @@ static int report_output(struct prof *p)
 	return 1;
 }
 
-static int run(struct prof *p)
+/* A command killed by the stop signals (Ctrl-C reaches the whole process group): no more runs. */
+static bool stopped_by_user(const struct prof *p)
+{
+	int code = session__command_exit(p->session);
+
+	return session__end(p->session) != SESSION_COMMAND || code == 128 + SIGINT ||
+	       code == 128 + SIGTERM;
+}
+
+/*
+ * One run of the session, and the report after the last one. *again: the profiler asked for
+ * more runs (p->repeat) and this one ended as a run should (its command exited by itself).
+ */
+static int run(struct prof *p, bool *again)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
 	sigset_t stop;
-	int err, ret;
+	int err, ret = 0;
 
 	/* what the first stack would load, loaded before the events run */
 	if (p->state->cc && p->opts.kernel_callchain != 0)
@@ -619,7 +641,7 @@ static int run(struct prof *p)
 		fprintf(stderr, "perfscope %s: --usage-self: %s\n", p->name, strerror(-err));
 		return 1;
 	}
-	if (p->decl->start && (ret = p->decl->start(p, p->priv)))
+	if (!p->run_idx && p->decl->start && (ret = p->decl->start(p, p->priv)))
 		return ret;
 	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
 	sigemptyset(&ign.sa_mask);
@@ -639,6 +661,15 @@ static int run(struct prof *p)
 	out__flush(p->out);
 	if (err > 0)
 		return err; /* the command could not be run; already said */
+	if (!err && p->decl->run_end && !out__error(p->out))
+		ret = p->decl->run_end(p, p->priv);
+	if (ret < 0)
+		err = ret;
+	if (!err && !ret && p->run_idx + 1 < p->repeat && !out__error(p->out) &&
+	    !stopped_by_user(p)) {
+		*again = true;
+		return 0;
+	}
 	if (p->decl->report && !out__error(p->out) && (ret = p->decl->report(p, p->priv)) < 0)
 		err = err ? err : ret;
 	out__flush(p->out);
@@ -659,6 +690,19 @@ static int run(struct prof *p)
 	if (session__end(p->session) == SESSION_COMMAND)
 		return session__command_exit(p->session);
 	return 0;
+}
+
+/* -r: the run that ended is let go (its command was reaped), its counters closed to open anew. */
+static void next_run(struct prof *p)
+{
+	session__delete(p->session);
+	p->session = NULL;
+	target_release(&p->target);
+	psc_evlist__close(p->evlist);
+	p->run_idx++;
+	/* what the library warned about (an event not supported here) was said at the first run */
+	if (!p->opts.verbose)
+		cli_setup_log(-1);
 }
 
 static int hook_status(int ret)
@@ -704,9 +748,16 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 	}
 	if ((decl->needs & PROF_RINGS) && (ret = hook_status(prepare_streaming(&p))))
 		goto out;
-	if ((ret = hook_status(open_target(&p))) || (ret = start_session(&p)))
-		goto out;
-	ret = hook_status(run(&p));
+	for (;;) {
+		bool again = false;
+
+		if ((ret = hook_status(open_target(&p))) || (ret = start_session(&p)))
+			goto out;
+		ret = hook_status(run(&p, &again));
+		if (!again)
+			break;
+		next_run(&p);
+	}
 out:
 	if (decl->teardown && p.priv)
 		decl->teardown(&p, p.priv);

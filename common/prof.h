@@ -33,6 +33,12 @@ enum prof_needs {
 	PROF_COMM = 1 << 3, /* thread names: prof__comm() */
 	PROF_TP_FORMAT = 1 << 4, /* every tracepoint's format loaded (ev->fmt) */
 	PROF_STACKS = 1 << 5, /* -g and stack ATTRs mean something: callchains printed/folded */
+	/*
+	 * Text results go to standard error unless -o FILE is given, as perf stat's do: they do
+	 * not mix with a COMMAND's own output, and `prof -- cmd > /dev/null` still shows them.
+	 * Other formats (--format json) stay on standard output, for pipes.
+	 */
+	PROF_TEXT_STDERR = 1 << 6,
 };
 
 /* How the value of a profiler's ATTR is checked and bound, once, before anything opens. */
@@ -126,6 +132,12 @@ struct profiler {
 	void (*lost)(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
 	int (*interval)(struct prof *p, void *priv, uint64_t now_ns); /* -i */
 	int (*sigusr1)(struct prof *p, void *priv); /* absent: interval's job */
+	/*
+	 * After each run, the counters still open and read-able: once, or p->repeat times when the
+	 * check hook set it (-r N: the command is run again on fresh counters, and report comes
+	 * after the last run). p->run_idx says which.
+	 */
+	int (*run_end)(struct prof *p, void *priv);
 	int (*report)(struct prof *p, void *priv); /* at the end */
 	void (*teardown)(struct prof *p, void *priv);
 
@@ -155,7 +167,9 @@ struct prof {
 	uint64_t nr_samples; /* delivered to the sample hook */
 	uint64_t limited; /* dropped by --sampling-limit */
 	uint64_t flame_dropped; /* stacks --flame-graph could not keep (no memory) */
-	uint64_t start_ns; /* CLOCK_MONOTONIC when the events were enabled */
+	uint64_t start_ns; /* CLOCK_MONOTONIC when the events were enabled (this run) */
+	int repeat; /* runs of the COMMAND, set by a check hook (-r N); 0 or 1: one */
+	int run_idx; /* the run going on, from 0 */
 	int stop_fd; /* signalfd of SIGINT/SIGTERM watched by out */
 	struct prof_state *state; /* the engine's own */
 };
@@ -180,6 +194,8 @@ double prof__elapsed(const struct prof *p);
 /* Asks the engine to stop after the current event. */
 void prof__stop(struct prof *p);
 
+/* A usage error, for hooks: "perfscope NAME: what\nSee 'perfscope help NAME'." Returns 2. */
+int prof_usage(const struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Runs a declaration: argv[0] is the profiler's name. Returns the process exit status. */
 int prof__main(const struct profiler *decl, int argc, char **argv);
 /* Writes the --help text of a declaration (generated for declared profilers). */

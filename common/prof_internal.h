@@ -23,7 +23,4 @@ int prof_opts__parse(struct prof *p, int argc, char **argv);
 int prof_events__setup(struct prof *p);
 void prof_events__free(struct prof *p);
 
-/* usage_error's form: "perfscope NAME: what\nSee 'perfscope help NAME'." Returns 2. */
-int prof_usage(const struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 #endif

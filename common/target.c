@@ -49,6 +49,15 @@ static void command_title(char *title, size_t len, char **argv)
 		snprintf(title + used, len - used, "'");
 }
 
+/* perf stat's words: 'system wide', 'CPU(s) 0-3' */
+static void cpus_title(char *title, size_t len, const char *cpus)
+{
+	if (cpus)
+		snprintf(title, len, "'CPU(s) %s'", cpus);
+	else
+		snprintf(title, len, "'system wide'");
+}
+
 /* Why -G CGROUP cannot be used, and how to name one instead: 2 for a wrong name, 1 otherwise. */
 static int cgroup_error(const char *prof, const char *cgroup, int err)
 {
@@ -84,11 +93,14 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 
 	memset(t, 0, sizeof(*t));
 	t->cgroup_fd = -1;
-	if (o->pid || o->tid || o->command) {
+	/* -a/-C with a COMMAND: those CPUs, every task, while it runs (perf stat -a -- cmd) */
+	bool wide_command = o->command && (o->cpus || o->all_cpus);
+
+	if (o->pid || o->tid || (o->command && !wide_command)) {
 		if (o->cpus || o->all_cpus) {
 			fprintf(stderr,
-				"perfscope %s: -a/-C count CPUs system-wide; with -p, -t or a "
-				"command the threads are followed on every CPU. Give one.\n",
+				"perfscope %s: -a/-C count CPUs system-wide; with -p or -t the "
+				"threads are followed on every CPU. Give one.\n",
 				prof);
 			return 2;
 		}
@@ -141,8 +153,14 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 			return 1;
 		}
 		t->has_command = true;
-		t->threads = psc_threadmap__new_tid(t->launch.pid);
-		command_title(title, title_len, o->command);
+		if (wide_command) {
+			t->threads = psc_threadmap__new_any();
+			t->per_cpu = true;
+			cpus_title(title, title_len, o->cpus);
+		} else {
+			t->threads = psc_threadmap__new_tid(t->launch.pid);
+			command_title(title, title_len, o->command);
+		}
 	} else {
 		t->threads = psc_threadmap__new_any();
 		t->per_cpu = true;
@@ -152,8 +170,7 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 				return cgroup_error(prof, o->cgroup, t->cgroup_fd);
 			snprintf(title, title_len, "cgroup '%s'", o->cgroup);
 		} else {
-			snprintf(title, title_len, "%s",
-				 o->cpus ? "the CPUs given" : "system wide");
+			cpus_title(title, title_len, o->cpus);
 		}
 	}
 	if (!t->threads)
@@ -190,10 +207,11 @@ static int ensure_fd_limit(struct target *t, int nr_events, const char *prof)
 
 int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 {
+	bool task_command = t->has_command && !t->per_cpu; /* counted from its exec on */
 	PSC_OPTS(psc_evlist_open_opts, oo, .skip_unsupported = true,
 		 .cgroup_fd = t->cgroup_fd > 0 ? t->cgroup_fd : 0,
-		 .inherit = t->has_command || (t->follows_tasks && t->inherit_followed),
-		 .enable_on_exec = t->has_command);
+		 .inherit = task_command || (t->follows_tasks && t->inherit_followed),
+		 .enable_on_exec = task_command);
 	char msg[512];
 	int err;
 
@@ -230,8 +248,11 @@ int target_start(struct target *t, struct psc_evlist *evlist, const char *prof)
 	char msg[512];
 	int err;
 
+	/* whole CPUs count from now; a command's own events start at its exec */
+	if ((!t->has_command || t->per_cpu) && psc_evlist__enable(evlist))
+		return 1;
 	if (!t->has_command)
-		return psc_evlist__enable(evlist) ? 1 : 0;
+		return 0;
 	err = launch_go(&t->launch);
 	if (err) {
 		fprintf(stderr, "perfscope %s: %s\n", prof,

@@ -17,7 +17,7 @@ struct target {
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *threads;
 	int cgroup_fd; /* -G, else -1 */
-	bool per_cpu; /* system-wide or cgroup: counts per CPU */
+	bool per_cpu; /* system-wide or cgroup: counts per CPU (with a command: while it runs) */
 	bool follows_tasks; /* -p or -t: ends when its threads do */
 	bool inherit_followed; /* -p/-t: count children they fork too (perf stat does); set by the
 				  profiler before target_open */
@@ -28,8 +28,9 @@ struct target {
 
 /*
  * Builds the maps from -a/-C/-p/-t/-G/-- COMMAND (system-wide on every online CPU when none is
- * given) and forks a given command held before exec. title receives "'CMD ARGS'", "process 12",
- * "system wide"... for report headers. Prints the problem and returns 2 (usage) or 1 (runtime).
+ * given; -a/-C with a command: those CPUs while it runs) and forks a given command held before
+ * exec. title receives "'CMD ARGS'", "process id '12'", "'system wide'", "'CPU(s) 0-3'"
+ * for report headers. Prints the problem and returns 2 (usage) or 1 (runtime).
  */
 int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 		     char *title, size_t title_len);

@@ -1,252 +1,475 @@
-/* perfscope stat: count events like `perf stat`, scaled for multiplexing, per interval or per CPU.
- */
+/* perfscope stat: count events like `perf stat`, scaled for multiplexing, per interval, CPU, core
+ * or socket, with perf's derived figures, repeated runs and CSV. */
 #include <errno.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include <perfscope/perfscope.h>
 
 #include "profiler.h"
-#include "session.h"
+#include "stat.h"
+#include "stat_topo.h"
 
 /* perf stat's default set: what every machine should show, hardware ones where present. */
 #define DEFAULT_EVENTS                                                                         \
 	"task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches," \
 	"branch-misses"
 
-/* What stat keeps between reads. */
-struct stat_ctx {
-	struct psc_counts *prev; /* [evsel][cpu] for interval deltas */
-	int nr_cpus;
-};
+/* ---- options ---- */
 
-static bool is_clock(const struct psc_evsel *evsel)
+/* System-wide counting: whole CPUs (-a, -C, -G, or no task target), with a command or not. */
+static bool wide(const struct cli_opts *o)
 {
-	const struct perf_event_attr *a = psc_evsel__attr(evsel);
-
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK);
+	return o->all_cpus || o->cpus || o->cgroup || !(o->command || o->nr_pids || o->nr_tids);
 }
 
-/* One value as a person reads it: clocks in msec, PMU events in their sysfs unit. */
-static double display_value(const struct psc_evsel *evsel, double scaled, const char **unit)
+static int stat_check(struct prof *p, void *priv)
 {
-	if (is_clock(evsel)) {
-		*unit = "msec";
-		return scaled / 1e6;
+	struct stat_ctx *s = priv;
+	const struct cli_opts *o = &p->opts;
+	int ret;
+
+	s->no_kernel = -1;
+	s->out = o->format == FORMAT_JSON ? STAT_OUT_JSON : STAT_OUT_TEXT;
+	if (s->sep) {
+		if (o->format == FORMAT_JSON)
+			return prof_usage(p,
+					  "-x (CSV) and --format json are two formats; give one");
+		s->out = STAT_OUT_CSV;
 	}
-	*unit = psc_evsel__unit(evsel) ? psc_evsel__unit(evsel) : "";
-	return scaled * psc_evsel__scale(evsel);
+	if (o->per_cpu + s->per_core + s->per_socket > 1)
+		return prof_usage(p, "--per-cpu, --per-core and --per-socket contradict each "
+				     "other; give one");
+	if ((s->per_core || s->per_socket) && !wide(o))
+		return prof_usage(p,
+				  "--per-%s needs system-wide counting (-a, -C or -G); a "
+				  "process or command is followed across CPUs instead",
+				  s->per_core ? "core" : "socket");
+	s->aggr = o->per_cpu	  ? STAT_AGGR_CPU
+		  : s->per_core	  ? STAT_AGGR_CORE
+		  : s->per_socket ? STAT_AGGR_SOCKET
+				  : STAT_AGGR_GLOBAL;
+	if (!s->repeat)
+		s->repeat = 1;
+	if (s->repeat > 1 && !o->command)
+		return prof_usage(p, "-r %ld runs a COMMAND %ld times; give one after --",
+				  s->repeat, s->repeat);
+	if (s->repeat > 1 && o->interval_ms)
+		return prof_usage(p, "-r (runs) and -i (intervals) do not go together; give one");
+	p->repeat = (int)s->repeat;
+	ret = stat_duration_prepare(p, s, o->events);
+	if (ret)
+		return ret;
+	if (s->events_text)
+		p->opts.events = s->events_text;
+	return 0;
 }
 
-static void print_line(struct prof *p, const struct psc_evsel *evsel, int cpu,
-		       const struct psc_counts *c, double interval_ts)
+/* ---- events ---- */
+
+static int stat_event(struct prof *p, void *priv, struct prof_event *pev,
+		      struct perf_event_attr *attr)
 {
-	struct out *out = p->out;
-	int open_err = psc_evsel__open_errno(evsel);
-	bool supported = psc_evsel__is_open(evsel);
-	const char *unit = "";
-	double value = supported ? display_value(evsel, psc_counts__scaled(c), &unit) : 0;
-	bool counted = supported && c->run > 0;
+	struct stat_ctx *s = priv;
+	struct stat_event *ev;
+	bool wildcard = false;
 
-	if (p->opts.format == FORMAT_JSON) {
-		struct json j;
-
-		json__begin(&j, out);
-		if (interval_ts >= 0) {
-			json__key(&j, "interval");
-			json__dbl(&j, interval_ts);
+	if (!s->ev) {
+		s->ev = calloc((size_t)p->nr_events, sizeof(*s->ev));
+		if (!s->ev)
+			return -ENOMEM;
+		s->nr_ev = p->nr_events;
+	}
+	ev = &s->ev[pev->idx];
+	ev->duration = stat_is_duration(s, pev->spec);
+	ev->canonical = ev->duration ? "duration_time" : psc_evsel__name(pev->evsel);
+	ev->name = ev->duration ? strdup("duration_time")
+				: stat_typed_name(p->events, pev->spec, &wildcard);
+	if (!ev->name)
+		return -ENOMEM;
+	ev->wildcard = wildcard;
+	/*
+	 * perf_event_paranoid >= 2 and no privilege: a task's counters count its user space only,
+	 * as perf does, rather than not at all. Whole CPUs need more than that: refused as before.
+	 */
+	if (!attr->exclude_kernel && !wide(&p->opts)) {
+		if (s->no_kernel < 0) {
+			s->no_kernel = stat_kernel_refused();
+			if (s->no_kernel)
+				fprintf(stderr,
+					"perfscope stat: perf_event_paranoid is 2 or more and this user "
+					"may not count the kernel: counting user space only (events "
+					"marked :u). As root, with CAP_PERFMON, or with "
+					"/proc/sys/kernel/perf_event_paranoid at 1 the kernel is "
+					"counted too.\n");
 		}
-		if (cpu >= 0) {
-			json__key(&j, "cpu");
-			json__i64(&j, cpu);
-		}
-		json__key(&j, "event");
-		json__str(&j, psc_evsel__name(evsel));
-		json__key(&j, "supported");
-		json__bool(&j, supported);
-		if (supported) {
-			json__key(&j, "value");
-			if (counted && !is_clock(evsel) && psc_evsel__scale(evsel) == 1.0)
-				json__u64(&j, (uint64_t)llround(value));
-			else if (counted)
-				json__dbl(&j, value);
-			else
-				json__null(&j);
-			json__key(&j, "unit");
-			json__str(&j, unit);
-			json__key(&j, "raw");
-			json__u64(&j, c->val);
-			json__key(&j, "enabled_ns");
-			json__u64(&j, c->ena);
-			json__key(&j, "running_ns");
-			json__u64(&j, c->run);
-			json__key(&j, "running_pct");
-			json__dbl(&j, psc_counts__running_pct(c));
-		} else {
-			char msg[512];
+		if (s->no_kernel) {
+			attr->exclude_kernel = 1;
+			attr->exclude_hv = 1;
+			if (!ev->duration) {
+				char *name;
 
-			const struct psc_evsel *leader = psc_evsel__leader(evsel);
-
-			json__key(&j, "error");
-			if (leader != evsel) { /* the event may be fine: its group cannot be */
-				char why[512];
-
-				snprintf(msg, sizeof(msg), "%s: its group cannot be counted: %s",
-					 psc_evsel__name(evsel),
-					 psc_strerror_open(open_err, psc_evsel__name(leader), why,
-							   sizeof(why)));
-				json__str(&j, msg);
-			} else {
-				json__str(&j,
-					      psc_strerror_open(open_err, psc_evsel__name(evsel),
-								msg, sizeof(msg)));
+				if (asprintf(&name, "%s%su", ev->name,
+					     strchr(ev->name, ':') ? "" : ":") < 0)
+					return -ENOMEM;
+				free(ev->name);
+				ev->name = name;
+				ev->user_only = true;
 			}
 		}
-		json__end_line(&j);
-		return;
 	}
-	if (interval_ts >= 0)
-		out__printf(out, "%14.6f ", interval_ts);
-	if (cpu >= 0)
-		out__printf(out, "CPU%-4d", cpu);
-	else if (p->opts.per_cpu) /* an unsupported event has no CPUs: keep the columns */
-		out__printf(out, "%7s", "");
-	if (!supported)
-		out__printf(out, "%18s %-5s %s\n", "<not supported>", "",
-				psc_evsel__name(evsel));
-	else if (!counted)
-		out__printf(out, "%18s %-5s %s\n", "<not counted>", "", psc_evsel__name(evsel));
-	else if (*unit || value != floor(value))
-		out__printf(out, "%18.2f %-5s %s", value, unit, psc_evsel__name(evsel));
-	else
-		out__printf(out, "%18.0f %-5s %s", value, "", psc_evsel__name(evsel));
-	if (counted) {
-		if (c->run < c->ena)
-			out__printf(out, "  (%.2f%%)", psc_counts__running_pct(c));
-		out__putc(out, '\n');
-	}
+	ev->kind = ev->duration ? STAT_DURATION : stat_kind_of(attr);
+	ev->ctx = stat_ctx_of(attr);
+	return 0;
 }
 
-static struct psc_counts delta(const struct psc_counts *now, const struct psc_counts *before)
+/* ---- aggregation units ---- */
+
+static int cmp_unit(const void *a, const void *b)
 {
-	return (struct psc_counts){ now->val - before->val, now->ena - before->ena,
-				    now->run - before->run, now->id };
+	const struct stat_unit *x = a, *y = b;
+
+	if (x->socket != y->socket)
+		return x->socket < y->socket ? -1 : 1;
+	if (x->die != y->die)
+		return x->die < y->die ? -1 : 1;
+	return x->core < y->core ? -1 : x->core > y->core;
 }
 
-/* Prints every event (per CPU when asked); interval_ts < 0 means totals since start. */
-static void print_counts(struct prof *p, struct stat_ctx *s, double interval_ts)
+/* The unit of CPU cpu in units[0..n) by its topology (core: socket, die, core; socket: socket) */
+static int find_unit(const struct stat_ctx *s, const struct stat_topo *t)
 {
-	struct psc_evlist *evlist = p->evlist;
-	struct psc_evsel *evsel;
-	int i;
+	for (int k = 0; k < s->nr_units; k++) {
+		const struct stat_unit *u = &s->units[k];
 
-	psc_evlist__for_each(evlist, i, evsel)
-	{
-		int nr_threads = psc_threadmap__nr(psc_evlist__threads(evlist));
+		if (u->socket == t->socket &&
+		    (s->aggr == STAT_AGGR_SOCKET || (u->die == t->die && u->core == t->core)))
+			return k;
+	}
+	return -1;
+}
 
-		if (!psc_evsel__is_open(evsel) || !p->opts.per_cpu) {
-			struct psc_counts c = { 0 },
-					  *prev = &s->prev[i * (s->nr_cpus + 1) + s->nr_cpus];
+static int make_units(struct prof *p, struct stat_ctx *s)
+{
+	struct psc_cpumap *cpus = psc_evlist__cpus(p->evlist);
+	int n = psc_cpumap__nr(cpus);
+	struct stat_topo *topo;
 
-			if (psc_evsel__is_open(evsel))
-				psc_evsel__counts(evsel, -1, -1, &c);
-			struct psc_counts d = interval_ts >= 0 ? delta(&c, prev) : c;
+	s->max_cpu = 0;
+	for (int i = 0; i < n; i++)
+		if (psc_cpumap__cpu(cpus, i) > s->max_cpu)
+			s->max_cpu = psc_cpumap__cpu(cpus, i);
+	s->unit_of = calloc((size_t)s->max_cpu + 1, sizeof(*s->unit_of));
+	s->units = calloc((size_t)n, sizeof(*s->units));
+	topo = calloc((size_t)n, sizeof(*topo));
+	if (!s->unit_of || !s->units || !topo) {
+		free(topo);
+		return -ENOMEM;
+	}
+	if (s->aggr == STAT_AGGR_GLOBAL) {
+		s->nr_units = 1;
+		s->units[0].nr_cpus = n;
+		free(topo);
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		int cpu = psc_cpumap__cpu(cpus, i), err;
 
-			if (interval_ts >= 0)
-				*prev = c;
-			print_line(p, evsel, -1, &d, interval_ts);
+		if (s->aggr == STAT_AGGR_CPU) {
+			s->units[i] = (struct stat_unit){ .cpu = cpu, .nr_cpus = 1 };
+			s->unit_of[cpu] = i;
 			continue;
 		}
-		for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-			struct psc_counts c = { 0 }, t,
-					  *prev = &s->prev[i * (s->nr_cpus + 1) + cpu];
-
-			for (int th = 0; th < nr_threads; th++) {
-				if (psc_evsel__counts(evsel, cpu, th, &t))
-					continue; /* a slot it was not opened on */
-				c.val += t.val;
-				c.ena += t.ena;
-				c.run += t.run;
-			}
-			struct psc_counts d = interval_ts >= 0 ? delta(&c, prev) : c;
-
-			if (interval_ts >= 0)
-				*prev = c;
-			print_line(p, evsel, psc_cpumap__cpu(psc_evlist__cpus(evlist), cpu), &d,
-				   interval_ts);
+		err = stat_topo__read(NULL, cpu, &topo[i]);
+		if (err) {
+			fprintf(stderr,
+				"perfscope stat: cannot tell the core and socket of CPU %d from "
+				"/sys/devices/system/cpu/cpu%d/topology: %s\n",
+				cpu, cpu, strerror(-err));
+			free(topo);
+			return -EINVAL;
 		}
+		if (find_unit(s, &topo[i]) < 0)
+			s->units[s->nr_units++] = (struct stat_unit){
+				.cpu = -1,
+				.socket = topo[i].socket,
+				.die = s->aggr == STAT_AGGR_CORE ? topo[i].die : 0,
+				.core = s->aggr == STAT_AGGR_CORE ? topo[i].core : 0,
+			};
 	}
+	if (s->aggr == STAT_AGGR_CPU) {
+		s->nr_units = n;
+		free(topo);
+		return 0;
+	}
+	/* in the order perf prints them, then each CPU to its unit */
+	qsort(s->units, (size_t)s->nr_units, sizeof(*s->units), cmp_unit);
+	for (int i = 0; i < n; i++) {
+		int k = find_unit(s, &topo[i]);
+
+		s->unit_of[psc_cpumap__cpu(cpus, i)] = k;
+		s->units[k].nr_cpus++;
+	}
+	free(topo);
+	return 0;
 }
 
-static void print_header(struct prof *p)
+static int unit_for(const struct stat_ctx *s, int cpu)
 {
-	if (p->opts.format == FORMAT_TEXT)
-		out__printf(p->out, "\n Performance counter stats for %s:\n\n", p->title);
+	if (s->aggr == STAT_AGGR_GLOBAL || cpu < 0 || cpu > s->max_cpu)
+		return 0;
+	return s->unit_of[cpu];
 }
 
-static void print_footer(struct prof *p, double secs)
+static void children_time(double *user, double *sys)
 {
-	if (p->opts.format == FORMAT_TEXT)
-		out__printf(p->out, "\n %14.9f seconds time elapsed\n\n", secs);
+	struct rusage ru;
+
+	*user = *sys = 0;
+	if (getrusage(RUSAGE_CHILDREN, &ru))
+		return;
+	*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static int stat_start(struct prof *p, void *priv)
 {
 	struct stat_ctx *s = priv;
+	size_t n;
+	int err;
 
-	s->nr_cpus = psc_cpumap__nr(psc_evlist__cpus(p->evlist));
-	s->prev = calloc((size_t)psc_evlist__nr(p->evlist) * (size_t)(s->nr_cpus + 1),
-			 sizeof(*s->prev));
-	return s->prev ? 0 : -ENOMEM;
+	if (s->nr_ev != p->nr_events)
+		return -EINVAL; /* every event went through stat_event */
+	err = make_units(p, s);
+	if (err)
+		return err;
+	n = (size_t)s->nr_ev * (size_t)s->nr_units;
+	s->now = calloc(n ? n : 1, sizeof(*s->now));
+	s->prev = calloc(n ? n : 1, sizeof(*s->prev));
+	s->figs = calloc(n ? n : 1, sizeof(*s->figs));
+	s->acc = calloc(n ? n : 1, sizeof(*s->acc));
+	s->cs = calloc(s->nr_ev ? (size_t)s->nr_ev : 1, sizeof(*s->cs));
+	if (!s->now || !s->prev || !s->figs || !s->acc || !s->cs)
+		return -ENOMEM;
+	s->unit_width = 4; /* perf's, for msec */
+	for (int i = 0; i < s->nr_ev; i++) {
+		const char *u = psc_evsel__unit(p->events_arr[i].evsel);
+
+		if (u && (int)strlen(u) > s->unit_width)
+			s->unit_width = (int)strlen(u);
+	}
+	/* the command's CPU time is what its reaping adds to ours */
+	children_time(&s->children_user, &s->children_sys);
+	return 0;
 }
 
-/* SIGUSR1: the totals so far, as the final report shows them; the next interval is unchanged. */
-static int stat_sigusr1(struct prof *p, void *priv)
+/* ---- figures ---- */
+
+/* Every event's counts per unit now, summed over the unit's CPUs and the threads. */
+static void gather(struct prof *p, struct stat_ctx *s)
+{
+	memset(s->now, 0, (size_t)s->nr_ev * (size_t)s->nr_units * sizeof(*s->now));
+	for (int i = 0; i < s->nr_ev; i++) {
+		struct psc_evsel *evsel = p->events_arr[i].evsel;
+		struct psc_cpumap *cpus;
+		int nc, nt;
+
+		if (!psc_evsel__is_open(evsel))
+			continue;
+		cpus = psc_evsel__cpus(evsel);
+		nc = psc_cpumap__nr(cpus);
+		nt = psc_threadmap__nr(psc_evsel__threads(evsel));
+		for (int ci = 0; ci < nc; ci++) {
+			struct psc_counts *c =
+				&s->now[i * s->nr_units + unit_for(s, psc_cpumap__cpu(cpus, ci))];
+
+			for (int th = 0; th < nt; th++) {
+				struct psc_counts t;
+
+				if (psc_evsel__counts(evsel, ci, th, &t))
+					continue; /* a slot it was not opened on */
+				c->val += t.val;
+				c->ena += t.ena;
+				c->run += t.run;
+			}
+		}
+	}
+}
+
+/* s->figs from counts c (totals, or deltas of an interval) over wall_ns. */
+static void make_figs(struct stat_ctx *s, const struct psc_counts *c, double wall_ns)
+{
+	for (int i = 0; i < s->nr_ev; i++)
+		for (int u = 0; u < s->nr_units; u++) {
+			int k = i * s->nr_units + u;
+			struct stat_fig *f = &s->figs[k];
+
+			if (s->ev[i].duration) {
+				*f =
+					(struct stat_fig){ wall_ns, wall_ns, wall_ns,
+							   wall_ns, 0,	     true };
+				continue;
+			}
+			*f = (struct stat_fig){
+				.value = psc_counts__scaled(&c[k]),
+				.raw = (double)c[k].val,
+				.ena = (double)c[k].ena,
+				.run = (double)c[k].run,
+				.counted = c[k].run > 0,
+			};
+		}
+}
+
+/* The mean of the runs, with perf's spread. */
+static void mean_figs(struct stat_ctx *s)
+{
+	for (int k = 0; k < s->nr_ev * s->nr_units; k++) {
+		const struct stat_acc *a = &s->acc[k];
+
+		s->figs[k] = (struct stat_fig){
+			.value = a->value.mean,
+			.raw = a->raw / s->runs,
+			.ena = a->ena / s->runs,
+			.run = a->run / s->runs,
+			.noise_pct = stat_stats__rel_pct(&a->value),
+			.counted = a->counted > 0,
+		};
+	}
+}
+
+static int read_counters(struct prof *p, const char *when)
 {
 	int err = psc_evlist__read(p->evlist);
 
-	if (err) {
-		fprintf(stderr, "perfscope stat: reading the counters failed: %s\n", strerror(-err));
-		return 0;
+	if (err) /* never a silently missing report */
+		fprintf(stderr, "perfscope stat: reading the counters %s failed: %s\n", when,
+			strerror(-err));
+	return err;
+}
+
+/* What --all would have shown, said once at the end where the output has no place for it. */
+static void hidden_note(struct stat_ctx *s)
+{
+	if (s->hidden)
+		fprintf(stderr,
+			"perfscope stat: %llu zero counts of events matched by a wildcard were not "
+			"shown (--all shows them)\n",
+			(unsigned long long)s->hidden);
+}
+
+/* ---- hooks ---- */
+
+/* Each run's counts into the sums of the runs, its wall-clock time, its command's CPU time. */
+static int stat_run_end(struct prof *p, void *priv)
+{
+	struct stat_ctx *s = priv;
+	double wall = prof__elapsed(p) * 1e9, user, sys;
+
+	if (read_counters(p, "at the end of the run"))
+		return 0; /* the report says so again, from what it has */
+	gather(p, s);
+	make_figs(s, s->now, wall);
+	for (int k = 0; k < s->nr_ev * s->nr_units; k++) {
+		const struct stat_fig *f = &s->figs[k];
+		struct stat_acc *a = &s->acc[k];
+
+		stat_stats__add(&a->value, f->value);
+		a->raw += f->raw;
+		a->ena += f->ena;
+		a->run += f->run;
+		a->counted += f->counted;
 	}
-	print_header(p);
-	print_counts(p, priv, -1);
-	print_footer(p, prof__elapsed(p));
+	stat_stats__add(&s->wall, wall);
+	s->runs++;
+	children_time(&user, &sys);
+	s->user_s += user - s->children_user;
+	s->sys_s += sys - s->children_sys;
+	s->children_user = user;
+	s->children_sys = sys;
 	return 0;
+}
+
+/* One interval's lines: what was counted since the last one. */
+static void print_interval(struct prof *p, struct stat_ctx *s)
+{
+	double now = prof__elapsed(p);
+	size_t n = (size_t)s->nr_ev * (size_t)s->nr_units;
+
+	if (read_counters(p, "for an interval"))
+		return;
+	gather(p, s);
+	for (size_t k = 0; k < n; k++) {
+		struct psc_counts d = {
+			s->now[k].val - s->prev[k].val,
+			s->now[k].ena - s->prev[k].ena,
+			s->now[k].run - s->prev[k].run,
+			0,
+			0,
+		};
+
+		s->prev[k] = s->now[k];
+		s->now[k] = d;
+	}
+	make_figs(s, s->now, (now - s->last_interval) * 1e9);
+	stat_print_rows(p, s, (now - s->last_interval) * 1e9, now);
+	s->last_interval = now;
 }
 
 static int stat_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	double now = prof__elapsed(p);
-	int err = psc_evlist__read(p->evlist);
-
 	(void)now_ns;
-	if (!err)
-		print_counts(p, priv, now);
-	else /* never a silently missing interval */
-		fprintf(stderr, "perfscope stat: reading the counters at %.3f s failed: %s\n", now,
-			strerror(-err));
+	print_interval(p, priv);
+	return 0;
+}
+
+/* The totals of this run so far, as the final report shows them. */
+static void print_totals(struct prof *p, struct stat_ctx *s)
+{
+	double elapsed = prof__elapsed(p);
+	uint64_t hidden = s->hidden; /* -i: what the intervals left out, said at the end */
+
+	if (read_counters(p, "for the report"))
+		return;
+	gather(p, s);
+	make_figs(s, s->now, elapsed * 1e9);
+	s->hidden = 0;
+	stat_print_header(p, s, 0);
+	stat_print_rows(p, s, elapsed * 1e9, -1);
+	stat_print_footer(p, s, elapsed, 0, 0, false);
+	s->hidden = p->opts.interval_ms ? hidden : s->hidden;
+}
+
+/* SIGUSR1: the totals so far; intervals go on unchanged. */
+static int stat_sigusr1(struct prof *p, void *priv)
+{
+	print_totals(p, priv);
 	return 0;
 }
 
 static int stat_report(struct prof *p, void *priv)
 {
-	int err = psc_evlist__read(p->evlist);
+	struct stat_ctx *s = priv;
 
-	if (err) {
-		fprintf(stderr, "perfscope stat: reading counters failed: %s\n", strerror(-err));
-		return err;
-	}
 	if (p->opts.interval_ms) {
-		print_counts(p, priv, prof__elapsed(p));
-	} else {
-		print_header(p);
-		print_counts(p, priv, -1);
-		print_footer(p, prof__elapsed(p));
+		print_interval(p, s); /* the last, shorter interval */
+		hidden_note(s);
+		return 0;
 	}
+	if (!s->runs) { /* the run ended without its counts: what they hold now */
+		print_totals(p, s);
+	} else {
+		mean_figs(s);
+		s->hidden = 0;
+		stat_print_header(p, s, s->runs);
+		stat_print_rows(p, s, s->wall.mean, -1);
+		stat_print_footer(p, s, s->wall.mean / 1e9, stat_stats__sem(&s->wall) / 1e9,
+				  s->runs, p->target.has_command);
+	}
+	if (s->out != STAT_OUT_TEXT)
+		hidden_note(s);
 	return 0;
 }
 
@@ -255,44 +478,87 @@ static void stat_teardown(struct prof *p, void *priv)
 	struct stat_ctx *s = priv;
 
 	(void)p;
+	for (int i = 0; i < s->nr_ev; i++)
+		free(s->ev[i].name);
+	free(s->ev);
+	free(s->events_text);
+	free(s->dur_pos);
+	free(s->units);
+	free(s->unit_of);
+	free(s->now);
 	free(s->prev);
+	free(s->figs);
+	free(s->acc);
+	free(s->cs);
 }
+
+static const struct prof_opt stat_opts[] = {
+	{ "repeat", 'r', "N", PROF_OPT_LONG, offsetof(struct stat_ctx, repeat), 1, 1000000, NULL,
+	  "run COMMAND N times: each count's mean and its spread,\n"
+	  "( +- N% ), as perf stat -r shows them" },
+	{ "field-separator", 'x', "SEP", PROF_OPT_STRING, offsetof(struct stat_ctx, sep), 0, 0,
+	  NULL, "CSV in perf stat -x's columns, fields separated by SEP" },
+	{ "per-core", 0, NULL, PROF_OPT_FLAG, offsetof(struct stat_ctx, per_core), 0, 0, NULL,
+	  "one line per core and event (system-wide modes)" },
+	{ "per-socket", 0, NULL, PROF_OPT_FLAG, offsetof(struct stat_ctx, per_socket), 0, 0, NULL,
+	  "one line per socket and event (system-wide modes)" },
+	{ "all", 0, NULL, PROF_OPT_FLAG, offsetof(struct stat_ctx, all), 0, 0, NULL,
+	  "show the zero counts of events a wildcard matched too" },
+	{ 0 },
+};
 
 const struct profiler profiler_stat = {
 	.name = "stat",
-	.summary = "count events (perf stat), scaled for multiplexing, per interval or CPU",
+	.summary = "count events (perf stat): derived figures, intervals, per CPU/core/socket, -r",
 	.usage = "[-e EVENTS] [-a | -C CPUS] [-p PID | -t TID | -G CGROUP]\n"
-		 "                      [-i MS] [--per-cpu] [--duration S] [--format text|json] "
-		 "[-o FILE]\n"
+		 "                      [-i MS] [--per-cpu | --per-core | --per-socket] [-r N]\n"
+		 "                      [--duration S] [--format text|json | -x SEP] [-o FILE]\n"
 		 "                      [-- COMMAND ARGS...]",
 	.description =
-		"Counts events, like perf stat. Values are scaled when the kernel had to multiplex\n"
-		"counters, and the share of time each event really ran is shown as (NN.NN%).\n"
-		"Events this machine cannot count are shown as <not supported>; the rest still count.",
+		"Counts events, like perf stat, and prints them on standard error as perf does (so\n"
+		"that they do not mix with COMMAND's output); -o FILE writes them to FILE, and\n"
+		"--format json to standard output, for pipes. Values are scaled when the kernel had\n"
+		"to multiplex counters, and the share of time each event really ran is shown as\n"
+		"(NN.NN%). Beside the counts, perf's derived figures: CPUs utilized, rates per\n"
+		"second of task-clock, insn per cycle, miss ratios, and the command's user and\n"
+		"system CPU time. Events this machine cannot count are shown as <not supported>;\n"
+		"the rest still count. Events print as typed (cs, branches); a wildcard's events\n"
+		"that counted 0 are left out unless --all. With -a or -C and a COMMAND, the whole\n"
+		"machine (or those CPUs) is counted while it runs. A user not allowed to count the\n"
+		"kernel (perf_event_paranoid 2) counts the user space of its tasks, as :u.",
 	.events_help = "events to count (default: " DEFAULT_EVENTS ")\n"
 		       "see 'perfscope list'; e.g. page-faults, cycles:u, sched:sched_switch,\n"
-		       "'syscalls:sys_enter_read/fd==0/', msr/tsc/, L1-dcache-load-misses;\n"
-		       "repeatable: -e a -e b counts both; {a,b} counts a group together",
-	.notes = "SIGINT/SIGTERM are passed on to COMMAND (a second one kills it); SIGUSR1 prints the\n"
-		 "counts so far and goes on.\n"
-		 "\n"
-		 "Exit status: COMMAND's own status when it ends first (127/126 when it cannot be found or\n"
-		 "run, 128+N when killed by signal N); else 0; 1 on a runtime failure, 2 on a usage error.",
+		       "'syscalls:sys_enter_read/fd==0/', msr/tsc/, L1-dcache-load-misses,\n"
+		       "duration_time (the wall clock); repeatable: -e a -e b counts both;\n"
+		       "{a,b} counts a group together",
+	.notes =
+		"SIGINT/SIGTERM are passed on to COMMAND (a second one kills it), and no more runs\n"
+		"of -r follow; SIGUSR1 prints the counts so far and goes on.\n"
+		"\n"
+		"Exit status: COMMAND's own status when it ends first (127/126 when it cannot be found or\n"
+		"run, 128+N when killed by signal N); else 0; 1 on a runtime failure, 2 on a usage error.",
 	.examples = "stat -- make -j2                     # default events for a build\n"
-		    "stat -e page-faults,context-switches,task-clock -- ./a.out\n"
-		    "stat -a --per-cpu -i 1000 -e context-switches,cpu-migrations\n"
+		    "stat -e page-faults,cs,task-clock -- ./a.out\n"
+		    "stat -r 5 -e task-clock,page-faults -- ./a.out   # mean of 5 runs\n"
+		    "stat -a -e cs,cpu-clock -- sleep 5   # the whole machine while it sleeps\n"
+		    "stat -a --per-core -i 1000 -e cs,cpu-clock\n"
+		    "stat -x, -e task-clock,cs -- ./a.out # CSV, as perf stat -x,\n"
 		    "stat -p 1234 --duration 5 --format json\n"
-		    "stat --format json -o /tmp/counts.json -- ./a.out\n"
 		    "stat -C 0 -e 'sched:sched_switch,irq:*' --duration 2",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_PER_CPU | CLI_OPT_TARGET |
 		       CLI_OPT_INTERVAL | CLI_OPT_DURATION | CLI_OPT_FORMAT | CLI_OPT_OUTPUT,
-	.needs = 0,
+	.opts = stat_opts,
+	.needs = PROF_TEXT_STDERR,
 	.default_events = DEFAULT_EVENTS,
-	.conformance_args = "-e task-clock -i 200",
+	/* JSON: the conformance suite reads results on standard output */
+	.conformance_args = "-e task-clock -i 200 --format json",
 	.priv_size = sizeof(struct stat_ctx),
+	.check = stat_check,
+	.event = stat_event,
 	.start = stat_start,
 	.interval = stat_interval,
 	.sigusr1 = stat_sigusr1,
+	.run_end = stat_run_end,
 	.report = stat_report,
 	.teardown = stat_teardown,
 };

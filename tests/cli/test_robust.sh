@@ -22,9 +22,9 @@ if ! need_root; then
 fi
 
 # ---- 1-2: stat -i into '| head -1': the closed pipe stops stat (not SIGPIPE's death) and the
-# command it started is not left running on its own
+# command it started is not left running on its own. JSON: text counts go to stderr, as perf's.
 (
-	"$P" stat -e page-faults -i 50 -- sh -c "echo \$\$ >'$TMP/cmd1'; exec sleep 30" | head -1 >/dev/null
+	"$P" stat -e page-faults -i 50 --format json -- sh -c "echo \$\$ >'$TMP/cmd1'; exec sleep 30" | head -1 >/dev/null
 	echo "${PIPESTATUS[0]}" >"$TMP/rc1"
 )
 rc=$(cat "$TMP/rc1")
@@ -36,7 +36,7 @@ if gone "$TMP/cmd1"; then ok "stat -i | head -1: the command is not left running
 # ---- stat -- CMD into a pipe whose reader has left: no failure (as in trace and list), so stat
 # exits with the command's status, not 1. The reader closes its end before it says so.
 (
-	"$P" stat -e page-faults -- sh -c "while [ ! -e '$TMP/gone' ]; do sleep 0.05; done; exit 3" |
+	"$P" stat -e page-faults --format json -- sh -c "while [ ! -e '$TMP/gone' ]; do sleep 0.05; done; exit 3" |
 		{ exec 0<&-; touch "$TMP/gone"; }
 	echo "${PIPESTATUS[0]}" >"$TMP/rc_gone"
 ) 2>"$TMP/err_gone"
@@ -110,7 +110,7 @@ else:
     p.wait()
 print(p.returncode, "not being read" in err)
 PY
-res=$(python3 "$TMP/fullpipe.py" "$P" stat -a -i 50 -e page-faults)
+res=$(python3 "$TMP/fullpipe.py" "$P" stat -a -i 50 -e page-faults --format json)
 if [ "${res% *}" = 1 ]; then ok "stat -i into a full pipe: SIGINT stops it (exit 1: the counts are lost)"; else
 	fail "stat -i into a full pipe after SIGINT: $res"; fi
 if [ "${res#* }" = True ]; then ok "stat: says the counts were not written"; else fail "stat: no message ($res)"; fi

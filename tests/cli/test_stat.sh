@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # perfscope stat on known workloads: agreement with perf stat, JSON, intervals, per-CPU, bad input.
+# Text counts go to standard error, as perf stat's do; JSON to standard output.
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 69
+plan 110
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -48,12 +49,12 @@ rm -f /tmp/psc_stat_json.$$
 
 # --- unsupported events do not stop the others -------------------------------------------
 run_capture "$P" stat -e cycles,page-faults -- "$W" faults 100
-if grep -q '<not supported>.*cycles' "$OUT"; then
+if grep -q '<not supported>.*cycles' "$ERR"; then
 	ok "cycles shown as <not supported> on this machine"
-	check "page-faults still counted alongside" grep -Eq '^ +[0-9]+ +page-faults' "$OUT"
+	check "page-faults still counted alongside" grep -Eq '^ +[0-9]+ +page-faults' "$ERR"
 	check "the reason is on stderr" grep -q 'not supported on this machine' "$ERR"
 else
-	check "cycles counted (hardware PMU present)" grep -Eq '[0-9] +cycles' "$OUT"
+	check "cycles counted (hardware PMU present)" grep -Eq '[0-9] +cycles' "$ERR"
 	skip "hardware PMU present"; skip "hardware PMU present"
 fi
 
@@ -66,9 +67,9 @@ o = {x["event"]: x for x in map(json.loads, open(sys.argv[1]))}
 assert o["page-faults"]["value"] >= 500 and o["minor-faults"]["value"] >= 500, o
 assert o["task-clock"]["value"] > 0, o' "$OUT"
 run_capture "$P" stat -e '{cycles,page-faults},minor-faults' -- "$W" faults 100
-if grep -q '<not supported>.*cpu-cycles' "$OUT"; then
+if grep -q '<not supported>.*cycles' "$ERR"; then
 	check "a group led by an unsupported event is <not supported>, the event outside counts" \
-		sh -c "grep -q '<not supported>.*page-faults' '$OUT' && grep -Eq '^ +[0-9]+ +minor-faults' '$OUT'"
+		sh -c "grep -q '<not supported>.*page-faults' '$ERR' && grep -Eq '^ +[0-9]+ +minor-faults' '$ERR'"
 	run_capture "$P" stat -e '{cycles,page-faults},minor-faults' --format json -- "$W" faults 100
 	check "JSON: the member's error blames its group's leader" python3 -c '
 import json, sys
@@ -80,11 +81,11 @@ fi
 
 # cache events: every one encodes to PERF_TYPE_HW_CACHE (unit test); here they need the PMU too
 run_capture "$P" stat -e L1-dcache-load-misses,dTLB-loads,LLC-store-misses,page-faults -- "$W" faults 100
-if [ "$(grep -c '<not supported>' "$OUT")" -eq 3 ]; then
+if [ "$(grep -c '<not supported>' "$ERR")" -eq 3 ]; then
 	check "cache events <not supported>, page-faults counted in the same run (exit $RC)" \
-		sh -c "[ $RC -eq 0 ] && grep -Eq '^ +[0-9]+ +page-faults' '$OUT' &&
-			grep -q '<not supported>.*L1-dcache-load-misses' '$OUT' &&
-			grep -q '<not supported>.*LLC-store-misses' '$OUT'"
+		sh -c "[ $RC -eq 0 ] && grep -Eq '^ +[0-9]+ +page-faults' '$ERR' &&
+			grep -q '<not supported>.*L1-dcache-load-misses' '$ERR' &&
+			grep -q '<not supported>.*LLC-store-misses' '$ERR'"
 else
 	skip "this machine counts cache events"
 fi
@@ -105,7 +106,7 @@ ncpu = os.cpu_count()
 ivals = sorted({o["interval"] for o in ls})
 assert len(ivals) >= 3, ivals
 for o in ls:
-    assert o["event"] in ("cpu-cycles", "context-switches", "msr/tsc/") and "interval" in o, o
+    assert o["event"] in ("cycles", "context-switches", "msr/tsc/") and "interval" in o, o
     if o["supported"]:
         assert set(o) >= {"cpu", "value", "unit", "raw", "enabled_ns", "running_ns", "running_pct"}, o
     else:
@@ -117,11 +118,11 @@ for o in ls:
 # with a PMU, cycles has one per CPU too
 assert all(n in (1 + 2 * ncpu, 3 * ncpu) for n in per.values()), per' "$OUT"
 run_capture "$P" stat -a -i 100 --duration 0.55 -e context-switches
-n=$(grep -c 'context-switches' "$OUT")
+n=$(grep -c 'context-switches' "$ERR")
 check "interval mode prints one line per 100 ms ($n lines)" test "$n" -ge 4
 ncpu=$(nproc)
 run_capture "$P" stat -a --per-cpu --duration 0.2 -e context-switches,cpu-clock
-n=$(grep -c '^CPU' "$OUT")
+n=$(grep -c '^CPU' "$ERR")
 check "--per-cpu prints a line per CPU and event ($n)" test "$n" -eq $((ncpu * 2))
 run_capture "$P" stat -C 0 --duration 0.2 -e cpu-clock --format json
 check "-C 0 counts cpu-clock on one CPU" python3 -c 'import json,sys
@@ -150,7 +151,7 @@ sleep 0.3 &
 sp=$!
 run_capture timeout 20 "$P" stat -t $sp -e task-clock
 wait $sp
-check "-t TID: ends when the thread does (exit $RC)" sh -c "[ $RC -eq 0 ] && grep -q task-clock '$OUT'"
+check "-t TID: ends when the thread does (exit $RC)" sh -c "[ $RC -eq 0 ] && grep -q task-clock '$ERR'"
 # -G: a cgroup2 group of our own with a workload in it; the counters are known to be open once
 # the first interval line is out, then the workload runs and stat is stopped
 cg2=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
@@ -211,7 +212,7 @@ check "SIGTERM with a command: forwarded, exit 143 (got $rc), counts printed" sh
 cmd_pid=$(mktemp)
 run_capture "$P" stat -e context-switches --duration 0.2 -- sh -c "echo \$\$ >'$cmd_pid'; exec sleep 30"
 check "--duration with a command: exit 0 (got $RC), counts printed, the command is not left running" \
-	sh -c "[ $RC -eq 0 ] && grep -q context-switches '$OUT' && ! kill -0 \$(cat '$cmd_pid') 2>/dev/null"
+	sh -c "[ $RC -eq 0 ] && grep -q context-switches '$ERR' && ! kill -0 \$(cat '$cmd_pid') 2>/dev/null"
 rm -f "$cmd_pid"
 rm -f "$term_out"
 
@@ -237,7 +238,7 @@ check "the missing command is named as such" grep -q "'--' is not followed by a 
 OFILE=$(mktemp)
 run_capture "$P" stat -e page-faults --format json -o "$OFILE" -- sh -c 'echo from-command'
 check "-o: the command's output alone on stdout" test "$RC" -eq 0 -a "$(cat "$OUT")" = from-command
-check "-o: the counts in the file, as JSON" grep -q '^{"event":"page-faults","supported":true' "$OFILE"
+check "-o: the counts in the file, as JSON" grep -q '^{"event":"page-faults","canonical":"page-faults","supported":true' "$OFILE"
 rm -f "$OFILE"
 expect_rc "-o into a directory that does not exist" 1 "$P" stat -e page-faults -o /nonexistent/psc/x -- true
 check "the file that cannot be written is named" grep -q "cannot write to '/nonexistent/psc/x'" "$ERR"
@@ -273,11 +274,11 @@ check "RLIMIT_NOFILE too low: exit 1 with advice (exit $RC)" sh -c "[ $RC -eq 1 
 # A soft limit too low under a higher hard one is raised for perfscope only: the command keeps its own.
 run_capture bash -c "ulimit -Sn 8; exec '$P' stat -e context-switches,cpu-migrations,page-faults,task-clock,cpu-clock -- sh -c 'ulimit -Sn'"
 check "RLIMIT_NOFILE soft limit raised up to the hard one, the command still sees 8 (exit $RC)" \
-	sh -c "[ $RC -eq 0 ] && [ \"\$(head -1 '$OUT')\" = 8 ] && grep -q 'cpu-clock' '$OUT'"
+	sh -c "[ $RC -eq 0 ] && [ \"\$(cat '$OUT')\" = 8 ] && grep -q 'cpu-clock' '$ERR'"
 
 # perf_event_paranoid too strict for a user without privileges: run as nobody. At level 2 (the
-# usual default) whole CPUs and kernel counting are refused and user-space counting of its own
-# command is allowed. A lower level is raised to 2 for these three commands and put back.
+# usual default) whole CPUs are refused, and a task's counters count its user space only, as perf
+# stat does, saying so once. A lower level is raised to 2 for these commands and put back.
 if need_root && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null &&
 	setpriv --reuid=nobody --regid=nogroup --clear-groups test -x "$P"; then
 	para=/proc/sys/kernel/perf_event_paranoid
@@ -290,17 +291,21 @@ if need_root && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null &&
 	run_capture as_nobody "$P" stat -a -e context-switches --duration 0.1
 	check "paranoid, not root, -a: exit 1 naming perf_event_paranoid and CAP_PERFMON (exit $RC)" \
 		sh -c "[ $RC -eq 1 ] && grep -q 'perf_event_paranoid is [0-9]' '$ERR' && grep -q CAP_PERFMON '$ERR'"
-	run_capture as_nobody "$P" stat -e page-faults -- true
-	check "paranoid, not root, kernel+user count of own command: exit 1 (exit $RC)" \
-		sh -c "[ $RC -eq 1 ] && grep -q 'permission denied' '$ERR'"
+	run_capture as_nobody "$P" stat -e page-faults,task-clock -- "$W" faults 300
+	check "paranoid, not root, own command: user space counted, as page-faults:u (exit $RC)" \
+		sh -c "[ $RC -eq 0 ] && grep -Eq '^ +[0-9]{3,} +page-faults:u ' '$ERR' &&
+			grep -Eq 'msec task-clock:u ' '$ERR'"
+	check "paranoid, not root: the fallback is said once on stderr" \
+		test "$(grep -c 'counting user space only' "$ERR")" -eq 1
 	run_capture as_nobody "$P" stat -e page-faults:u -- "$W" faults 100
-	check "paranoid, not root, :u on own command counts (exit $RC)" grep -Eq '^ +[0-9]+ +page-faults:u' "$OUT"
+	check "paranoid, not root, :u given: counted, nothing to fall back from (exit $RC)" \
+		sh -c "grep -Eq '^ +[0-9]+ +page-faults:u' '$ERR' && ! grep -q 'user space only' '$ERR'"
 	if [ "$old_para" -lt 2 ]; then
 		echo "$old_para" >$para
 		trap - EXIT
 	fi
 else
-	for i in 1 2 3; do skip "needs root, user nobody and setpriv, and $P executable by nobody"; done
+	for i in 1 2 3 4; do skip "needs root, user nobody and setpriv, and $P executable by nobody"; done
 fi
 # -p takes a list, as perf and perf-prof do: both processes counted, and a pid given twice refused
 sleep 30 &
@@ -310,7 +315,270 @@ s2=$!
 run_capture "$P" stat -e context-switches --duration 0.3 -p "$s1,$s2"
 kill "$s1" "$s2" 2>/dev/null
 wait "$s1" "$s2" 2>/dev/null
-check "-p PID,PID: both followed (exit $RC)" sh -c "[ $RC -eq 0 ] && grep -q \"process id '$s1,$s2'\" '$OUT'"
+check "-p PID,PID: both followed (exit $RC)" sh -c "[ $RC -eq 0 ] && grep -q \"process id '$s1,$s2'\" '$ERR'"
 run_capture "$P" stat -e context-switches -p "$$,$$"
 check "-p PID,PID with a pid twice: usage error (exit $RC)" sh -c "[ $RC -eq 2 ] && grep -q 'given twice' '$ERR'"
+# --- where the counts go: standard error, as perf stat's; JSON on standard output --------------
+run_capture "$P" stat -e page-faults -- sh -c 'echo to-stdout; echo to-stderr >&2'
+check "text counts on stderr, the command's stdout alone on stdout (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && [ \"\$(cat '$OUT')\" = to-stdout ] &&
+		grep -q 'Performance counter stats for' '$ERR' && grep -Eq '^ +[0-9]+ +page-faults' '$ERR'"
+run_capture sh -c "'$P' stat -e page-faults -- '$W' faults 10 >/dev/null"
+check "stat -- cmd > /dev/null still shows the counts" grep -Eq '^ +[0-9]+ +page-faults' "$ERR"
+run_capture "$P" stat -e page-faults --format json -- sh -c 'echo to-stderr >&2'
+check "--format json stays on stdout, for pipes" sh -c "python3 -c 'import json,sys
+json.loads(open(sys.argv[1]).read())' '$OUT' && [ \"\$(cat '$ERR')\" = to-stderr ]"
+run_capture "$P" stat -x, -e page-faults -- true
+check "-x CSV on stderr, as perf stat -x" sh -c "[ ! -s '$OUT' ] && grep -q ',page-faults,' '$ERR'"
+
+# --- -a / -C with a command: the whole machine (those CPUs) while it runs --------------------
+# A process that is not the command's, started before it and told to work through a fifo, is
+# counted by -a -- COMMAND and not by -- COMMAND alone; stat stops when the command exits.
+fifo=$(mktemp -u)
+donef=$(mktemp -u)
+mkfifo "$fifo"
+sys_run() {
+	rm -f "$donef"
+	(
+		read -r _ <"$fifo"
+		"$W" faults 3000
+		touch "$donef"
+	) &
+	local bg=$!
+	run_capture timeout 60 "$P" stat "$@" -e page-faults --format json -- \
+		sh -c "echo go >'$fifo'; while [ ! -e '$donef' ]; do sleep 0.05; done"
+	wait $bg
+}
+sys_run -a
+a_rc=$RC a_pf=$(ps_value "$OUT" page-faults)
+sys_run
+t_pf=$(ps_value "$OUT" page-faults)
+check "-a -- COMMAND: the whole machine while it runs, stopped with it (exit $a_rc, $a_pf page-faults >= 3000; the command alone $t_pf)" \
+	sh -c "[ $a_rc -eq 0 ] && [ ${a_pf:-0} -ge 3000 ] && [ ${t_pf:-0} -lt 3000 ]"
+rm -f "$fifo" "$donef"
+expect_rc "-a -- COMMAND: the command's exit status" 5 "$P" stat -a -e cs -- sh -c 'exit 5'
+check "-a -- COMMAND: titled 'system wide', as perf" grep -q "counter stats for 'system wide':" "$ERR"
+run_capture "$P" stat -C 0 --per-cpu -e cs,cpu-clock -- sleep 0.1
+check "-C 0 --per-cpu -- COMMAND: CPU 0 alone, for each event (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && [ \$(grep -c '^CPU0 ' '$ERR') -eq 2 ] && [ \$(grep -c '^CPU' '$ERR') -eq 2 ]"
+expect_rc "-a with -p: still one or the other" 2 "$P" stat -a -p $$ --duration 0.1
+
+# --- perf's derived columns -------------------------------------------------------------------
+run_capture "$P" stat -e task-clock,page-faults,cs,duration_time -- "$W" faults 2000
+check "text: CPUs utilized beside task-clock, a rate beside page-faults (exit $RC)" \
+	sh -c "grep -Eq 'msec task-clock +# +[0-9.]+ CPUs utilized$' '$ERR' &&
+		grep -Eq ' page-faults +# +[0-9.]+ [KMG]?/sec$' '$ERR'"
+check "text: seconds user and seconds sys of the command" \
+	sh -c "grep -Eq '^ +[0-9]+\.[0-9]{9} seconds user$' '$ERR' && grep -Eq '^ +[0-9]+\.[0-9]{9} seconds sys$' '$ERR'"
+check "text: duration_time in ns, the time elapsed" python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+d = int(re.search(r"^ +(\d+) ns +duration_time$", t, re.M).group(1))
+e = re.search(r"^ +([0-9.]+) seconds time elapsed$", t, re.M).group(1)
+assert "%.9f" % (d / 1e9) == e, (d, e)' "$ERR"
+run_capture "$P" stat -e task-clock,page-faults,cs,duration_time --format json -- "$W" faults 2000
+check "JSON: the rate is per second of task-clock, CPUs utilized is task-clock over the wall clock" python3 -c '
+import json, sys
+o = {x["event"]: x for x in map(json.loads, open(sys.argv[1]))}
+tc, pf, d = o["task-clock"], o["page-faults"], o["duration_time"]
+assert tc["metric_unit"] == "CPUs utilized", tc
+assert abs(tc["metric_value"] - tc["value"] * 1e6 / d["value"]) <= 1e-9 * tc["metric_value"], (tc, d)
+rate = pf["value"] / (tc["value"] / 1e3)
+mult = {"/sec": 1, "K/sec": 1e3, "M/sec": 1e6, "G/sec": 1e9}[pf["metric_unit"]]
+assert abs(pf["metric_value"] * mult - rate) <= 1e-9 * rate, (pf, rate)
+assert d["unit"] == "ns" and d["canonical"] == "duration_time" and "metric_value" not in d, d' "$OUT"
+check "duration_time of 'sleep 0.2' is at least 0.2 s" python3 -c '
+import json, subprocess, sys
+r = subprocess.run([sys.argv[1], "stat", "-e", "duration_time", "--format", "json", "--", "sleep", "0.2"],
+    capture_output=True, text=True)
+assert json.loads(r.stdout)["value"] >= 200000000, r.stdout' "$P"
+if command -v perf >/dev/null && perf stat -x, -e task-clock true >/dev/null 2>&1; then
+	# side by side on the same workload: the same rows, units and derived figures' units
+	perf stat -x, -e task-clock,page-faults,cs,cpu-migrations,cycles -o /tmp/psc_perf_x.$$ -- "$W" faults 500
+	run_capture "$P" stat -x, -e task-clock,page-faults,cs,cpu-migrations,cycles -- "$W" faults 500
+	check "-x, side by side with perf stat -x,: events, units, columns and the derived figures' units" python3 -c '
+import re, sys
+def rows(path):
+    out = {}
+    for l in open(path):
+        f = l.rstrip("\n").split(",")
+        if len(f) < 7 or l.startswith("#"):
+            continue
+        # the prefix (K, M) of a rate depends on the value
+        out[f[2]] = (len(f), f[1], f[0].startswith("<"), re.sub("^[KMG]", "", f[6]))
+    return out
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+assert a == b and len(a) == 5, (a, b)' /tmp/psc_perf_x.$$ "$ERR"
+	rm -f /tmp/psc_perf_x.$$
+	# and the text layout: where the event name, '#' and '( +-' stand on each line
+	perf stat -r 3 -e task-clock,cs -o /tmp/psc_perf_r.$$ -- "$W" sleeps 2
+	run_capture "$P" stat -r 3 -e task-clock,cs -- "$W" sleeps 2
+	check "text side by side with perf stat -r 3: the same columns for names, figures and spread" python3 -c '
+import sys
+def cols(path):
+    out = {}
+    for l in open(path):
+        for ev in ("task-clock", "cs"):
+            if (" %s " % ev) in l:
+                out[ev] = (l.index(" %s " % ev), l.find("#"), l.find("( +-"))
+    return out
+a, b = cols(sys.argv[1]), cols(sys.argv[2])
+assert len(a) == 2 and a.keys() == b.keys(), (a, b)
+for ev in a:
+    # the spread is left out when it is 0 (perf too): compare where both have it
+    assert a[ev][:2] == b[ev][:2] and (-1 in (a[ev][2], b[ev][2]) or a[ev][2] == b[ev][2]), (ev, a, b)' \
+		/tmp/psc_perf_r.$$ "$ERR"
+	rm -f /tmp/psc_perf_r.$$
+else
+	skip "perf stat is not usable here"
+	skip "perf stat is not usable here"
+fi
+
+# --- -r N: mean and spread of N runs ------------------------------------------------------------
+# a command that touches 1000, 2000, 3000 pages on its 1st, 2nd, 3rd run
+cnt=$(mktemp)
+varrun=$(mktemp)
+printf '#!/bin/sh\nn=$(($(cat %s) + 1))\necho $n >%s\nexec %s faults $((n * 1000))\n' \
+	"$cnt" "$cnt" "$W" >"$varrun"
+chmod +x "$varrun"
+echo 0 >"$cnt"
+run_capture "$P" stat -r 3 -e page-faults --format json -- "$varrun"
+runs=$(cat "$cnt")
+cp "$OUT" /tmp/psc_r3.$$
+# the same three runs one by one: what the mean and the spread must be
+echo 0 >"$cnt"
+singles=
+for _ in 1 2 3; do
+	"$P" stat -e page-faults --format json -- "$varrun" >/tmp/psc_r1.$$ 2>/dev/null
+	singles="$singles $(ps_value /tmp/psc_r1.$$ page-faults)"
+done
+check "-r 3: 3 runs ($runs), their mean and perf's spread, the standard error over the mean (runs alone:$singles)" python3 -c '
+import json, math, sys
+o = json.loads(open(sys.argv[1]).readline())
+v = [float(x) for x in sys.argv[3:]]
+m = sum(v) / 3
+sem = math.sqrt(sum((x - m) ** 2 for x in v) / 2 / 3)
+assert sys.argv[2] == "3" and o["runs"] == 3, o
+assert abs(o["value"] - m) <= 0.02 * m, (o, m)
+assert abs(o["stddev_pct"] - 100 * sem / m) <= 2, (o, 100 * sem / m)' /tmp/psc_r3.$$ "$runs" $singles
+rm -f /tmp/psc_r3.$$ /tmp/psc_r1.$$
+echo 0 >"$cnt"
+run_capture "$P" stat -r 3 -e page-faults,task-clock -- "$varrun"
+check "-r 3 text: '(3 runs)', ( +- N% ) per event, the elapsed mean +- its error (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && grep -q \"stats for '$varrun' (3 runs):\" '$ERR' &&
+		grep -Eq ' page-faults .*\\( \\+- *[0-9.]+% \\)$' '$ERR' &&
+		grep -Eq '^ +[0-9.]+ \\+- [0-9.]+ seconds time elapsed' '$ERR' && ! grep -q 'seconds user' '$ERR'"
+# a run that ends by SIGINT (Ctrl-C reaches the whole group) ends the runs
+: >"$cnt"
+expect_rc "-r 5: a run killed by SIGINT ends the runs, with its status" 130 \
+	"$P" stat -r 5 -e task-clock -- sh -c "echo x >>'$cnt'; kill -INT \$\$"
+check "-r 5: no run after the one SIGINT killed ($(grep -c x "$cnt") runs)" test "$(grep -c x "$cnt")" -eq 1
+expect_rc "-r 2: the command's status (of the last run)" 4 "$P" stat -r 2 -e task-clock -- sh -c 'exit 4'
+expect_rc "-r without a command" 2 "$P" stat -r 3 -a --duration 0.1
+expect_rc "-r with -i" 2 "$P" stat -r 3 -i 100 -- true
+expect_rc "-r 0" 2 "$P" stat -r 0 -- true
+rm -f "$cnt" "$varrun"
+
+# --- -x SEP: perf's CSV columns ---------------------------------------------------------------
+run_capture "$P" stat -x, -e task-clock,cs,cycles -- "$W" faults 100
+check "-x,: value,unit,event,run,pct,metric,metric unit; <not supported> as perf writes it" python3 -c '
+import sys
+ls = [l.rstrip("\n").split(",") for l in open(sys.argv[1]) if not l.startswith("perfscope")]
+d = {f[2]: f for f in ls}
+assert len(ls) == 3 and all(len(f) == 7 for f in ls), ls
+assert d["task-clock"][1] == "msec" and d["task-clock"][6] == "CPUs utilized", d
+assert int(d["task-clock"][3]) > 0 and d["task-clock"][4] == "100.00", d
+assert d["cs"][1] == "" and d["cs"][0].isdigit() and d["cs"][6].endswith("/sec"), d
+c = d["cycles"]
+assert c == ["<not supported>", "", "cycles", "0", "100.00", "", ""] or c[0].isdigit(), c' "$ERR"
+run_capture "$P" stat -x';' -r 2 -e cs -- true
+check "-x with -r: the spread after the event, as perf ('N.NN%')" \
+	grep -Eq '^[0-9]+;;cs;[0-9]+\.[0-9]{2}%;[0-9]+;[0-9.]+;' "$ERR"
+run_capture "$P" stat -x, -a -i 100 --per-cpu --duration 0.25 -e cs
+check "-x with -i and --per-cpu: the time, then CPUn, as perf" \
+	grep -Eq '^ +[0-9]+\.[0-9]{9},CPU[0-9]+,[0-9]+,,cs,' "$ERR"
+expect_rc "-x and --format json" 2 "$P" stat -x, --format json -- true
+expect_rc "-x with an empty separator" 2 "$P" stat -x '' -- true
+
+# --- --per-core, --per-socket from sysfs ---------------------------------------------------
+topo_count() { python3 -c '
+import os, sys
+def cpus(s):
+    for part in s.strip().split(","):
+        a, _, b = part.partition("-")
+        yield from range(int(a), int(b or a) + 1)
+def rd(t, f):
+    return int(open(t + f).read()) if os.path.exists(t + f) else 0
+keys = set()
+for c in cpus(open("/sys/devices/system/cpu/online").read()):
+    t = "/sys/devices/system/cpu/cpu%d/topology/" % c
+    if sys.argv[1] == "core":
+        keys.add((rd(t, "physical_package_id"), rd(t, "die_id"), rd(t, "core_id")))
+    else:
+        keys.add(rd(t, "physical_package_id"))
+print(len(keys))' "$1"; }
+for aggr in core socket; do
+	n=$(topo_count $aggr)
+	run_capture "$P" stat -a --per-$aggr -e cs,cpu-clock --duration 0.2 --format json
+	check "--per-$aggr: one line per $aggr ($n) and event, every online CPU in one (exit $RC)" python3 -c '
+import json, os, sys
+ls = [json.loads(l) for l in open(sys.argv[1])]
+n = int(sys.argv[2])
+assert len(ls) == 2 * n, ls
+for ev in ("cs", "cpu-clock"):
+    rows = [o for o in ls if o["event"] == ev]
+    assert sum(o["cpus"] for o in rows) == os.cpu_count(), rows
+    assert all("socket" in o and ("core" in o) == (sys.argv[3] == "core") for o in rows), rows' "$OUT" "$n" $aggr
+done
+run_capture "$P" stat -a --per-core -e cs --duration 0.1
+check "--per-core text: perf's S0-D0-C0 labels and the CPUs in each" grep -Eq '^S[0-9]+-D[0-9]+-C[0-9]+ +[0-9]+ +[0-9]+ +cs' "$ERR"
+if command -v perf >/dev/null && perf stat -a -x, --per-core -e cs true >/dev/null 2>&1; then
+	perf stat -a -x, --per-core -e cs,cpu-clock -o /tmp/psc_perf_core.$$ -- sleep 0.1
+	run_capture "$P" stat -a -x, --per-core -e cs,cpu-clock -- sleep 0.1
+	check "--per-core: perf stat --per-core's cores, their CPU counts and its order (a core's events together)" \
+		test "$(grep '^S' /tmp/psc_perf_core.$$ | cut -d, -f1,2,5)" = "$(grep '^S' "$ERR" | cut -d, -f1,2,5)"
+	rm -f /tmp/psc_perf_core.$$
+else
+	skip "perf stat --per-core is not usable here"
+fi
+expect_rc "--per-core of a command alone" 2 "$P" stat --per-core -- true
+expect_rc "--per-core with --per-cpu" 2 "$P" stat -a --per-core --per-cpu --duration 0.1
+
+# --- names as typed, the canonical one in JSON ----------------------------------------------
+run_capture "$P" stat -e 'cs,faults,{migrations,cs}:u' --format json -- true
+check "JSON: event as typed, canonical beside it" python3 -c '
+import json, sys
+ls = [json.loads(l) for l in open(sys.argv[1])]
+assert [o["event"] for o in ls] == ["cs", "faults", "migrations:u", "cs:u"], ls
+assert [o["canonical"] for o in ls] == ["context-switches", "page-faults", "cpu-migrations:u",
+    "context-switches:u"], ls' "$OUT"
+run_capture "$P" stat -e cs,branches -- true
+check "text: cs and branches as typed, as perf" \
+	sh -c "grep -Eq '^ +[0-9]+ +cs( |$)' '$ERR' && grep -Eq ' branches( |$)' '$ERR' &&
+		! grep -q 'context-switches' '$ERR'"
+
+# --- wildcards: zero counts left out unless --all -----------------------------------------------
+tr=/sys/kernel/tracing
+[ -d $tr/events ] || tr=/sys/kernel/debug/tracing
+if [ -d $tr/events/syscalls ]; then
+	nsys=$(ls -d $tr/events/syscalls/sys_enter_* | wc -l)
+	run_capture "$P" stat -e 'syscalls:sys_enter_*' -- "$W" faults 10
+	shown=$(grep -c ' syscalls:sys_enter_' "$ERR")
+	check "a wildcard's zero counts are left out ($shown of $nsys shown), and said (exit $RC)" \
+		sh -c "[ $RC -eq 0 ] && [ $shown -gt 0 ] && [ $shown -lt $nsys ] &&
+			! grep -Eq '^ +0 +syscalls:' '$ERR' &&
+			grep -q \"^ $((nsys - shown)) zero counts of events matched by a wildcard are not shown (--all shows them)\" '$ERR'"
+	run_capture "$P" stat -e 'syscalls:sys_enter_*' --all -- true
+	check "--all shows every event of the wildcard ($nsys)" \
+		test "$(grep -c ' syscalls:sys_enter_' "$ERR")" -eq "$nsys"
+	run_capture "$P" stat -e 'syscalls:sys_enter_*,syscalls:sys_enter_reboot' --format json -- true
+	check "JSON: a named event is shown even at 0, the wildcard's zeros are not, and stderr says how many" python3 -c '
+import json, sys
+ls = [json.loads(l) for l in open(sys.argv[1])]
+assert all(o["value"] > 0 for o in ls[:-1]), ls
+assert ls[-1]["event"] == "syscalls:sys_enter_reboot" and ls[-1]["value"] == 0, ls
+assert "were not shown (--all shows them)" in open(sys.argv[2]).read()' "$OUT" "$ERR"
+else
+	skip "no syscalls tracepoints"; skip "no syscalls tracepoints"; skip "no syscalls tracepoints"
+fi
 done_testing
