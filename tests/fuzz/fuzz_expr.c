@@ -64,14 +64,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	if (data[0] % (NR_FIXTURES + 1) < NR_FIXTURES) {
-		fmt = psc_tp_format__parse(fixtures[data[0] % (NR_FIXTURES + 1)], "fuzz");
+		/* the fixtures are parsed once: libtraceevent's parse costs more than the rest */
+		static struct psc_tp_format *parsed[NR_FIXTURES];
+		unsigned int k = data[0] % (NR_FIXTURES + 1);
+
+		if (!parsed[k])
+			parsed[k] = psc_tp_format__parse(fixtures[k], "fuzz");
+		opts.fmt = parsed[k];
 	} else {
 		char *ftext = piece(&p, end);
 
 		fmt = ftext ? psc_tp_format__parse(ftext, "fuzz") : NULL;
 		free(ftext);
+		opts.fmt = fmt;
 	}
-	opts.fmt = fmt;
 	opts.want_int = data[0] & 0x80;
 	text = piece(&p, end);
 	if (!text)
