@@ -912,7 +912,9 @@ static struct node *make_binary(struct parser *ps, enum expr_op op, int op_pos, 
 	} else {
 		if (need_int(ps, a, "left", op) || need_int(ps, b, "right", op))
 			return NULL;
-		ty = op == OP_SHL || op == OP_SHR ? promote(a->ty) : arith_type(a->ty, b->ty);
+		ty = op >= OP_EQ && op <= OP_GE	    ? T_INT
+		     : op == OP_SHL || op == OP_SHR ? promote(a->ty)
+						    : arith_type(a->ty, b->ty);
 	}
 	if (ty.kind == EXPR_INT && a->ty.kind == EXPR_INT && is_const(b) && !b->num &&
 	    (op == OP_DIV || op == OP_MOD)) {

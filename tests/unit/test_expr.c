@@ -247,6 +247,16 @@ static void test_64bit(void **state)
 	e = compile_ok("node", &opts);
 	assert_string_equal(expr_type__name(expr__type(e)), "int");
 	expr__delete(e);
+	/* comparisons and logic give an int, whatever they compare */
+	e = compile_ok("call_site > ptr", &opts);
+	assert_string_equal(expr_type__name(expr__type(e)), "int");
+	expr__delete(e);
+	e = compile_ok("call_site && !ptr", &opts);
+	assert_string_equal(expr_type__name(expr__type(e)), "int");
+	expr__delete(e);
+	e = compile_ok("node << 1", &opts);
+	assert_string_equal(expr_type__name(expr__type(e)), "long");
+	expr__delete(e);
 	psc_tp_format__delete(fmt);
 }
 
