@@ -1139,18 +1139,26 @@ static int parse_printf(struct parser *ps, struct node *call)
 		arg++;
 		/* the spec snprintf gets: the value comes as 64 bits, cut first to lenmod */
 		sp = c->spec;
-		sp += sprintf(sp, "%%%s", c->conv == 'p' ? "#" : flags);
+		if (c->conv == 'p') {
+			/* an address: 0x and its hex digits, as glibc's %p (but 0x0 for 0) */
+			strcpy(sp, "0x%llx");
+			c->lenmod = 8;
+			c->prec = -1;
+			nconv++;
+			continue;
+		}
+		sp += sprintf(sp, "%%%s", flags);
 		if (width >= 0)
 			sp += sprintf(sp, "%d", width);
 		if (c->conv == 's')
 			sp += sprintf(sp, ".*");
-		else if (prec >= 0 && c->conv != 'c' && c->conv != 'p')
+		else if (prec >= 0 && c->conv != 'c')
 			sp += sprintf(sp, ".%d", prec);
 		if (c->conv == 'c' || c->conv == 's')
 			sprintf(sp, "%c", c->conv);
 		else
-			sprintf(sp, "ll%c", c->conv == 'p' ? 'x' : c->conv == 'i' ? 'd' : c->conv);
-		c->lenmod = (uint8_t)(c->conv == 'p' ? 8 : lenmod);
+			sprintf(sp, "ll%c", c->conv == 'i' ? 'd' : c->conv);
+		c->lenmod = (uint8_t)lenmod;
 		c->prec = prec;
 		nconv++;
 	}

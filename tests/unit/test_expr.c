@@ -491,8 +491,10 @@ static void test_functions(void **state)
 	struct psc_tp_format *fmt = parse(fmt_sched_switch, "sched");
 	static const char *const vars[] = { "key", NULL };
 	struct expr_opts opts = { .fmt = fmt, .comm = fake_comm, .ksyms = get_ksyms, .vars = vars };
+	struct psc_tp_format *kfmt = parse(fmt_kmalloc, "kmem");
+	struct expr_opts kopts = { .fmt = kfmt, .ksyms = get_ksyms };
 	char path[] = "/tmp/test_expr_XXXXXX", buf[512];
-	uint8_t raw[64];
+	uint8_t raw[64], kraw[56];
 	struct expr *e;
 	int fd = mkstemp(path);
 
@@ -503,7 +505,12 @@ static void test_functions(void **state)
 	unlink(path);
 	assert_non_null(test_ksyms);
 	make_switch(raw);
+	memset(kraw, 0, sizeof(kraw));
+	memcpy(kraw + 8, &(uint64_t){ 0xffffffff81001010ull }, 8);
 
+	e = compile_ok("ksymbol(call_site)", &kopts);
+	assert_string_equal(str_eval(e, kraw, 56, buf, sizeof(buf)), "do_one");
+	expr__delete(e);
 	e = compile_ok("ksymbol(0xffffffff81001010)", &opts);
 	assert_string_equal(str_eval(e, raw, 64, buf, sizeof(buf)), "do_one");
 	expr__delete(e);
@@ -545,6 +552,9 @@ static void test_functions(void **state)
 		       &opts);
 	assert_string_equal(str_eval(e, raw, 64, buf, sizeof(buf)),
 			    "ffffffffffffffff ff -1 18446744073709551615 bas 0xff 000000FF -7");
+	expr__delete(e);
+	e = compile_ok("printf(\"%p|%p\", 0, call_site)", &kopts);
+	assert_string_equal(str_eval(e, kraw, 56, buf, sizeof(buf)), "0x0|0xffffffff81001010");
 	expr__delete(e);
 	e = compile_ok("printf(\"plain\")", &opts);
 	assert_string_equal(str_eval(e, raw, 64, buf, sizeof(buf)), "plain");
@@ -595,6 +605,7 @@ static void test_functions(void **state)
 	ksyms__delete(test_ksyms);
 	test_ksyms = NULL;
 	psc_tp_format__delete(fmt);
+	psc_tp_format__delete(kfmt);
 }
 
 /* Errors say where (a byte offset) and what, naming the operand at fault. */
