@@ -31,7 +31,8 @@ static int emit(struct cg *cg, enum expr_opcode op, uint32_t arg, uint64_t imm)
 		e->code = c;
 		cg->max_code = n;
 	}
-	e->code[e->nr_code].op = op;
+	memset(&e->code[e->nr_code], 0, sizeof(e->code[0]));
+	e->code[e->nr_code].op = (uint16_t)op;
 	e->code[e->nr_code].arg = arg;
 	e->code[e->nr_code].imm = imm;
 	return e->nr_code++;
@@ -151,6 +152,17 @@ static enum expr_opcode int_opcode(enum expr_op op, bool is_signed)
 
 static int gen(struct cg *cg, const struct node *n);
 
+/* The load of a scalar field, as its type says. */
+static enum expr_opcode field_load(const struct node *n)
+{
+	static const enum expr_opcode loads[2][9] = {
+		{ 0, I_LD_U8, I_LD_U16, 0, I_LD_U32, 0, 0, 0, I_LD_U64 },
+		{ 0, I_LD_S8, I_LD_S16, 0, I_LD_S32, 0, 0, 0, I_LD_U64 },
+	};
+
+	return loads[n->ty.is_signed][n->ty.size];
+}
+
 static int gen_bool(struct cg *cg, const struct node *n)
 {
 	int err = gen(cg, n);
@@ -195,11 +207,20 @@ static int gen_binary(struct cg *cg, const struct node *n)
 	else
 		is_signed = n->ty.is_signed;
 	if (b->kind == N_NUM || (a->kind == N_NUM && mirror(op) != OP_NONE)) {
-		const struct node *k = b->kind == N_NUM ? b : a;
+		const struct node *k = b->kind == N_NUM ? b : a, *v = k == b ? a : b;
+		int at;
 
 		if (k == a)
 			op = mirror(op);
-		if ((err = gen(cg, k == b ? a : b)))
+		/* a field compared with a constant: one instruction */
+		if (v->kind == N_FIELD && op >= OP_EQ && op <= OP_GE) {
+			if ((at = emit(cg, int_opcode(op, is_signed) + (I_F_EQ - I_EQ),
+				       v->field->offset, k->num)) < 0)
+				return -ENOMEM;
+			cg->e->code[at].ld = (uint8_t)field_load(v);
+			return 0;
+		}
+		if ((err = gen(cg, v)))
 			return err;
 		return emit(cg, int_opcode(op, is_signed) + (I_ADDI - I_ADD), 0, k->num) < 0
 			       ? -ENOMEM
@@ -247,10 +268,6 @@ static int gen_call(struct cg *cg, const struct node *n)
 
 static int gen(struct cg *cg, const struct node *n)
 {
-	static const enum expr_opcode loads[2][9] = {
-		{ 0, I_LD_U8, I_LD_U16, 0, I_LD_U32, 0, 0, 0, I_LD_U64 },
-		{ 0, I_LD_S8, I_LD_S16, 0, I_LD_S32, 0, 0, 0, I_LD_U64 },
-	};
 	int err, j1, j2, idx;
 
 	switch (n->kind) {
@@ -266,9 +283,7 @@ static int gen(struct cg *cg, const struct node *n)
 				return idx;
 			return emit(cg, I_LD_STR, (uint32_t)idx, 0) < 0 ? -ENOMEM : 0;
 		}
-		return emit(cg, loads[n->ty.is_signed][n->ty.size], n->field->offset, 0) < 0
-			       ? -ENOMEM
-			       : 0;
+		return emit(cg, field_load(n), n->field->offset, 0) < 0 ? -ENOMEM : 0;
 	case N_INDEX:
 		if ((err = gen(cg, n->a)) || (idx = field_idx(cg, n->field)) < 0)
 			return err ? err : idx;
@@ -396,6 +411,12 @@ struct expr *expr__compile(const char *text, const struct expr_opts *opts, struc
 		e->ksyms = opts->ksyms(opts->ctx);
 	expr_parse_free(&pr);
 	e->is_const = const_code(e);
+	if (e->nr_code == 2 && e->code[0].op >= I_LD_U8 && e->code[0].op <= I_LD_U64) {
+		static const uint8_t sizes[] = { 1, 1, 2, 2, 4, 4, 8 };
+
+		e->load_size = sizes[e->code[0].op - I_LD_U8];
+		e->load_signed = (e->code[0].op - I_LD_U8) % 2 && e->load_size < 8;
+	}
 	return e;
 }
 
@@ -496,6 +517,9 @@ void expr__dump(const struct expr *e, FILE *f)
 		default:
 			if (in->op >= I_ADDI && in->op <= I_GEUI)
 				fprintf(f, " %lld", (long long)in->imm);
+			if (in->op >= I_F_EQ && in->op <= I_F_GEU)
+				fprintf(f, " %s (offset %u, %s), %lld", field_at(e, in->arg),
+					in->arg, expr_opcode_name(in->ld), (long long)in->imm);
 			break;
 		}
 		fputc('\n', f);

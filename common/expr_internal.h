@@ -176,6 +176,17 @@ enum expr_opcode {
 	I_GTUI,
 	I_GESI,
 	I_GEUI,
+	/* a = field OP imm: the field's load (ld) and a comparison in one (pid > 100) */
+	I_F_EQ,
+	I_F_NE,
+	I_F_LTS,
+	I_F_LTU,
+	I_F_LES,
+	I_F_LEU,
+	I_F_GTS,
+	I_F_GTU,
+	I_F_GES,
+	I_F_GEU,
 	/* unary */
 	I_NEG,
 	I_NOT,
@@ -211,7 +222,9 @@ enum expr_opcode {
 };
 
 struct insn {
-	uint32_t op;
+	uint16_t op;
+	uint8_t ld; /* I_F_*: the load (I_LD_U8 ... I_LD_U64) of the field at arg */
+	uint8_t pad;
 	uint32_t arg;
 	uint64_t imm;
 };
@@ -227,6 +240,9 @@ struct expr {
 	int nr_code;
 	struct expr_type type;
 	bool is_const;
+	/* the code is one field's load (key=pid, num=runtime): run without the VM */
+	uint8_t load_size;
+	bool load_signed;
 	/* what the code refers to by index */
 	const struct psc_tp_field **fields;
 	int nr_fields;

@@ -11,100 +11,46 @@
 
 #define VM_STACK 256
 
+/* The bytes of each load, I_LD_U8 to I_LD_U64. */
+static const uint8_t ld_size[] = { 1, 1, 2, 2, 4, 4, 8 };
+
 const char *expr_opcode_name(int op)
 {
 	static const char *const names[NR_OPCODES] = {
-		[I_IMM] = "imm",
-		[I_STR] = "str",
-		[I_PUSH] = "push",
-		[I_PUSHS] = "pushs",
-		[I_LD_U8] = "ld.u8",
-		[I_LD_S8] = "ld.s8",
-		[I_LD_U16] = "ld.u16",
-		[I_LD_S16] = "ld.s16",
-		[I_LD_U32] = "ld.u32",
-		[I_LD_S32] = "ld.s32",
-		[I_LD_U64] = "ld.u64",
-		[I_LD_STR] = "ld.str",
-		[I_LD_ELEM] = "ld.elem",
-		[I_LD_CPU] = "ld._cpu",
-		[I_LD_PID] = "ld._pid",
-		[I_LD_TID] = "ld._tid",
-		[I_LD_TIME] = "ld._time",
-		[I_LD_PERIOD] = "ld._period",
-		[I_LD_VAR] = "ld.var",
-		[I_ADD] = "add",
-		[I_SUB] = "sub",
-		[I_MUL] = "mul",
-		[I_DIVS] = "div",
-		[I_DIVU] = "divu",
-		[I_MODS] = "mod",
-		[I_MODU] = "modu",
-		[I_AND] = "and",
-		[I_OR] = "or",
-		[I_XOR] = "xor",
-		[I_SHL] = "shl",
-		[I_SHRS] = "sar",
-		[I_SHRU] = "shr",
-		[I_EQ] = "eq",
-		[I_NE] = "ne",
-		[I_LTS] = "lt",
-		[I_LTU] = "ltu",
-		[I_LES] = "le",
-		[I_LEU] = "leu",
-		[I_GTS] = "gt",
-		[I_GTU] = "gtu",
-		[I_GES] = "ge",
-		[I_GEU] = "geu",
-		[I_ADDI] = "add.i",
-		[I_SUBI] = "sub.i",
-		[I_MULI] = "mul.i",
-		[I_DIVSI] = "div.i",
-		[I_DIVUI] = "divu.i",
-		[I_MODSI] = "mod.i",
-		[I_MODUI] = "modu.i",
-		[I_ANDI] = "and.i",
-		[I_ORI] = "or.i",
-		[I_XORI] = "xor.i",
-		[I_SHLI] = "shl.i",
-		[I_SHRSI] = "sar.i",
-		[I_SHRUI] = "shr.i",
-		[I_EQI] = "eq.i",
-		[I_NEI] = "ne.i",
-		[I_LTSI] = "lt.i",
-		[I_LTUI] = "ltu.i",
-		[I_LESI] = "le.i",
-		[I_LEUI] = "leu.i",
-		[I_GTSI] = "gt.i",
-		[I_GTUI] = "gtu.i",
-		[I_GESI] = "ge.i",
-		[I_GEUI] = "geu.i",
-		[I_NEG] = "neg",
-		[I_NOT] = "not",
-		[I_LNOT] = "lnot",
-		[I_BOOL] = "bool",
-		[I_SEXT8] = "sext8",
-		[I_SEXT16] = "sext16",
-		[I_SEXT32] = "sext32",
-		[I_ZEXT8] = "zext8",
-		[I_ZEXT16] = "zext16",
-		[I_ZEXT32] = "zext32",
-		[I_SEQ] = "streq",
-		[I_SNE] = "strne",
-		[I_GLOB] = "glob",
-		[I_SEQI] = "streq.i",
-		[I_SNEI] = "strne.i",
-		[I_GLOBI] = "glob.i",
-		[I_JMP] = "jmp",
-		[I_JZ] = "jz",
-		[I_JNZ1] = "jnz1",
-		[I_KSYM] = "ksymbol",
-		[I_SYSCALL] = "syscall_name",
-		[I_COMM] = "comm_get",
-		[I_PRINTF] = "printf",
-		[I_NTOHL] = "ntohl",
-		[I_NTOHS] = "ntohs",
-		[I_RET] = "ret",
+		[I_IMM] = "imm",	 [I_STR] = "str",	   [I_PUSH] = "push",
+		[I_PUSHS] = "pushs",	 [I_LD_U8] = "ld.u8",	   [I_LD_S8] = "ld.s8",
+		[I_LD_U16] = "ld.u16",	 [I_LD_S16] = "ld.s16",	   [I_LD_U32] = "ld.u32",
+		[I_LD_S32] = "ld.s32",	 [I_LD_U64] = "ld.u64",	   [I_LD_STR] = "ld.str",
+		[I_LD_ELEM] = "ld.elem", [I_LD_CPU] = "ld._cpu",   [I_LD_PID] = "ld._pid",
+		[I_LD_TID] = "ld._tid",	 [I_LD_TIME] = "ld._time", [I_LD_PERIOD] = "ld._period",
+		[I_LD_VAR] = "ld.var",	 [I_ADD] = "add",	   [I_SUB] = "sub",
+		[I_MUL] = "mul",	 [I_DIVS] = "div",	   [I_DIVU] = "divu",
+		[I_MODS] = "mod",	 [I_MODU] = "modu",	   [I_AND] = "and",
+		[I_OR] = "or",		 [I_XOR] = "xor",	   [I_SHL] = "shl",
+		[I_SHRS] = "sar",	 [I_SHRU] = "shr",	   [I_EQ] = "eq",
+		[I_NE] = "ne",		 [I_LTS] = "lt",	   [I_LTU] = "ltu",
+		[I_LES] = "le",		 [I_LEU] = "leu",	   [I_GTS] = "gt",
+		[I_GTU] = "gtu",	 [I_GES] = "ge",	   [I_GEU] = "geu",
+		[I_ADDI] = "add.i",	 [I_SUBI] = "sub.i",	   [I_MULI] = "mul.i",
+		[I_DIVSI] = "div.i",	 [I_DIVUI] = "divu.i",	   [I_MODSI] = "mod.i",
+		[I_MODUI] = "modu.i",	 [I_ANDI] = "and.i",	   [I_ORI] = "or.i",
+		[I_XORI] = "xor.i",	 [I_SHLI] = "shl.i",	   [I_SHRSI] = "sar.i",
+		[I_SHRUI] = "shr.i",	 [I_EQI] = "eq.i",	   [I_NEI] = "ne.i",
+		[I_LTSI] = "lt.i",	 [I_LTUI] = "ltu.i",	   [I_LESI] = "le.i",
+		[I_LEUI] = "leu.i",	 [I_GTSI] = "gt.i",	   [I_GTUI] = "gtu.i",
+		[I_GESI] = "ge.i",	 [I_GEUI] = "geu.i",	   [I_F_EQ] = "f.eq.i",
+		[I_F_NE] = "f.ne.i",	 [I_F_LTS] = "f.lt.i",	   [I_F_LTU] = "f.ltu.i",
+		[I_F_LES] = "f.le.i",	 [I_F_LEU] = "f.leu.i",	   [I_F_GTS] = "f.gt.i",
+		[I_F_GTU] = "f.gtu.i",	 [I_F_GES] = "f.ge.i",	   [I_F_GEU] = "f.geu.i",
+		[I_NEG] = "neg",	 [I_NOT] = "not",	   [I_LNOT] = "lnot",
+		[I_BOOL] = "bool",	 [I_SEXT8] = "sext8",	   [I_SEXT16] = "sext16",
+		[I_SEXT32] = "sext32",	 [I_ZEXT8] = "zext8",	   [I_ZEXT16] = "zext16",
+		[I_ZEXT32] = "zext32",	 [I_SEQ] = "streq",	   [I_SNE] = "strne",
+		[I_GLOB] = "glob",	 [I_SEQI] = "streq.i",	   [I_SNEI] = "strne.i",
+		[I_GLOBI] = "glob.i",	 [I_JMP] = "jmp",	   [I_JZ] = "jz",
+		[I_JNZ1] = "jnz1",	 [I_KSYM] = "ksymbol",	   [I_SYSCALL] = "syscall_name",
+		[I_COMM] = "comm_get",	 [I_PRINTF] = "printf",	   [I_NTOHL] = "ntohl",
+		[I_NTOHS] = "ntohs",	 [I_RET] = "ret",
 	};
 
 	return op >= 0 && op < NR_OPCODES && names[op] ? names[op] : "?";
@@ -285,8 +231,28 @@ static const char *str_field(const struct psc_tp_field *f, const void *raw, uint
 #define PTR(x) ((uint64_t)(uintptr_t)(x))
 #define CSTR(x) ((const char *)(uintptr_t)(x))
 
+static int run_vm(struct expr *e, const void *raw, uint32_t size, const struct psc_sample *s,
+		  struct expr_val *out);
+
 int expr__eval(struct expr *e, const void *raw, uint32_t size, const struct psc_sample *s,
 	       struct expr_val *out)
+{
+	/* one field's load needs neither the VM's frame nor its dispatch */
+	if (e->load_size) {
+		uint32_t off = e->code[0].arg;
+
+		if ((uint64_t)off + e->load_size > size)
+			return run_vm(e, raw, size, s, out); /* which counts the error */
+		out->i = psc_tp__load_int((const uint8_t *)raw + off, e->load_size, e->load_signed);
+		out->s = NULL;
+		out->len = 0;
+		return 0;
+	}
+	return run_vm(e, raw, size, s, out);
+}
+
+__attribute__((noinline)) static int run_vm(struct expr *e, const void *raw, uint32_t size,
+					    const struct psc_sample *s, struct expr_val *out)
 {
 	static const struct psc_sample none;
 	static const void *const labels[NR_OPCODES] = {
@@ -311,16 +277,19 @@ int expr__eval(struct expr *e, const void *raw, uint32_t size, const struct psc_
 		[I_SHRUI] = &&l_shrui,	   [I_EQI] = &&l_eqi,	      [I_NEI] = &&l_nei,
 		[I_LTSI] = &&l_ltsi,	   [I_LTUI] = &&l_ltui,	      [I_LESI] = &&l_lesi,
 		[I_LEUI] = &&l_leui,	   [I_GTSI] = &&l_gtsi,	      [I_GTUI] = &&l_gtui,
-		[I_GESI] = &&l_gesi,	   [I_GEUI] = &&l_geui,	      [I_NEG] = &&l_neg,
-		[I_NOT] = &&l_not,	   [I_LNOT] = &&l_lnot,	      [I_BOOL] = &&l_bool,
-		[I_SEXT8] = &&l_sext8,	   [I_SEXT16] = &&l_sext16,   [I_SEXT32] = &&l_sext32,
-		[I_ZEXT8] = &&l_zext8,	   [I_ZEXT16] = &&l_zext16,   [I_ZEXT32] = &&l_zext32,
-		[I_SEQ] = &&l_seq,	   [I_SNE] = &&l_sne,	      [I_GLOB] = &&l_glob,
-		[I_SEQI] = &&l_seqi,	   [I_SNEI] = &&l_snei,	      [I_GLOBI] = &&l_globi,
-		[I_JMP] = &&l_jmp,	   [I_JZ] = &&l_jz,	      [I_JNZ1] = &&l_jnz1,
-		[I_KSYM] = &&l_ksym,	   [I_SYSCALL] = &&l_syscall, [I_COMM] = &&l_comm,
-		[I_PRINTF] = &&l_printf,   [I_NTOHL] = &&l_ntohl,     [I_NTOHS] = &&l_ntohs,
-		[I_RET] = &&l_ret,
+		[I_GESI] = &&l_gesi,	   [I_GEUI] = &&l_geui,	      [I_F_EQ] = &&l_f_eq,
+		[I_F_NE] = &&l_f_ne,	   [I_F_LTS] = &&l_f_lts,     [I_F_LTU] = &&l_f_ltu,
+		[I_F_LES] = &&l_f_les,	   [I_F_LEU] = &&l_f_leu,     [I_F_GTS] = &&l_f_gts,
+		[I_F_GTU] = &&l_f_gtu,	   [I_F_GES] = &&l_f_ges,     [I_F_GEU] = &&l_f_geu,
+		[I_NEG] = &&l_neg,	   [I_NOT] = &&l_not,	      [I_LNOT] = &&l_lnot,
+		[I_BOOL] = &&l_bool,	   [I_SEXT8] = &&l_sext8,     [I_SEXT16] = &&l_sext16,
+		[I_SEXT32] = &&l_sext32,   [I_ZEXT8] = &&l_zext8,     [I_ZEXT16] = &&l_zext16,
+		[I_ZEXT32] = &&l_zext32,   [I_SEQ] = &&l_seq,	      [I_SNE] = &&l_sne,
+		[I_GLOB] = &&l_glob,	   [I_SEQI] = &&l_seqi,	      [I_SNEI] = &&l_snei,
+		[I_GLOBI] = &&l_globi,	   [I_JMP] = &&l_jmp,	      [I_JZ] = &&l_jz,
+		[I_JNZ1] = &&l_jnz1,	   [I_KSYM] = &&l_ksym,	      [I_SYSCALL] = &&l_syscall,
+		[I_COMM] = &&l_comm,	   [I_PRINTF] = &&l_printf,   [I_NTOHL] = &&l_ntohl,
+		[I_NTOHS] = &&l_ntohs,	   [I_RET] = &&l_ret,
 	};
 	const struct insn *pc = e->code;
 	const uint8_t *r = raw;
@@ -530,6 +499,37 @@ l_gesi:
 	BINI(SA >= SB);
 l_geui:
 	BINI(a >= b);
+	/* a = field OP imm: the load as the format says, then the comparison */
+#define FCMP(expr)                                                           \
+	do {                                                                 \
+		if ((uint64_t)pc->arg + ld_size[pc->ld - I_LD_U8] > size)    \
+			goto range;                                          \
+		a = psc_tp__load_int(r + pc->arg, ld_size[pc->ld - I_LD_U8], \
+				     (pc->ld - I_LD_U8) & 1);                \
+		b = pc->imm;                                                 \
+		a = (expr);                                                  \
+		NEXT();                                                      \
+	} while (0)
+l_f_eq:
+	FCMP(a == b);
+l_f_ne:
+	FCMP(a != b);
+l_f_lts:
+	FCMP(SA < SB);
+l_f_ltu:
+	FCMP(a < b);
+l_f_les:
+	FCMP(SA <= SB);
+l_f_leu:
+	FCMP(a <= b);
+l_f_gts:
+	FCMP(SA > SB);
+l_f_gtu:
+	FCMP(a > b);
+l_f_ges:
+	FCMP(SA >= SB);
+l_f_geu:
+	FCMP(a >= b);
 l_neg:
 	a = 0 - a;
 	NEXT();
@@ -672,6 +672,7 @@ fail:
 #undef LOAD
 #undef BIN
 #undef BINI
+#undef FCMP
 #undef SA
 #undef SB
 }

@@ -835,7 +835,8 @@ static void test_fold_matches_vm(void **state)
 	psc_tp_format__delete(fmt);
 }
 
-/* The bytecode is small: key=pid is a load and a return, a two-term filter folds immediates. */
+/* The bytecode is small: key=pid is a load and a return, a field compared with a constant one
+ * instruction. */
 static void test_bytecode(void **state)
 {
 	struct psc_tp_format *fmt = parse(fmt_sched_wakeup, "sched");
@@ -853,12 +854,10 @@ static void test_bytecode(void **state)
 	fclose(f);
 	assert_string_equal(text, "   0  ld.s32   pid (offset 24)\n"
 				  "   1  ret     \n"
-				  "   0  ld.s32   pid (offset 24)\n"
-				  "   1  gt.i     100\n"
-				  "   2  jz       -> 5\n"
-				  "   3  ld.s32   prio (offset 28)\n"
-				  "   4  lt.i     120\n"
-				  "   5  ret     \n");
+				  "   0  f.gt.i   pid (offset 24, ld.s32), 100\n"
+				  "   1  jz       -> 3\n"
+				  "   2  f.lt.i   prio (offset 28, ld.s32), 120\n"
+				  "   3  ret     \n");
 	free(text);
 	psc_tp_format__delete(fmt);
 }
