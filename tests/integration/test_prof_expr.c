@@ -147,6 +147,9 @@ static void test_errors(void **state)
 	/* the variables are the ATTR's own: key is no name in key= */
 	assert_int_equal(run("sched:sched_wakeup//key=key/", err, sizeof(err)), 2);
 	has(err, "has no field 'key'");
+	/* an ATTR it does not take: the list says what the EXPR ones take */
+	assert_int_equal(run("sched:sched_wakeup//nope=1/", err, sizeof(err)), 2);
+	has(err, "key=EXPR, top-by=EXPR, comm=EXPR, printkey=EXPR");
 	/* an ATTR given twice that may not be */
 	assert_int_equal(run("sched:sched_wakeup//key=pid/key=prio/", err, sizeof(err)), 2);
 	has(err, "given twice");
