@@ -450,6 +450,7 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 
 	optind = 1;
 	opterr = 0;
+again:
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(help, stdout);
@@ -485,6 +486,19 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 		if (ret)
 			return ret;
 	}
+	/*
+	 * Operands (an expression, a GLOB) may come between options, as argp takes them (perf-prof
+	 * expr -e EV 'EXPR' -v): each is kept and the options after it parsed; after "--" comes the
+	 * command, untouched.
+	 */
+	if ((flags & CLI_OPT_POSITIONAL) && optind < argc &&
+	    !(optind > 1 && !strcmp(argv[optind - 1], "--"))) {
+		if (o->nr_positional == CLI_MAX_POSITIONAL)
+			return usage_error(prof, "too many arguments: '%s'", argv[optind]);
+		o->positional_buf[o->nr_positional++] = argv[optind++];
+		o->positional = o->positional_buf;
+		goto again;
+	}
 	/* getopt ate the "--": with nothing after it, the command the user meant to give is missing
 	 * (silently counting the whole machine instead would be a surprise) */
 	if ((flags & CLI_OPT_TARGET) && optind == argc && optind > 1 &&
@@ -492,9 +506,7 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 		return usage_error(prof, "'--' is not followed by a command to run; give one "
 					 "(-- COMMAND ARGS...) or leave '--' out");
 	if (optind < argc) {
-		if (flags & CLI_OPT_POSITIONAL)
-			o->positional = argv + optind;
-		else if (flags & CLI_OPT_TARGET)
+		if (flags & CLI_OPT_TARGET)
 			o->command = argv + optind;
 		else
 			return usage_error(prof, "unexpected argument '%s'", argv[optind]);

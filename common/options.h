@@ -12,6 +12,7 @@ enum out_format {
 };
 
 #define CLI_MAX_TASKS 64 /* -p/-t list entries */
+#define CLI_MAX_POSITIONAL 16 /* operands */
 
 struct cli_opts {
 	const char *events; /* -e, NULL when absent; -e given again adds to the list, as in perf */
@@ -45,7 +46,10 @@ struct cli_opts {
 	const char *output; /* -o FILE: the profiler's output goes there; NULL = stdout */
 	int verbose; /* -v, repeatable */
 	char **command; /* after --, NULL-terminated; NULL when none */
-	char **positional; /* CLI_OPT_POSITIONAL: the operands, NULL-terminated; NULL when none */
+	/* CLI_OPT_POSITIONAL: the operands before any "--", NULL-terminated; NULL when none */
+	char **positional;
+	int nr_positional;
+	char *positional_buf[CLI_MAX_POSITIONAL + 1];
 	char events_joined[4096]; /* several -e: their lists joined by ','; events points here */
 };
 
@@ -62,7 +66,9 @@ enum cli_opt_flags {
 	CLI_OPT_DURATION = 1 << 4,
 	CLI_OPT_MMAP = 1 << 5, /* -m, --watermark */
 	CLI_OPT_FORMAT = 1 << 6,
-	CLI_OPT_POSITIONAL = 1 << 7, /* operands that are not a command (e.g. list's GLOB) */
+	/* operands that are not a command (list's GLOB, expr's EXPR), between the options; with
+	 * CLI_OPT_TARGET a command follows "--" */
+	CLI_OPT_POSITIONAL = 1 << 7,
 	CLI_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
 	CLI_OPT_OUTPUT = 1 << 9, /* -o FILE */
 	CLI_OPT_ORDER = 1 << 10, /* --order, --no-order; perf-prof's --monotonic, --inherit, --ptrace */

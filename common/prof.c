@@ -127,6 +127,9 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
 		return 0; /* the side-band event, or one that cannot be told: counted by the session */
 	if (cpu < 0 && (rec->sample.sample_type & PERF_SAMPLE_CPU))
 		cpu = (int)rec->sample.cpu;
+	/* a filter the kernel refused: what the kernel would have dropped, dropped here */
+	if (ev->filter && !prof_expr__pass(ev, &rec->sample))
+		return 0;
 	if (!within_limit(p, cpu, rec->sample.time))
 		return 0;
 	p->nr_samples++;
@@ -579,6 +582,7 @@ static void report_stats(struct prof *p)
 		return;
 	if (!p->opts.quiet || total_lost(p))
 		session__print_stats(p->session, stderr, false);
+	prof_expr__report(p);
 	if (p->limited)
 		fprintf(stderr,
 			"perfscope %s: %llu events dropped by --sampling-limit %lu (per second and "
@@ -743,7 +747,7 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 	if ((ret = parse_events(&p)) || (ret = open_output(&p)))
 		goto out;
 	if (p.specs && (ret = prof_events__setup(&p))) {
-		ret = hook_status(ret);
+		ret = ret == PROF_SETUP_DONE ? 0 : hook_status(ret);
 		goto out;
 	}
 	if ((decl->needs & PROF_RINGS) && (ret = hook_status(prepare_streaming(&p))))

@@ -15,6 +15,8 @@
 #include "output.h"
 #include "target.h"
 
+struct expr;
+struct ksyms;
 struct prof;
 struct prof_event;
 struct session;
@@ -47,6 +49,8 @@ enum prof_attr_kind {
 	PROF_ATTR_FIELD, /* a field of the tracepoint: key=pid (checked against its format) */
 	PROF_ATTR_STRING, /* any text */
 	PROF_ATTR_NUM, /* a positive whole number */
+	/* an expression over the event (key=(_cpu<<16)|pid), compiled against its format: expr.h */
+	PROF_ATTR_EXPR,
 };
 
 struct prof_attr {
@@ -54,6 +58,10 @@ struct prof_attr {
 	enum prof_attr_kind kind;
 	bool repeat; /* may be given more than once (top-by=a/top-by=b/) */
 	const char *help; /* "key=FIELD: ...", for --help and errors */
+	/* PROF_ATTR_EXPR: a string value is fine too (comm=, printkey=); else a number is needed */
+	bool any_type;
+	/* PROF_ATTR_EXPR: more names the profiler sets per run (expr__set_var): "key" */
+	const char *const *vars;
 };
 
 /* One ATTR of an event as the profiler sees it: checked, bound to the format. */
@@ -62,6 +70,7 @@ struct prof_attr_val {
 	const char *value; /* NULL for a flag */
 	const struct psc_tp_field *field; /* PROF_ATTR_FIELD */
 	uint64_t num; /* PROF_ATTR_NUM */
+	struct expr *expr; /* PROF_ATTR_EXPR: run it with expr__eval(expr, raw, size, sample) */
 };
 
 /* One -e event. */
@@ -74,6 +83,9 @@ struct prof_event {
 	struct prof_attr_val *attrs;
 	int nr_attrs;
 	void *priv; /* ev_priv_size bytes, zeroed */
+	/* a /filter/ the kernel refused, run by the engine before the sample hook (prof_expr.c) */
+	struct expr *filter;
+	uint64_t filter_seen, filter_dropped, filter_errors;
 };
 
 /* The first value of ATTR name on ev, NULL when not given. */
@@ -171,6 +183,7 @@ struct prof {
 	int repeat; /* runs of the COMMAND, set by a check hook (-r N); 0 or 1: one */
 	int run_idx; /* the run going on, from 0 */
 	int stop_fd; /* signalfd of SIGINT/SIGTERM watched by out */
+	struct ksyms *ksyms; /* the kernel's symbols, loaded once an expression calls ksymbol() */
 	struct prof_state *state; /* the engine's own */
 };
 
@@ -194,8 +207,17 @@ double prof__elapsed(const struct prof *p);
 /* Asks the engine to stop after the current event. */
 void prof__stop(struct prof *p);
 
-/* A usage error, for hooks: "perfscope NAME: what\nSee 'perfscope help NAME'." Returns 2. */
+/*
+ * What expressions on ev are compiled with (expr.h): its format, and ksymbol() and comm_get()
+ * through the engine (the kernel's symbols loaded once, its thread names). The caller adds
+ * vars and want_int.
+ */
+struct expr_opts;
+void prof__expr_opts(struct prof *p, const struct prof_event *ev, struct expr_opts *o);
+/* A usage error in the engine's form ("perfscope NAME: what\nSee 'perfscope help NAME'."):
+ * returns 2, for a hook to return. */
 int prof_usage(const struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Runs a declaration: argv[0] is the profiler's name. Returns the process exit status. */
 int prof__main(const struct profiler *decl, int argc, char **argv);
 /* Writes the --help text of a declaration (generated for declared profilers). */

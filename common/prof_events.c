@@ -45,8 +45,11 @@ static int load_format(struct prof *p, struct prof_event *ev)
 	return 0;
 }
 
-/* The user-space check, then the kernel's on a scratch event: a refused filter is a usage error
- * pointing at its part, not a failed open. */
+/*
+ * The user-space check, then the kernel's on a scratch event. A filter the kernel refuses (a field
+ * against a field, arithmetic) runs in user space as an expression (prof_expr.c); one neither
+ * takes is a usage error pointing at its part, not a failed open.
+ */
 static int check_filter(struct prof *p, struct prof_event *ev)
 {
 	struct psc_parse_error perr = { .pos = -1 };
@@ -55,9 +58,7 @@ static int check_filter(struct prof *p, struct prof_event *ev)
 		return 0;
 	if (psc_tp__verify_filter(ev->fmt, ev->spec->filter, &perr) != -EINVAL)
 		return 0;
-	fprintf(stderr, "perfscope %s: bad filter on %s: %s\n", p->name, ev->spec->name, perr.msg);
-	caret__print(stderr, "  ", NULL, ev->spec->filter, perr.pos);
-	return 2;
+	return prof_expr__filter(p, ev, &perr);
 }
 
 static const struct prof_attr *find_attr(const struct profiler *decl, const char *name)
@@ -121,6 +122,12 @@ static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_eve
 					  "ATTR '%s' needs a whole number, not '%s'", decl->name,
 					  in->value);
 		return 0;
+	case PROF_ATTR_EXPR:
+		if (!in->value)
+			break;
+		/* a tracepoint's fields are names; other events have the sample's (_cpu, _pid) */
+		err = load_format(p, ev);
+		return err ? err : prof_expr__bind(p, ev, in, out);
 	case PROF_ATTR_FIELD:
 		if (!in->value)
 			break;
@@ -264,7 +271,11 @@ int prof_events__setup(struct prof *p)
 		struct perf_event_attr *a;
 
 		if (rings) {
-			ev->evsel = psc_evsel__new_spec(ev->spec);
+			/* a filter run in user space is not given to the kernel */
+			struct psc_event_spec unfiltered = *ev->spec;
+
+			unfiltered.filter = ev->filter ? NULL : unfiltered.filter;
+			ev->evsel = psc_evsel__new_spec(&unfiltered);
 			if (!ev->evsel)
 				return -errno;
 			if ((err = psc_evlist__add(p->evlist, ev->evsel))) {
@@ -281,13 +292,14 @@ int prof_events__setup(struct prof *p)
 		if (rings)
 			config_sampling(p, ev, a);
 		if (p->decl->event && (err = p->decl->event(p, p->priv, ev, a)))
-			return err;
+			return err == 1 ? PROF_SETUP_DONE : err;
 	}
 	return 0;
 }
 
 void prof_events__free(struct prof *p)
 {
+	prof_expr__free(p);
 	for (int i = 0; i < p->nr_events; i++) {
 		struct prof_event *ev = &p->events_arr[i];
 

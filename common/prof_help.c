@@ -58,12 +58,12 @@ void prof_attrs_list(const struct profiler *decl, char *buf, size_t len)
 
 	used += (size_t)snprintf(buf, len, "stack, max-stack=N, alias=NAME, period=N, freq=N");
 	for (const struct prof_attr *a = decl->attrs; a && a->name && used < len; a++)
-		used += (size_t)snprintf(
-			buf + used, len - used, ", %s%s", a->name,
-			a->kind == PROF_ATTR_FLAG	 ? ""
-			: a->kind == PROF_ATTR_FIELD ? "=FIELD"
-			: a->kind == PROF_ATTR_NUM   ? "=N"
-						     : "=TEXT");
+		used += (size_t)snprintf(buf + used, len - used, ", %s%s", a->name,
+					 a->kind == PROF_ATTR_FLAG    ? ""
+					 : a->kind == PROF_ATTR_FIELD ? "=FIELD"
+					 : a->kind == PROF_ATTR_NUM   ? "=N"
+					 : a->kind == PROF_ATTR_EXPR  ? "=EXPR"
+								      : "=TEXT");
 }
 
 void prof__help(const struct profiler *decl, FILE *out)
@@ -80,9 +80,10 @@ void prof__help(const struct profiler *decl, FILE *out)
 	emit_line(out, "  -v, --verbose            more diagnostics on stderr (-vv: debug)");
 	emit_line(out, "  -h, --help               this text");
 	if (decl->shared_opts & CLI_OPT_TARGET)
-		emit_line(out, "  -- COMMAND ARGS...       run COMMAND, follow it and its children, "
-			       "stop when it\n"
-			       "                           exits and exit with its status");
+		emit_line(out,
+			  "  -- COMMAND ARGS...       run COMMAND, follow it and its children, "
+			  "stop when it\n"
+			  "                           exits and exit with its status");
 	if (decl->shared_opts & CLI_OPT_EVENTS) {
 		fputs("\nATTRs (sys:name/filter/ATTR/.../):\n", out);
 		emit_line(out, "  stack                    this event's stack (as -g)");

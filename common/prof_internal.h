@@ -18,9 +18,26 @@ int prof_opts__parse(struct prof *p, int argc, char **argv);
 /*
  * One prof_event per parsed spec: filters checked against the format, ATTRs checked and bound,
  * evsels created (sampled for PROF_RINGS, perf's groups kept for counting) and the event hook
- * run. 0, 2 (usage, printed), or 1 (runtime, printed).
+ * run. 0, 2 (usage, printed), 1 (runtime, printed), or PROF_SETUP_DONE (the event hook asked
+ * to end there: exit 0).
  */
+#define PROF_SETUP_DONE 3
 int prof_events__setup(struct prof *p);
 void prof_events__free(struct prof *p);
+
+/*
+ * Expressions on events (prof_expr.c). bind: an EXPR ATTR compiled against ev's format, 0 or 2
+ * (printed, with a caret in the event list). filter: spec->filter, which the kernel refused
+ * (perr says why), compiled to run in user space instead; 0 (ev->filter set, said once) or 2
+ * (neither takes it: both reasons printed). pass: false when ev->filter drops the sample.
+ */
+int prof_expr__bind(struct prof *p, struct prof_event *ev, const struct psc_event_attr *in,
+		    struct prof_attr_val *out);
+int prof_expr__filter(struct prof *p, struct prof_event *ev, const struct psc_parse_error *perr);
+bool prof_expr__pass(struct prof_event *ev, const struct psc_sample *s);
+/* What the user-space filters dropped, at the end (stderr). */
+void prof_expr__report(struct prof *p);
+void prof_expr__free(struct prof *p);
+
 
 #endif

@@ -100,4 +100,41 @@ static const char fmt_inet_sock_set_state[] =
 	"\n"
 	"print fmt: \"family=%s protocol=%s sport=%hu dport=%hu saddr=%pI4 daddr=%pI4 saddrv6=%pI6c daddrv6=%pI6c oldstate=%s newstate=%s\", __print_symbolic(REC->family, { 2, \"AF_INET\" }, { 10, \"AF_INET6\" }), __print_symbolic(REC->protocol, { 6, \"IPPROTO_TCP\" }, { 132, \"IPPROTO_SCTP\" }, { 262, \"IPPROTO_MPTCP\" }), REC->sport, REC->dport, REC->saddr, REC->daddr, REC->saddr_v6, REC->daddr_v6, __print_symbolic(REC->oldstate, { 1, \"TCP_ESTABLISHED\" }, { 2, \"TCP_SYN_SENT\" }, { 3, \"TCP_SYN_RECV\" }, { 4, \"TCP_FIN_WAIT1\" }, { 5, \"TCP_FIN_WAIT2\" }, { 6, \"TCP_TIME_WAIT\" }, { 7, \"TCP_CLOSE\" }, { 8, \"TCP_CLOSE_WAIT\" }, { 9, \"TCP_LAST_ACK\" }, { 10, \"TCP_LISTEN\" }, { 11, \"TCP_CLOSING\" }, { 12, \"TCP_NEW_SYN_RECV\" }), __print_symbolic(REC->newstate, { 1, \"TCP_ESTABLISHED\" }, { 2, \"TCP_SYN_SENT\" }, { 3, \"TCP_SYN_RECV\" }, { 4, \"TCP_FIN_WAIT1\" }, { 5, \"TCP_FIN_WAIT2\" }, { 6, \"TCP_TIME_WAIT\" }, { 7, \"TCP_CLOSE\" }, { 8, \"TCP_CLOSE_WAIT\" }, { 9, \"TCP_LAST_ACK\" }, { 10, \"TCP_LISTEN\" }, { 11, \"TCP_CLOSING\" }, { 12, \"TCP_NEW_SYN_RECV\" })\n";
 
+/* raw_syscalls:sys_enter: a fixed array of unsigned long. */
+static const char fmt_raw_sys_enter[] =
+	"name: sys_enter\n"
+	"ID: 443\n" TP_FORMAT_COMMON_FIELDS
+	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], REC->args[1], REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
+
+/*
+ * Kernels before 6.2 (built with a signed char) say signed:1 for char arrays; 6.2 and later
+ * (-funsigned-char) say signed:0. sched_switch and sched_wakeup as a 5.10 kernel writes them.
+ */
+static const char fmt_sched_switch_signed_char[] =
+	"name: sched_switch\n"
+	"ID: 316\n" TP_FORMAT_COMMON_FIELDS
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:1;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:1;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, (REC->prev_state & ((((0x0000 | 0x0001 | 0x0002 | 0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040) + 1) << 1) - 1)) ? __print_flags(REC->prev_state & ((((0x0000 | 0x0001 | 0x0002 | 0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040) + 1) << 1) - 1), \"|\", { 0x0001, \"S\" }, { 0x0002, \"D\" }, { 0x0004, \"T\" }, { 0x0008, \"t\" }, { 0x0010, \"X\" }, { 0x0020, \"Z\" }, { 0x0040, \"P\" }, { 0x0080, \"I\" }) : \"R\", REC->prev_state & (((0x0000 | 0x0001 | 0x0002 | 0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040) + 1) << 1) ? \"+\" : \"\", REC->next_comm, REC->next_pid, REC->next_prio\n";
+
+static const char fmt_sched_wakeup_signed_char[] =
+	"name: sched_wakeup\n"
+	"ID: 318\n" TP_FORMAT_COMMON_FIELDS
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:1;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int success;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:36;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, REC->target_cpu\n";
+
 #endif
