@@ -377,9 +377,10 @@ static void print_text(struct prof *p, struct top *t, struct top_sorted *rows, s
 	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
 	if (t->tty && !final)
 		out__puts(p->out, "\033[H\033[2J");
-	out__printf(p->out, "%s %s: %zu rows%s%s, %.1f s\n", buf,
-		    final ? "total" : "perfscope top", total, n < total ? ", top " : "",
-		    n < total ? "shown" : "", prof__elapsed(p));
+	out__printf(p->out, "%s %s: %zu rows", buf, final ? "totals" : "perfscope top", total);
+	if (n < total)
+		out__printf(p->out, ", top %zu shown", n);
+	out__printf(p->out, ", %.1f s\n", prof__elapsed(p));
 	if (!t->only_comm)
 		out__printf(p->out, "%*s ", kw, t->printkey ? "KEY" : t->key_title);
 	if (t->have_name)
