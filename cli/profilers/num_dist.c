@@ -20,7 +20,10 @@ struct nd {
 	uint64_t dropped;
 };
 
-/* A key's distributions: since the start, and since the last interval. */
+/*
+ * A key's distributions: since the start, and since the last interval. On the heap, the keymap
+ * holding a pointer: a hist's 128-bit sum wants 16-byte alignment, keymap values have 8.
+ */
 struct nd_dist {
 	struct hist total, ival;
 };
@@ -99,7 +102,7 @@ static int nd_event(struct prof *p, void *priv, struct prof_event *ev,
 				  ev->name, ev->spec->name, ev->spec->name);
 	ne->num = num->expr;
 	ne->key = key ? key->expr : NULL;
-	if (keymap__init(&ne->dists, sizeof(struct nd_dist), 0))
+	if (keymap__init(&ne->dists, sizeof(struct nd_dist *), 0))
 		return -ENOMEM;
 	if (nd->heatmap) {
 		ne->hm = heatmap__new(NULL);
@@ -145,7 +148,7 @@ static int nd_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	struct nd *nd = priv;
 	struct nd_ev *ne = ev->priv;
 	struct expr_val v;
-	struct nd_dist *d;
+	struct nd_dist *d, **slot;
 	uint64_t key = 0, num;
 
 	if (expr__eval(ne->num, s->raw.data, s->raw.size, s, &v)) {
@@ -162,11 +165,14 @@ static int nd_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	} else if (nd->perins) {
 		key = p->target.per_cpu ? (uint64_t)cpu : s->tid;
 	}
-	d = keymap__insert(&ne->dists, key, NULL);
-	if (!d) {
+	slot = keymap__insert(&ne->dists, key, NULL);
+	if (slot && !*slot)
+		*slot = calloc(1, sizeof(**slot));
+	if (!slot || !*slot) {
 		nd->dropped++;
 		return 0;
 	}
+	d = *slot;
 	hist__add(&d->total, num);
 	if (p->opts.interval_ms)
 		hist__add(&d->ival, num);
@@ -247,7 +253,7 @@ static int nd_print(struct prof *p, struct nd *nd, bool final)
 		size_t n = 0, total = keymap__nr(&ne->dists);
 		struct nd_sorted *rows = malloc((total ? total : 1) * sizeof(*rows));
 		struct keymap_iter it;
-		struct nd_dist *d;
+		struct nd_dist **d;
 		uint64_t key;
 		const char *kname = key_name(p, nd, ne);
 
@@ -256,7 +262,7 @@ static int nd_print(struct prof *p, struct nd *nd, bool final)
 		keymap__for_each(&ne->dists, &it, key, d)
 		{
 			rows[n].key = key;
-			rows[n++].d = d;
+			rows[n++].d = *d;
 		}
 		qsort(rows, n, sizeof(*rows), cmp_key);
 		if (!n && !kname) {
@@ -346,7 +352,7 @@ static void nd_teardown(struct prof *p, void *priv)
 	for (int i = 0; i < p->nr_events; i++) {
 		struct nd_ev *ne = p->events_arr[i].priv;
 		struct keymap_iter it;
-		struct nd_dist *d;
+		struct nd_dist **d;
 		uint64_t key;
 
 		if (!ne)
@@ -354,8 +360,11 @@ static void nd_teardown(struct prof *p, void *priv)
 		if (ne->dists.slots || ne->dists.has_zero)
 			keymap__for_each(&ne->dists, &it, key, d)
 			{
-				hist__exit(&d->total);
-				hist__exit(&d->ival);
+				if (!*d)
+					continue;
+				hist__exit(&(*d)->total);
+				hist__exit(&(*d)->ival);
+				free(*d);
 			}
 		keymap__exit(&ne->dists);
 		heatmap__delete(ne->hm);
