@@ -76,12 +76,15 @@ static int nd_check(struct prof *p, void *priv)
 {
 	struct nd *nd = priv;
 
+	if (p->opts.nr_positional && strcmp(p->opts.positional[0], "help"))
+		return prof_usage(p, "'%s' is not an option: the number goes in num=EXPR on the "
+				     "event ('help' lists the names it may use; a COMMAND goes after --)",
+				  p->opts.positional[0]);
 	if (nd->than_set) {
 		nd->ep = evprint__new(NULL);
 		if (!nd->ep)
 			return -errno;
 	}
-	(void)p;
 	return 0;
 }
 
@@ -94,6 +97,15 @@ static int nd_event(struct prof *p, void *priv, struct prof_event *ev,
 	const struct prof_attr_val *key = prof_event__attr(ev, "key");
 
 	(void)attr;
+	/* perf-prof's 'num-dist -e EVENT help': the names num= and key= may use */
+	if (p->opts.nr_positional == 1 && !strcmp(p->opts.positional[0], "help")) {
+		struct expr_opts o;
+
+		prof__expr_opts(p, ev, &o);
+		expr_print_names(stdout, "", ev->spec->name, &o);
+		fflush(stdout);
+		return ev->idx == p->nr_events - 1 ? 1 : 0;
+	}
 	if (!num)
 		return prof_usage(p,
 				  "%s has no num=EXPR: say which number to take the distribution "
@@ -405,7 +417,8 @@ const struct profiler profiler_num_dist = {
 		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
 		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
 		 "a runtime failure, 2 on a usage error.",
-	.examples = "num-dist -e 'syscalls:sys_enter_write//num=count/' -- dd if=/dev/zero "
+	.examples = "num-dist -e sched:sched_stat_runtime help\n"
+		    "num-dist -e 'syscalls:sys_enter_write//num=count/' -- dd if=/dev/zero "
 		    "of=/dev/null bs=512 count=100 status=none\n"
 		    "num-dist -e sched:sched_stat_runtime//num=runtime/ -C 0 -i 1000\n"
 		    "num-dist -e 'sched:sched_stat_runtime//num=\"runtime/1000\"/alias=runtime(us)/' "
@@ -417,7 +430,8 @@ const struct profiler profiler_num_dist = {
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N |
-		       CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+		       CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
+		       CLI_OPT_POSITIONAL,
 	.opts = nd_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
 	.attrs = nd_attrs,

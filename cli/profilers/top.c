@@ -361,12 +361,15 @@ static void print_text(struct prof *p, struct top *t, struct top_sorted *rows, s
 		       size_t total, bool final)
 {
 	char buf[128];
-	int kw = 8;
+	int kw = 8, nw = 16;
 	time_t now = time(NULL);
 	struct tm tm;
 
 	for (size_t i = 0; i < n; i++) {
-		int l;
+		int l = (int)strlen(rows[i].row->name);
+
+		if (l > nw)
+			nw = l;
 
 		key_text(t, rows[i].key, buf, sizeof(buf));
 		l = (int)strlen(buf);
@@ -384,7 +387,7 @@ static void print_text(struct prof *p, struct top *t, struct top_sorted *rows, s
 	if (!t->only_comm)
 		out__printf(p->out, "%*s ", kw, t->printkey ? "KEY" : t->key_title);
 	if (t->have_name)
-		out__printf(p->out, "%-16s ", t->only_comm ? "COMM" : "COMM");
+		out__printf(p->out, "%-*s ", nw, "COMM");
 	for (int c = 0; c < t->nr_cols; c++)
 		out__printf(p->out, "%*s ", t->cols[c].width, t->cols[c].title);
 	out__printf(p->out, "%10s\n", "EVENTS");
@@ -396,7 +399,7 @@ static void print_text(struct prof *p, struct top *t, struct top_sorted *rows, s
 			out__printf(p->out, "%*s ", kw, buf);
 		}
 		if (t->have_name)
-			out__printf(p->out, "%-16s ", r->name);
+			out__printf(p->out, "%-*s ", nw, r->name);
 		for (int c = 0; c < t->nr_cols; c++)
 			out__printf(p->out, "%*llu ", t->cols[c].width,
 				    (unsigned long long)r->vals[c]);
