@@ -429,10 +429,11 @@ static int check_value(struct parser *ps, enum attr_val kind, const char *v, siz
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)v[i];
 
-		if (!isalnum(c) && c != '_' && c != '-' && c != '.')
+		/* perf-prof's titles carry units: alias=run(us), alias=size% */
+		if (!isgraph(c) || c == '"' || c == '\\')
 			return psc_evparse_fail(
 				&ps->p, -EINVAL, pos + (int)i,
-				"bad character '%c' in ATTR '%s'; a name has letters, digits, '_', '-' or '.'",
+				"bad character '%c' in ATTR '%s'; a name has no spaces, quotes or '\\'",
 				c, attr);
 	}
 	(void)kind;
@@ -631,12 +632,17 @@ static int parse_slash(struct parser *ps, int *pos, struct psc_event_spec *spec,
 	p++; /* the filter's closing '/' */
 
 	while (!is_event_end(s[p]) && s[p] != ':') {
-		int start = p, err;
+		/* printkey=printf("%d", a, b): ',' and '/' inside (...) are the value's own */
+		int start = p, err, pdepth = 0;
 
 		if (s[p] == '/')
 			return psc_evparse_fail(&ps->p, -EINVAL, p,
 						"empty ATTR between two '/'; remove one '/'");
-		while (s[p] && s[p] != '/' && s[p] != ',') {
+		while (s[p] && ((s[p] != '/' && s[p] != ',') || pdepth > 0)) {
+			if (s[p] == '(')
+				pdepth++;
+			else if (s[p] == ')' && pdepth > 0)
+				pdepth--;
 			/* a quoted value ("a/b") runs to its closing quote */
 			if (s[p] == '"') {
 				int q = p;

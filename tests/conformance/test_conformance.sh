@@ -397,6 +397,7 @@ while IFS=$'\t' read -r -u 3 name args; do
 	for i in "${!argv[@]}"; do
 		case ${argv[$i]} in -e | --event) event=${argv[i + 1]} ;; esac
 	done
+	event=${event%%/*} # reports name the event, not its filter and ATTRs
 	diag "$name $args"
 	if ! check_stop_signal "$name" INT "${event:-$name}" "${argv[@]}"; then
 		skip "$name: the other session checks, since '$args' printed nothing"

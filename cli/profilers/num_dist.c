@@ -1,0 +1,447 @@
+/* perfscope num-dist: the distribution of num=EXPR over events, per event, key or instance. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evprint.h"
+#include "expr.h"
+#include "heatmap.h"
+#include "hist.h"
+#include "keymap.h"
+#include "profiler.h"
+
+struct nd {
+	bool perins;
+	uint64_t than; /* 0: none */
+	bool than_set;
+	const char *heatmap;
+	struct evprint *ep;
+	uint64_t dropped;
+};
+
+/*
+ * A key's distributions: since the start, and since the last interval. On the heap, the keymap
+ * holding a pointer: a hist's 128-bit sum wants 16-byte alignment, keymap values have 8.
+ */
+struct nd_dist {
+	struct hist total, ival;
+};
+
+struct nd_ev {
+	struct expr *num, *key;
+	struct keymap dists;
+	struct heatmap *hm;
+	struct evprint_event print;
+	bool print_ok;
+	uint64_t errors;
+};
+
+static const struct prof_attr nd_attrs[] = {
+	{ "num", PROF_ATTR_EXPR, false, "num=EXPR: the number whose distribution is shown" },
+	{ "key", PROF_ATTR_EXPR, false, "key=EXPR: one distribution per value of EXPR" },
+	{ NULL },
+};
+
+/* perf-prof's --than: a number with an optional unit s, ms, us or ns (the default). */
+static int parse_than(struct prof *p, void *priv, const char *arg)
+{
+	struct nd *nd = priv;
+	char *end;
+	double v;
+	double mult = 1;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || v < 0)
+		goto bad;
+	if (!strcmp(end, "s"))
+		mult = 1e9;
+	else if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (*end && strcmp(end, "ns"))
+		goto bad;
+	nd->than = (uint64_t)(v * mult + 0.5);
+	nd->than_set = true;
+	return 0;
+bad:
+	return prof_usage(p, "--than takes a number with an optional unit s, ms, us or ns "
+			     "(the default), not '%s'",
+			  arg);
+}
+
+static int nd_check(struct prof *p, void *priv)
+{
+	struct nd *nd = priv;
+
+	if (p->opts.nr_positional && strcmp(p->opts.positional[0], "help"))
+		return prof_usage(p, "'%s' is not an option: the number goes in num=EXPR on the "
+				     "event ('help' lists the names it may use; a COMMAND goes after --)",
+				  p->opts.positional[0]);
+	if (nd->than_set) {
+		nd->ep = evprint__new(NULL);
+		if (!nd->ep)
+			return -errno;
+	}
+	return 0;
+}
+
+static int nd_event(struct prof *p, void *priv, struct prof_event *ev,
+		    struct perf_event_attr *attr)
+{
+	struct nd *nd = priv;
+	struct nd_ev *ne = ev->priv;
+	const struct prof_attr_val *num = prof_event__attr(ev, "num");
+	const struct prof_attr_val *key = prof_event__attr(ev, "key");
+
+	(void)attr;
+	/* perf-prof's 'num-dist -e EVENT help': the names num= and key= may use */
+	if (p->opts.nr_positional == 1 && !strcmp(p->opts.positional[0], "help")) {
+		struct expr_opts o;
+
+		prof__expr_opts(p, ev, &o);
+		expr_print_names(stdout, "", ev->spec->name, &o);
+		fflush(stdout);
+		return ev->idx == p->nr_events - 1 ? 1 : 0;
+	}
+	if (!num)
+		return prof_usage(p,
+				  "%s has no num=EXPR: say which number to take the distribution "
+				  "of, e.g. -e '%s//num=FIELD/' ('perfscope expr -e %s help' lists "
+				  "the fields)",
+				  ev->name, ev->spec->name, ev->spec->name);
+	ne->num = num->expr;
+	ne->key = key ? key->expr : NULL;
+	if (keymap__init(&ne->dists, sizeof(struct nd_dist *), 0))
+		return -ENOMEM;
+	if (nd->heatmap) {
+		ne->hm = heatmap__new(NULL);
+		if (!ne->hm)
+			return -errno;
+	}
+	if (nd->ep) {
+		int ret = evprint_event__init(&ne->print, nd->ep, ev->name, ev->fmt);
+
+		if (ret)
+			return ret;
+		ne->print_ok = true;
+	}
+	return 0;
+}
+
+static void print_than(struct prof *p, struct nd *nd, struct nd_ev *ne, int cpu,
+		       const struct psc_sample *s, uint64_t v)
+{
+	const char *comm = prof__comm(p, s->pid, s->tid);
+
+	if (p->json_fmt) {
+		json__begin(&p->json, p->out);
+		evprint__json_members(nd->ep, &p->json, &ne->print, cpu, comm, s);
+		JSON_KEY(&p->json, "num");
+		json__u64(&p->json, v);
+		if (p->callchain) {
+			JSON_KEY(&p->json, "stack");
+			prof__stack_json(p, s);
+		}
+		json__end_line(&p->json);
+		return;
+	}
+	evprint__text(nd->ep, p->out, &ne->print, cpu, comm, s);
+	out__printf(p->out, "  num %llu > %llu\n", (unsigned long long)v,
+		    (unsigned long long)nd->than);
+	prof__stack_text(p, s);
+}
+
+static int nd_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+		     const struct psc_sample *s)
+{
+	struct nd *nd = priv;
+	struct nd_ev *ne = ev->priv;
+	struct expr_val v;
+	struct nd_dist *d, **slot;
+	uint64_t key = 0, num;
+
+	if (expr__eval(ne->num, s->raw.data, s->raw.size, s, &v)) {
+		ne->errors++;
+		return 0;
+	}
+	num = v.i;
+	if (ne->key) {
+		if (expr__eval(ne->key, s->raw.data, s->raw.size, s, &v)) {
+			ne->errors++;
+			return 0;
+		}
+		key = v.i;
+	} else if (nd->perins) {
+		key = p->target.per_cpu ? (uint64_t)cpu : s->tid;
+	}
+	slot = keymap__insert(&ne->dists, key, NULL);
+	if (slot && !*slot)
+		*slot = calloc(1, sizeof(**slot));
+	if (!slot || !*slot) {
+		nd->dropped++;
+		return 0;
+	}
+	d = *slot;
+	hist__add(&d->total, num);
+	if (p->opts.interval_ms)
+		hist__add(&d->ival, num);
+	if (ne->hm)
+		heatmap__add(ne->hm, s->time, num);
+	if (nd->than_set && num > nd->than)
+		print_than(p, nd, ne, cpu, s, num);
+	return 0;
+}
+
+static const char *key_name(struct prof *p, const struct nd *nd, const struct nd_ev *ne)
+{
+	if (ne->key)
+		return "key";
+	if (nd->perins)
+		return p->target.per_cpu ? "cpu" : "tid";
+	return NULL;
+}
+
+static void print_dist(struct prof *p, const char *kname, uint64_t key, const char *title,
+		       const struct hist *h, bool final)
+{
+	static const double pct[] = { 50, 90, 95, 99, 99.9 };
+	static const char *const pname[] = { "p50", "p90", "p95", "p99", "p99.9" };
+
+	if (p->json_fmt) {
+		json__begin(&p->json, p->out);
+		JSON_KEY(&p->json, "time");
+		json__dbl(&p->json, prof__elapsed(p));
+		if (final) {
+			JSON_KEY(&p->json, "final");
+			json__bool(&p->json, true);
+		}
+		JSON_KEY(&p->json, "event");
+		json__str(&p->json, title);
+		if (kname) {
+			json__key(&p->json, kname);
+			json__u64(&p->json, key);
+		}
+		hist__json(h, &p->json, NULL);
+		json__end_line(&p->json);
+		return;
+	}
+	out__printf(p->out, "%s", title);
+	if (kname)
+		out__printf(p->out, " %s %llu", kname, (unsigned long long)key);
+	out__printf(p->out, ": count %llu  min %llu  mean %.1f  max %llu\n",
+		    (unsigned long long)hist__count(h), (unsigned long long)hist__min(h),
+		    hist__mean_dbl(h), (unsigned long long)hist__max(h));
+	if (!hist__count(h))
+		return;
+	out__puts(p->out, " ");
+	for (int i = 0; i < 5; i++)
+		out__printf(p->out, " %s %llu", pname[i],
+			    (unsigned long long)hist__percentile(h, pct[i]));
+	out__puts(p->out, "\n");
+	hist__print_log2(h, p->out);
+	out__puts(p->out, "\n");
+}
+
+struct nd_sorted {
+	uint64_t key;
+	struct nd_dist *d;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct nd_sorted *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int nd_print(struct prof *p, struct nd *nd, bool final)
+{
+	for (int i = 0; i < p->nr_events; i++) {
+		struct prof_event *ev = &p->events_arr[i];
+		struct nd_ev *ne = ev->priv;
+		size_t n = 0, total = keymap__nr(&ne->dists);
+		struct nd_sorted *rows = malloc((total ? total : 1) * sizeof(*rows));
+		struct keymap_iter it;
+		struct nd_dist **d;
+		uint64_t key;
+		const char *kname = key_name(p, nd, ne);
+
+		if (!rows)
+			return -ENOMEM;
+		keymap__for_each(&ne->dists, &it, key, d)
+		{
+			rows[n].key = key;
+			rows[n++].d = *d;
+		}
+		qsort(rows, n, sizeof(*rows), cmp_key);
+		if (!n && !kname) {
+			struct hist empty = { 0 };
+
+			print_dist(p, NULL, 0, ev->name, &empty, final);
+		}
+		for (size_t r = 0; r < n; r++) {
+			struct hist *h = final ? &rows[r].d->total : &rows[r].d->ival;
+
+			print_dist(p, kname, rows[r].key, ev->name, h, final);
+			if (!final)
+				hist__reset(h);
+		}
+		free(rows);
+	}
+	return 0;
+}
+
+static int nd_interval(struct prof *p, void *priv, uint64_t now_ns)
+{
+	(void)now_ns;
+	return nd_print(p, priv, false);
+}
+
+static int write_heatmap(struct prof *p, struct nd *nd, struct prof_event *ev)
+{
+	struct nd_ev *ne = ev->priv;
+	char path[4096];
+	struct out *o;
+	int ret;
+	const struct heatmap_svg svg = {
+		.title = ev->name,
+		.ylabel = prof_event__attr(ev, "num")->value,
+		.unit = NULL,
+	};
+
+	if (p->nr_events == 1)
+		snprintf(path, sizeof(path), "%s", nd->heatmap);
+	else
+		snprintf(path, sizeof(path), "%s.%d.svg", nd->heatmap, ev->idx);
+	o = out__open(path, 0);
+	if (!o) {
+		fprintf(stderr, "perfscope num-dist: cannot write the heatmap to %s: %s\n", path,
+			strerror(errno));
+		return -errno;
+	}
+	ret = heatmap__write_svg(ne->hm, o, &svg);
+	out__delete(o);
+	if (ret) {
+		fprintf(stderr, "perfscope num-dist: writing %s: %s\n", path, strerror(-ret));
+		return ret;
+	}
+	if (!p->opts.quiet)
+		fprintf(stderr, "perfscope num-dist: heatmap of %llu values in %s\n",
+			(unsigned long long)heatmap__count(ne->hm), path);
+	return 0;
+}
+
+static int nd_report(struct prof *p, void *priv)
+{
+	struct nd *nd = priv;
+	int ret = nd_print(p, nd, true);
+
+	for (int i = 0; i < p->nr_events && !ret; i++) {
+		struct prof_event *ev = &p->events_arr[i];
+		struct nd_ev *ne = ev->priv;
+
+		if (ne->errors)
+			fprintf(stderr,
+				"perfscope num-dist: %s: %llu events where num= or key= could not "
+				"run (a field outside the record or a division by zero)\n",
+				ev->name, (unsigned long long)ne->errors);
+		if (ne->hm)
+			ret = write_heatmap(p, nd, ev);
+	}
+	if (nd->dropped)
+		fprintf(stderr, "perfscope num-dist: %llu events not counted: no memory\n",
+			(unsigned long long)nd->dropped);
+	return ret;
+}
+
+static void nd_teardown(struct prof *p, void *priv)
+{
+	struct nd *nd = priv;
+
+	for (int i = 0; i < p->nr_events; i++) {
+		struct nd_ev *ne = p->events_arr[i].priv;
+		struct keymap_iter it;
+		struct nd_dist **d;
+		uint64_t key;
+
+		if (!ne)
+			continue;
+		if (ne->dists.slots || ne->dists.has_zero)
+			keymap__for_each(&ne->dists, &it, key, d)
+			{
+				if (!*d)
+					continue;
+				hist__exit(&(*d)->total);
+				hist__exit(&(*d)->ival);
+				free(*d);
+			}
+		keymap__exit(&ne->dists);
+		heatmap__delete(ne->hm);
+		if (ne->print_ok)
+			evprint_event__exit(&ne->print);
+	}
+	evprint__delete(nd->ep);
+}
+
+static const struct prof_opt nd_opts[] = {
+	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct nd, perins), 0, 0, NULL,
+	  "one distribution per instance: per CPU system-wide\n"
+	  "or with -C, per thread with -p/-t/COMMAND" },
+	{ "than", 0, "N", PROF_OPT_FN, 0, 0, 0, parse_than,
+	  "print each event whose number is above N (units\n"
+	  "s, ms, us, ns: 10ms is 10000000), its stack with -g" },
+	{ "heatmap", 0, "FILE", PROF_OPT_STRING, offsetof(struct nd, heatmap), 0, 0, NULL,
+	  "write a heatmap (time x number) as an SVG file" },
+	{ NULL },
+};
+
+const struct profiler profiler_num_dist = {
+	.name = "num-dist",
+	.summary = "the distribution of a number of each event (num=EXPR): percentiles, histogram",
+	.usage = "-e EVENT//num=EXPR/ [--perins] [--than N] [--heatmap FILE] [-g] [-i MS]\n"
+		 "                       [-C CPUS] [-p PID | -t TID] [--format text|json] [-o FILE]\n"
+		 "                       [-- COMMAND ARGS...]",
+	.description =
+		"Takes num=EXPR on every event and shows its distribution: count, min, mean, max,\n"
+		"p50, p90, p95, p99, p99.9 (within 1.6% of the exact values) and a log2 histogram.\n"
+		"key=EXPR on an event gives one distribution per value of the key; --perins one per\n"
+		"CPU or per thread. With -i each interval's distribution is printed, and at exit the\n"
+		"whole run's.",
+	.events_help = "the events, each with num=EXPR (the number), key=EXPR, alias=NAME",
+	.notes = "--format json: one object per event (and key) per interval: time, event, the key,\n"
+		 "count, min, max, mean, p50, p90, p95, p99, p999; at exit with \"final\": true.\n"
+		 "\n"
+		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
+		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
+		 "a runtime failure, 2 on a usage error.",
+	.examples = "num-dist -e sched:sched_stat_runtime help\n"
+		    "num-dist -e 'syscalls:sys_enter_write//num=count/' -- dd if=/dev/zero "
+		    "of=/dev/null bs=512 count=100 status=none\n"
+		    "num-dist -e sched:sched_stat_runtime//num=runtime/ -C 0 -i 1000\n"
+		    "num-dist -e 'sched:sched_stat_runtime//num=\"runtime/1000\"/alias=runtime(us)/' "
+		    "-C 0 -i 1000\n"
+		    "num-dist -e 'sched:sched_switch//num=prev_prio/' --perins --duration 1\n"
+		    "num-dist -e 'sched:sched_stat_runtime//num=runtime/' --than 1ms -g --duration 5\n"
+		    "num-dist -e 'sched:sched_stat_runtime//num=runtime/' --heatmap runtime.svg "
+		    "--duration 10",
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
+		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N |
+		       CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
+		       CLI_OPT_POSITIONAL,
+	.opts = nd_opts,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.attrs = nd_attrs,
+	.conformance_args = "-e sched:sched_switch//num=prev_prio/ -i 200",
+	.priv_size = sizeof(struct nd),
+	.ev_priv_size = sizeof(struct nd_ev),
+	.check = nd_check,
+	.event = nd_event,
+	.sample = nd_sample,
+	.interval = nd_interval,
+	.report = nd_report,
+	.teardown = nd_teardown,
+};

@@ -1,0 +1,548 @@
+/* perfscope top: events summed per key (key=EXPR) into a table sorted by top-by= columns. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "caret.h"
+#include "expr.h"
+#include "keymap.h"
+#include "profiler.h"
+
+#define TOP_NAME_LEN 48 /* comm= values (file names, symbols) are cut here */
+
+/* One column of the table: a top-by=, a top-add=, or an event's count when it has neither. */
+struct top_col {
+	const char *title;
+	char title_buf[64];
+	struct expr *e; /* NULL: the event count */
+	bool by; /* sorted by */
+	int width;
+};
+
+struct top_ev {
+	struct expr *key; /* -k, compiled here; else the key= ATTR's (owned by the engine) */
+	bool own_key;
+	int col0, nr_cols; /* its columns in top->cols */
+	struct expr *comm; /* comm= */
+	uint64_t errors; /* events whose key or value could not be computed */
+};
+
+/* A row: the key's name, its event count, then one u64 per column. */
+struct top_row {
+	char name[TOP_NAME_LEN];
+	uint64_t events;
+	uint64_t vals[];
+};
+
+struct top {
+	const char *key_text; /* -k */
+	bool only_comm;
+	long rows; /* --rows */
+	struct top_col *cols;
+	int nr_cols, cap_cols;
+	int *order; /* column indexes in sort order */
+	struct keymap map;
+	bool name_from_key; /* the key is a pid: its comm names the row */
+	bool have_name; /* a name column */
+	struct expr *printkey;
+	const char *key_title;
+	bool tty; /* redraw in place */
+	uint64_t refresh;
+	uint64_t dropped; /* rows not created: no memory */
+};
+
+static const char *const printkey_vars[] = { "key", NULL };
+
+static const struct prof_attr top_attrs[] = {
+	{ "key", PROF_ATTR_EXPR, false, "key=EXPR: the row of an event (default: its pid)" },
+	{ "top-by", PROF_ATTR_EXPR, true, "top-by=EXPR: a column summing EXPR, sorted by" },
+	{ "top-add", PROF_ATTR_EXPR, true, "top-add=EXPR: a column summing EXPR, shown" },
+	{ "comm", PROF_ATTR_EXPR, false, "comm=EXPR: the row's name (default: the key's comm)",
+	  true },
+	{ "printkey", PROF_ATTR_EXPR, false, "printkey=EXPR: how the key is shown, e.g. "
+	  "printf(\"0x%x\", key)", true, printkey_vars },
+	{ NULL },
+};
+
+static int top_check(struct prof *p, void *priv)
+{
+	struct top *t = priv;
+
+	t->tty = !p->json_fmt && !p->opts.output && isatty(STDOUT_FILENO);
+	return 0;
+}
+
+static bool pid_like(const char *text)
+{
+	size_t n = strlen(text);
+
+	if (!strcmp(text, "_pid") || !strcmp(text, "_tid"))
+		return true;
+	return n >= 3 && !strcmp(text + n - 3, "pid") && !strchr(text, ' ') && !strchr(text, '(');
+}
+
+static struct top_col *add_col(struct top *t)
+{
+	if (t->nr_cols == t->cap_cols) {
+		int cap = t->cap_cols ? 2 * t->cap_cols : 8;
+		struct top_col *c = realloc(t->cols, (size_t)cap * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		t->cols = c;
+		t->cap_cols = cap;
+	}
+	memset(&t->cols[t->nr_cols], 0, sizeof(t->cols[0]));
+	return &t->cols[t->nr_cols++];
+}
+
+static int top_event(struct prof *p, void *priv, struct prof_event *ev,
+		     struct perf_event_attr *attr)
+{
+	struct top *t = priv;
+	struct top_ev *te = ev->priv;
+	const struct prof_attr_val *key = prof_event__attr(ev, "key");
+	const char *key_text = key ? key->value : t->key_text ? t->key_text : "_pid";
+	const char *title = ev->spec->alias ? ev->spec->alias : ev->spec->event ? ev->spec->event
+										: ev->name;
+	int nr_by = 0, nr_add = 0;
+
+	(void)attr;
+	if (key && t->key_text && !p->opts.quiet && ev->idx == 0)
+		fprintf(stderr, "perfscope top: key=%s on %s overrides -k %s\n", key->value,
+			ev->name, t->key_text);
+	if (key) {
+		te->key = key->expr;
+	} else {
+		struct expr_opts o;
+		struct expr_error err;
+		int pos = 0;
+
+		prof__expr_opts(p, ev, &o);
+		o.want_int = true;
+		te->key = expr__compile(key_text, &o, &err);
+		if (!te->key) {
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			fprintf(stderr, "perfscope top: -k %s on %s: %s\n", key_text, ev->name,
+				err.msg);
+			pos = err.pos > 0 ? err.pos : 0;
+			caret__print(stderr, "  ", NULL, key_text, pos);
+			if (err.unknown_name)
+				expr_print_names(stderr, "  ", ev->spec->name, &o);
+			return 2;
+		}
+		te->own_key = true;
+	}
+	if (ev->idx == 0) {
+		t->name_from_key = pid_like(key_text);
+		t->key_title = !strcmp(key_text, "_cpu") ? "CPU"
+			       : !strcmp(key_text, "_tid") ? "TID"
+			       : t->name_from_key	  ? "PID"
+							  : "KEY";
+	}
+	te->comm = prof_event__attr(ev, "comm") ? prof_event__attr(ev, "comm")->expr : NULL;
+	if (te->comm)
+		t->have_name = true;
+	if (!t->printkey && prof_event__attr(ev, "printkey"))
+		t->printkey = prof_event__attr(ev, "printkey")->expr;
+
+	te->col0 = t->nr_cols;
+	for (int i = 0; i < ev->nr_attrs; i++) {
+		const struct prof_attr_val *a = &ev->attrs[i];
+		bool by = !strcmp(a->decl->name, "top-by");
+		struct top_col *c;
+
+		if (!by && strcmp(a->decl->name, "top-add"))
+			continue;
+		c = add_col(t);
+		if (!c)
+			return -ENOMEM;
+		c->e = a->expr;
+		c->by = by;
+		/* perf-prof's titles: the alias for an event's first column, else the EXPR */
+		if (nr_by + nr_add == 0 && ev->spec->alias)
+			snprintf(c->title_buf, sizeof(c->title_buf), "%s", ev->spec->alias);
+		else
+			snprintf(c->title_buf, sizeof(c->title_buf), "%s", a->value);
+		by ? nr_by++ : nr_add++;
+	}
+	if (!nr_by && !nr_add) {
+		struct top_col *c = add_col(t);
+
+		if (!c)
+			return -ENOMEM;
+		snprintf(c->title_buf, sizeof(c->title_buf), "%s", title);
+	}
+	te->nr_cols = t->nr_cols - te->col0;
+	return 0;
+}
+
+static int top_start(struct prof *p, void *priv)
+{
+	struct top *t = priv;
+	int n = 0;
+
+	if (t->name_from_key)
+		t->have_name = true;
+	if (keymap__init(&t->map, sizeof(struct top_row) + (size_t)t->nr_cols * sizeof(uint64_t),
+			 1024))
+		return -ENOMEM;
+	t->order = calloc((size_t)t->nr_cols, sizeof(int));
+	if (!t->order)
+		return -ENOMEM;
+	/* top-by columns first, in the order given; then the others */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < t->nr_cols; i++)
+			if (t->cols[i].by == !pass)
+				t->order[n++] = i;
+	for (int i = 0; i < t->nr_cols; i++) {
+		struct top_col *c = &t->cols[i];
+		int w = (int)strlen(c->title_buf);
+
+		c->title = c->title_buf;
+		c->width = w > 12 ? w : 12;
+	}
+	(void)p;
+	return 0;
+}
+
+static void set_name(struct top_row *r, const char *s, size_t len)
+{
+	if (len >= sizeof(r->name))
+		len = sizeof(r->name) - 1;
+	memcpy(r->name, s, len);
+	r->name[len] = '\0';
+}
+
+static int top_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+		      const struct psc_sample *s)
+{
+	struct top *t = priv;
+	struct top_ev *te = ev->priv;
+	const void *raw = s->raw.data;
+	uint32_t size = s->raw.size;
+	struct expr_val v;
+	struct top_row *r;
+	bool created;
+
+	(void)cpu;
+	if (expr__eval(te->key, raw, size, s, &v)) {
+		te->errors++;
+		return 0;
+	}
+	r = keymap__insert(&t->map, v.i, &created);
+	if (!r) {
+		t->dropped++;
+		return 0;
+	}
+	if (created && t->name_from_key && !te->comm) {
+		const char *c = prof__comm(p, (uint32_t)v.i, (uint32_t)v.i);
+
+		set_name(r, c, strlen(c));
+	}
+	if (te->comm && !expr__eval(te->comm, raw, size, s, &v)) {
+		if (expr__type(te->comm).kind == EXPR_STR) {
+			set_name(r, v.s, v.len);
+		} else {
+			char buf[32];
+			int len = expr_val__snprint(expr__type(te->comm), &v, buf, sizeof(buf));
+
+			set_name(r, buf, (size_t)len);
+		}
+	}
+	r->events++;
+	for (int i = te->col0; i < te->col0 + te->nr_cols; i++) {
+		struct top_col *c = &t->cols[i];
+
+		if (!c->e)
+			r->vals[i]++;
+		else if (!expr__eval(c->e, raw, size, s, &v))
+			r->vals[i] += v.i;
+		else
+			te->errors++;
+	}
+	return 0;
+}
+
+/* The rows sorted for printing. */
+struct top_sorted {
+	uint64_t key;
+	struct top_row *row;
+};
+
+static const struct top *sort_top; /* qsort has no context argument */
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct top_sorted *x = a, *y = b;
+
+	for (int i = 0; i < sort_top->nr_cols; i++) {
+		int c = sort_top->order[i];
+
+		if (x->row->vals[c] != y->row->vals[c])
+			return x->row->vals[c] < y->row->vals[c] ? 1 : -1;
+	}
+	if (x->row->events != y->row->events)
+		return x->row->events < y->row->events ? 1 : -1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void key_text(struct top *t, uint64_t key, char *buf, size_t len)
+{
+	struct expr_val v;
+
+	if (t->printkey) {
+		expr__set_var(t->printkey, 0, key);
+		if (!expr__eval(t->printkey, NULL, 0, NULL, &v)) {
+			expr_val__snprint(expr__type(t->printkey), &v, buf, len);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)key);
+}
+
+static long screen_rows(const struct top *t)
+{
+	struct winsize ws;
+
+	if (t->rows > 0)
+		return t->rows;
+	if (t->tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 6)
+		return ws.ws_row - 5;
+	return 0; /* all */
+}
+
+static void print_json(struct prof *p, struct top *t, struct top_sorted *rows, size_t n,
+		       bool final)
+{
+	char buf[128];
+
+	for (size_t i = 0; i < n; i++) {
+		struct top_row *r = rows[i].row;
+
+		json__begin(&p->json, p->out);
+		JSON_KEY(&p->json, "time");
+		json__dbl(&p->json, prof__elapsed(p));
+		if (final) {
+			JSON_KEY(&p->json, "final");
+			json__bool(&p->json, true);
+		}
+		JSON_KEY(&p->json, "key");
+		if (t->printkey) {
+			key_text(t, rows[i].key, buf, sizeof(buf));
+			json__str(&p->json, buf);
+		} else {
+			json__u64(&p->json, rows[i].key);
+		}
+		JSON_KEY(&p->json, "name");
+		if (t->have_name)
+			json__str(&p->json, r->name);
+		else
+			json__null(&p->json);
+		JSON_KEY(&p->json, "columns");
+		json__obj(&p->json);
+		for (int c = 0; c < t->nr_cols; c++) {
+			json__key(&p->json, t->cols[c].title);
+			json__u64(&p->json, r->vals[c]);
+		}
+		json__end(&p->json);
+		JSON_KEY(&p->json, "events");
+		json__u64(&p->json, r->events);
+		json__end_line(&p->json);
+	}
+}
+
+static void print_text(struct prof *p, struct top *t, struct top_sorted *rows, size_t n,
+		       size_t total, bool final)
+{
+	char buf[128];
+	int kw = 8, nw = 16;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	for (size_t i = 0; i < n; i++) {
+		int l = (int)strlen(rows[i].row->name);
+
+		if (l > nw)
+			nw = l;
+
+		key_text(t, rows[i].key, buf, sizeof(buf));
+		l = (int)strlen(buf);
+		if (l > kw)
+			kw = l;
+	}
+	localtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+	if (t->tty && !final)
+		out__puts(p->out, "\033[H\033[2J");
+	out__printf(p->out, "%s %s: %zu rows", buf, final ? "totals" : "perfscope top", total);
+	if (n < total)
+		out__printf(p->out, ", top %zu shown", n);
+	out__printf(p->out, ", %.1f s\n", prof__elapsed(p));
+	if (!t->only_comm)
+		out__printf(p->out, "%*s ", kw, t->printkey ? "KEY" : t->key_title);
+	if (t->have_name)
+		out__printf(p->out, "%-*s ", nw, "COMM");
+	for (int c = 0; c < t->nr_cols; c++)
+		out__printf(p->out, "%*s ", t->cols[c].width, t->cols[c].title);
+	out__printf(p->out, "%10s\n", "EVENTS");
+	for (size_t i = 0; i < n; i++) {
+		struct top_row *r = rows[i].row;
+
+		if (!t->only_comm) {
+			key_text(t, rows[i].key, buf, sizeof(buf));
+			out__printf(p->out, "%*s ", kw, buf);
+		}
+		if (t->have_name)
+			out__printf(p->out, "%-*s ", nw, r->name);
+		for (int c = 0; c < t->nr_cols; c++)
+			out__printf(p->out, "%*llu ", t->cols[c].width,
+				    (unsigned long long)r->vals[c]);
+		out__printf(p->out, "%10llu\n", (unsigned long long)r->events);
+	}
+	if (!t->tty || final)
+		out__puts(p->out, "\n");
+}
+
+static int top_print(struct prof *p, struct top *t, bool final)
+{
+	size_t total = keymap__nr(&t->map), n = 0, shown;
+	struct top_sorted *rows = malloc((total ? total : 1) * sizeof(*rows));
+	struct keymap_iter it;
+	struct top_row *r;
+	uint64_t key;
+	long lim = final ? 0 : screen_rows(t);
+
+	if (!rows)
+		return -ENOMEM;
+	keymap__for_each(&t->map, &it, key, r)
+	{
+		rows[n].key = key;
+		rows[n++].row = r;
+	}
+	sort_top = t;
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	shown = lim > 0 && (size_t)lim < n ? (size_t)lim : n;
+	if (p->json_fmt)
+		print_json(p, t, rows, shown, final);
+	else
+		print_text(p, t, rows, shown, n, final);
+	free(rows);
+	t->refresh++;
+	return 0;
+}
+
+static int top_interval(struct prof *p, void *priv, uint64_t now_ns)
+{
+	(void)now_ns;
+	return top_print(p, priv, false);
+}
+
+static int top_report(struct prof *p, void *priv)
+{
+	struct top *t = priv;
+	int ret = top_print(p, t, true);
+
+	for (int i = 0; i < p->nr_events; i++) {
+		struct top_ev *te = p->events_arr[i].priv;
+
+		if (te && te->errors)
+			fprintf(stderr,
+				"perfscope top: %s: %llu values could not be computed (a field "
+				"outside the record or a division by zero); they are not counted\n",
+				p->events_arr[i].name, (unsigned long long)te->errors);
+	}
+	if (t->dropped)
+		fprintf(stderr, "perfscope top: %llu events not counted: no memory for their row\n",
+			(unsigned long long)t->dropped);
+	return ret;
+}
+
+static void top_teardown(struct prof *p, void *priv)
+{
+	struct top *t = priv;
+
+	for (int i = 0; i < p->nr_events; i++) {
+		struct top_ev *te = p->events_arr[i].priv;
+
+		if (te && te->own_key)
+			expr__delete(te->key);
+	}
+	keymap__exit(&t->map);
+	free(t->cols);
+	free(t->order);
+}
+
+static const struct prof_opt top_opts[] = {
+	{ "key", 'k', "EXPR", PROF_OPT_STRING, offsetof(struct top, key_text), 0, 0, NULL,
+	  "the row of each event, for events without key=:\n"
+	  "_pid (default), _tid, _cpu, a field, any EXPR" },
+	{ "only-comm", 0, NULL, PROF_OPT_FLAG, offsetof(struct top, only_comm), 0, 0, NULL,
+	  "show the name column but not the key" },
+	{ "rows", 0, "N", PROF_OPT_LONG, offsetof(struct top, rows), 1, 1000000, NULL,
+	  "rows shown each interval (default: the terminal's\n"
+	  "height on a terminal, else all); the final table has all" },
+	{ NULL },
+};
+
+const struct profiler profiler_top = {
+	.name = "top",
+	.summary = "sum events per key (pid, CPU, any EXPR) into a table sorted by top-by= columns",
+	.usage = "-e EVENT[,EVENT...] [-k EXPR] [--only-comm] [--rows N] [-i MS] [-C CPUS]\n"
+		 "                       [-p PID | -t TID] [--format text|json] [-o FILE] "
+		 "[-- COMMAND ARGS...]",
+	.description =
+		"A table of (key, name, columns) as perf-prof's top builds it: each event goes to the\n"
+		"row of its key (key=EXPR on the event, or -k EXPR; default its pid), counts there, and\n"
+		"adds each top-by=EXPR and top-add=EXPR to its column (an event with neither has a\n"
+		"column counting it). Rows are sorted by the top-by columns in the order given, then by\n"
+		"the others. The name column is comm=EXPR when given, else the key's thread name when the\n"
+		"key is a pid. printkey=EXPR shows the key its way (the name 'key' is the key). With\n"
+		"several events the key must mean the same on each; every event adds its own columns,\n"
+		"titled by alias= or by the EXPR. Every row also counts the events it summed (EVENTS).",
+	.events_help = "the events to sum, with ATTRs: key=EXPR, top-by=EXPR, top-add=EXPR,\n"
+		       "comm=EXPR, printkey=EXPR, alias=TITLE (see perfscope expr)",
+	.notes = "With -i the table is printed every interval (sorted, cut to --rows or the\n"
+		 "terminal, redrawn in place on a terminal); at exit the full table of totals.\n"
+		 "--format json gives one object per row per refresh: time, key, name, columns\n"
+		 "(title: sum) and events; the rows at exit have \"final\": true.\n"
+		 "\n"
+		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
+		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
+		 "a runtime failure, 2 on a usage error.",
+	.examples =
+		"top -e 'syscalls:sys_enter_write//key=common_pid/top-by=count/' -- dd "
+		"if=/dev/zero of=/dev/null bs=4096 count=1000 status=none\n"
+		"top -e sched:sched_switch -k _cpu --duration 1\n"
+		"top -e irq:irq_handler_entry//key=irq/ -C 0 -i 1000\n"
+		"top -e 'sched:sched_stat_runtime//key=pid/comm=comm/top-by=\"runtime/1000\"/"
+		"alias=run(us)/' -i 1000\n"
+		"top -e sched:sched_stat_runtime//key=pid/comm=comm/top-by=runtime/,"
+		"sched:sched_switch//key=prev_pid/comm=prev_comm/ -i 1000\n"
+		"top -e 'sched:sched_process_exec//key=pid/comm=filename/' --only-comm\n"
+		"top -e 'irq:softirq_entry//key=(_cpu<<32)|vec/printkey=printf(\"  %03d      %d\", "
+		"key>>32, (int)key)/'\n"
+		"top -e raw_syscalls:sys_enter//key=id/comm=syscall_name(id)/ --format json -i 1000",
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
+		       CLI_OPT_ORDER | CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET |
+		       CLI_OPT_USAGE_SELF,
+	.opts = top_opts,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT,
+	.attrs = top_attrs,
+	.conformance_args = "-e sched:sched_switch -i 200",
+	.priv_size = sizeof(struct top),
+	.ev_priv_size = sizeof(struct top_ev),
+	.check = top_check,
+	.event = top_event,
+	.start = top_start,
+	.sample = top_sample,
+	.interval = top_interval,
+	.report = top_report,
+	.teardown = top_teardown,
+};
