@@ -70,9 +70,11 @@ static inline unsigned int hist_index(uint64_t v)
 __extension__ typedef unsigned __int128 hist_u128;
 
 /*
- * A zero-filled struct hist is an empty histogram (keymap values start zeroed), and one may be
- * moved with memcpy (the buckets are the only memory it points to). count, sum, min and max are
- * exact whatever the buckets. Not thread-safe.
+ * A zero-filled struct hist is an empty histogram, and one may be moved with memcpy (the
+ * buckets are the only memory it points to). count, sum, min and max are exact whatever the
+ * buckets. Its 128-bit sum wants 16-byte alignment, which keymap values (8) do not give: keep a
+ * pointer in a keymap, not the struct (num-dist crashed with key= until it did). Not
+ * thread-safe.
  */
 struct hist {
 	uint64_t *counts; /* buckets [lo, lo + nr) */
