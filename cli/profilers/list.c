@@ -271,7 +271,8 @@ static void list_pmus(struct list_ctx *l)
 				     (struct probe){ .err = -EINVAL, .probed = true });
 				continue;
 			}
-			show(l, name, NULL, PSC_EVENT_PMU, probe(&specs->specs[0].attr, pmu->d_name));
+			show(l, name, NULL, PSC_EVENT_PMU,
+			     probe(&specs->specs[0].attr, pmu->d_name));
 			psc_event_list__delete(specs);
 		}
 		closedir(evs);
