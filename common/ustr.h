@@ -12,10 +12,14 @@
  * A syscalls:sys_enter_* tracepoint carries its arguments as numbers: a path is a pointer into
  * the caller's memory ("filename: 0x7ffd3a1c2e40"). What it points to is read two ways:
  *
- * - when the event happens, by a small BPF program attached to the tracepoint, which copies the
- *   string (up to USTR_MAX bytes) into a map keyed by thread and pointer, as perf trace and
- *   bpftrace read it. This needs the rights to load BPF (root, or CAP_BPF and CAP_PERFMON), and
- *   a string whose page is not in memory yet cannot be copied there (BPF may not fault it in);
+ * - when the call is made, by a small BPF program attached to the tracepoint, which sends the
+ *   string (up to USTR_MAX bytes) with its thread, pointer and time through a BPF ring buffer, as
+ *   perf trace and bpftrace read it; each event then takes its own call's copy, even when the
+ *   thread passed the same buffer with other contents since. This needs the rights to load BPF
+ *   (root, or CAP_BPF and CAP_PERFMON); a string whose page is not in memory yet cannot be
+ *   copied (BPF may not fault it in), and the program sees every process's calls, so copies are
+ *   dropped when the machine makes more such calls than the ring holds between two events
+ *   printed;
  * - else when the event is printed, from the process's memory (process_vm_readv), which may
  *   have changed since, and is gone once the process has exited: short-lived processes then
  *   keep their bare pointers.

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 72
+plan 74
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -459,6 +459,19 @@ import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]  # not what cat prints
 hit = [e for e in ev if e.get("strings", {}).get("filename") == "/etc/hostname"]
 assert hit and hit[0]["fields"]["filename"].startswith("0x"), ev[-1:]' "$OUT"
+# one buffer refilled with a new path for each call: every event shows its own call's path, never
+# a later one's (the copy of the latest call replaces the earlier ones before they are printed)
+run_capture "$P" trace -e syscalls:sys_enter_faccessat -- "$WORKLOAD" paths 3000
+check "3000 paths through one buffer: each event has its own ($(grep -c 'filename: "/nonexistent/psc-' "$OUT") shown)" python3 -c '
+import re, sys
+got = re.findall(r"sys_enter_faccessat: dfd: \S+ filename: (\S+),", open(sys.argv[1]).read())
+want = ["\"/nonexistent/psc-%d\"" % i for i in range(3000)]
+assert len(got) == 3000, len(got)
+bad = [(i, g) for i, g in enumerate(got) if g != want[i] and not g.startswith("0x")]
+assert not bad, bad[:3]
+assert sum(g.startswith("\"") for g in got) >= 2900, "too few read"' "$OUT"
+run_capture "$P" trace -e syscalls:sys_enter_faccessat -- "$WORKLOAD" paths 0
+check "a workload that makes no call: no event" test ! -s "$OUT"
 # a buffer is not a string: write's buf stays a pointer
 run_capture "$P" trace -e syscalls:sys_enter_write -- /bin/echo hello-psc
 check "write's buf is printed as a pointer, not read" \
