@@ -67,7 +67,7 @@ if need_root && unshare --mount --propagation private true 2>/dev/null && comman
 set -e
 mount -t tmpfs tmpfs /usr/local
 meson install -C "$1" --no-rebuild --quiet >"$2/real-install.log" 2>&1 || { echo "install failed"; exit 1; }
-ldconfig -C "$2/ld.so.cache"
+ldconfig -X -C "$2/ld.so.cache" # -X: no links changed anywhere
 mount --bind "$2/ld.so.cache" /etc/ld.so.cache
 echo "binary: $(command -v perfscope) $(perfscope --version)"
 echo "man: $(man -w perfscope) $(man -w perfscope-trace) $(man -w 3 libperfscope)"
