@@ -49,7 +49,7 @@ const char exporter_help[] =
 	"                              the open-files limit leaves, at most 16384)\n"
 	"  --web.max-connections-per-address=N  an address (IPv6: a /64) holding more drops its\n"
 	"                              own longest-waiting one for a new one; never refused\n"
-	"                              (default: a quarter of --web.max-connections)\n"
+	"                              (default: a quarter of --web.max-connections, at least 64)\n"
 	"  --web.connection-timeout=S  a connection not delivering a complete request within S\n"
 	"                              seconds is closed, idle or trickling (default 10)\n"
 	"  --collector.perf.cpus=CPUS  CPUs to count on: 0-3,6 or strides 0-7:2 (0,2,4,6)\n"
@@ -604,8 +604,12 @@ int exporter_main(int argc, char **argv)
 		goto out;
 	if (!a.max_conn)
 		a.max_conn = default_slots();
+	/*
+	 * A quarter of the slots, but never below 64: a few slots shared by a NAT's clients are
+	 * not an address hoarding them (below 64 slots in all, there is no limit per address).
+	 */
 	if (!a.max_per_addr)
-		a.max_per_addr = a.max_conn / 4 ? a.max_conn / 4 : 1;
+		a.max_per_addr = a.max_conn / 4 > 64 ? a.max_conn / 4 : 64;
 	x.max_conn = (unsigned int)a.max_conn;
 	xlog(XLOG_DEBUG, "%lu connection slots, %lu per address", a.max_conn, a.max_per_addr);
 	hopts = (struct http_opts){ .telemetry_path = a.path,
