@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ksyms.h"
+#include "ustr.h"
 
 struct evprint {
 	char *pbuf; /* scratch for print fmt text, grown to the longest line */
@@ -16,6 +17,9 @@ struct evprint {
 	bool ksyms_tried;
 	struct callchain *cc;
 	struct json json;
+	evprint_str_fn str_fn;
+	void *str_ctx;
+	char str[USTR_MAX];
 };
 
 struct evprint *evprint__new(const char *kallsyms)
@@ -41,6 +45,12 @@ void evprint__delete(struct evprint *p)
 	ksyms__delete(p->ksyms);
 	free(p->pbuf);
 	free(p);
+}
+
+void evprint__set_user_strings(struct evprint *p, evprint_str_fn fn, void *ctx)
+{
+	p->str_fn = fn;
+	p->str_ctx = ctx;
 }
 
 void evprint__set_callchain(struct evprint *p, struct callchain *cc)
@@ -77,6 +87,7 @@ void evprint_event__exit(struct evprint_event *ev)
 		free(ev->json_keys[i]);
 	free(ev->json_keys);
 	free(ev->json_key_lens);
+	free(ev->user_str);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -98,7 +109,8 @@ int evprint_event__init(struct evprint_event *ev, struct evprint *p, const char 
 	ev->json_keys = calloc(n, sizeof(*ev->json_keys));
 	ev->json_key_lens = calloc(n, sizeof(*ev->json_key_lens));
 	ev->json_name = json_render(name, false, &ev->json_name_len);
-	if (!ev->fields || !ev->json_keys || !ev->json_key_lens || !ev->json_name)
+	ev->user_str = calloc(n, sizeof(*ev->user_str));
+	if (!ev->fields || !ev->json_keys || !ev->json_key_lens || !ev->json_name || !ev->user_str)
 		goto nomem;
 	for (i = 0; i < ev->nr_fields; i++) {
 		ev->fields[i] = psc_tp_format__field_at(fmt, i);
@@ -108,6 +120,17 @@ int evprint_event__init(struct evprint_event *ev, struct evprint *p, const char 
 	}
 	if (fmt && psc_tp_format__set_ksym_resolver(fmt, evprint_ksym, p))
 		goto nomem;
+	if (fmt) {
+		const struct psc_tp_field *strs[16];
+		int nr = ustr__fields(fmt, strs, 16);
+
+		for (i = 0; i < ev->nr_fields; i++)
+			for (int k = 0; k < nr && k < 16; k++)
+				if (ev->fields[i] == strs[k] && !ev->user_str[i]) {
+					ev->user_str[i] = true;
+					ev->nr_user_str++;
+				}
+	}
 	return 0;
 nomem:
 	evprint_event__exit(ev);
@@ -154,6 +177,90 @@ static void text_other(struct out *o, const struct psc_sample *s)
 	}
 }
 
+/* The user string at ptr for s, into p->str; its length or -1. */
+static int user_str(struct evprint *p, const struct psc_sample *s, uint64_t ptr, bool *cut)
+{
+	if (!p->str_fn || !ptr)
+		return -1;
+	return p->str_fn(p->str_ctx, s->pid, s->tid, ptr, s->time, p->str, sizeof(p->str), cut);
+}
+
+/* s as C writes a string literal: printable ASCII and valid UTF-8 as they are, the rest escaped. */
+static void text_quoted(struct out *o, const char *s, size_t n, bool cut)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	out__putc(o, '"');
+	for (size_t i = 0; i < n; i++) {
+		size_t m;
+
+		if (u[i] == '"' || u[i] == '\\') {
+			out__putc(o, '\\');
+			out__putc(o, (char)u[i]);
+		} else if (u[i] == '\n') {
+			out__puts(o, "\\n");
+		} else if (u[i] == '\t') {
+			out__puts(o, "\\t");
+		} else if (u[i] >= 0x20 && u[i] < 0x7f) {
+			out__putc(o, (char)u[i]);
+		} else if (u[i] >= 0x80 && (m = utf8_len(u + i, n - i))) {
+			out__write(o, u + i, m);
+			i += m - 1;
+		} else {
+			out__printf(o, "\\x%02x", u[i]);
+		}
+	}
+	out__putc(o, '"');
+	if (cut)
+		out__puts(o, "...");
+}
+
+/*
+ * A system call's entry with its string arguments read: the kernel's print fmt of system calls
+ * ("dfd: 0x%08lx, filename: 0x%08lx, ..."), each string in place of its pointer. False when a
+ * field cannot be decoded (the caller prints the kernel's text instead).
+ */
+static bool text_syscall(struct evprint *p, struct out *o, const struct evprint_event *ev,
+			 const struct psc_sample *s)
+{
+	uint64_t v[16];
+	int nr = 0;
+	bool first = true;
+
+	for (int i = 0; i < ev->nr_fields; i++) {
+		const struct psc_tp_field *f = ev->fields[i];
+
+		if (f->is_common || !strcmp(f->name, "__syscall_nr"))
+			continue;
+		if (nr == 16 || psc_tp_field__u64(f, s->raw.data, s->raw.size, &v[nr]))
+			return false;
+		nr++;
+	}
+	nr = 0;
+	for (int i = 0; i < ev->nr_fields; i++) {
+		const struct psc_tp_field *f = ev->fields[i];
+		char hex[24];
+		bool cut;
+		int n;
+
+		if (f->is_common || !strcmp(f->name, "__syscall_nr"))
+			continue;
+		if (!first)
+			out__puts(o, ", ");
+		first = false;
+		out__puts(o, f->name);
+		out__puts(o, ": ");
+		if (ev->user_str[i] && (n = user_str(p, s, v[nr], &cut)) >= 0) {
+			text_quoted(o, p->str, (size_t)n, cut);
+		} else {
+			snprintf(hex, sizeof(hex), "0x%08llx", (unsigned long long)v[nr]);
+			out__puts(o, hex);
+		}
+		nr++;
+	}
+	return true;
+}
+
 void evprint__text(struct evprint *p, struct out *o, const struct evprint_event *ev, int cpu,
 		   const char *comm, const struct psc_sample *s)
 {
@@ -177,9 +284,9 @@ void evprint__text(struct evprint *p, struct out *o, const struct evprint_event 
 	out__puts(o, ": ");
 	out__puts(o, ev->name);
 	out__puts(o, ": ");
-	if (ev->fmt)
+	if (ev->fmt && (!ev->nr_user_str || !p->str_fn || !text_syscall(p, o, ev, s)))
 		text_tp(p, o, ev, s);
-	else
+	else if (!ev->fmt)
 		text_other(o, s);
 	out__putc(o, '\n');
 	if (p->cc && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
@@ -230,6 +337,33 @@ static void json_field(struct json *j, const struct evprint_event *ev, int idx,
 	}
 }
 
+/* "strings":{"filename":"/etc/hostname",...}: the user strings that could be read, if any. */
+static void json_strings(struct evprint *p, struct json *j, const struct evprint_event *ev,
+			 const struct psc_sample *s)
+{
+	bool open = false;
+
+	for (int i = 0; i < ev->nr_fields; i++) {
+		uint64_t ptr;
+		bool cut;
+		int n;
+
+		if (!ev->user_str[i] ||
+		    psc_tp_field__u64(ev->fields[i], s->raw.data, s->raw.size, &ptr) ||
+		    (n = user_str(p, s, ptr, &cut)) < 0)
+			continue;
+		if (!open) {
+			JSON_KEY(j, "strings");
+			json__obj(j);
+			open = true;
+		}
+		json__raw_key(j, ev->json_keys[i], ev->json_key_lens[i]);
+		json__strn(j, p->str, (size_t)n);
+	}
+	if (open)
+		json__end(j);
+}
+
 void evprint__json_members(struct evprint *p, struct json *j, const struct evprint_event *ev,
 			   int cpu, const char *comm, const struct psc_sample *s)
 {
@@ -266,6 +400,8 @@ void evprint__json_members(struct evprint *p, struct json *j, const struct evpri
 		for (i = 0; i < ev->nr_fields; i++)
 			json_field(j, ev, i, s);
 		json__end(j);
+		if (ev->nr_user_str && p->str_fn)
+			json_strings(p, j, ev, s);
 	}
 	if (p->cc && (s->sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		JSON_KEY(j, "stack");

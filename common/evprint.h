@@ -3,7 +3,9 @@
 #ifndef PERFSCOPE_COMMON_EVPRINT_H
 #define PERFSCOPE_COMMON_EVPRINT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <perfscope/record.h>
 #include <perfscope/tp.h>
@@ -29,6 +31,13 @@
  * (invalid UTF-8 replaced), arrays as arrays; "ip", "addr", "period" in place of "fields" for
  * events that are not tracepoints.
  *
+ * The string arguments of system calls (ustr.h: `const char *` arguments of syscalls:sys_enter_*)
+ * are shown as the strings they point to, when a source was set with evprint__set_user_strings
+ * and it can read them: quoted and escaped as C does, "..." after one cut at its bound, in place
+ * of the pointer (text; the line is otherwise the kernel's print fmt of system calls,
+ * "name: 0x%08lx" per argument), and in JSON as "strings":{"filename":"/etc/hostname"} beside
+ * "fields" (which keeps the pointer).
+ *
  * Kernel functions that a print fmt shows with %pS (a timer's function, a kmalloc call site) are
  * named as perf script names them, from kallsyms read at the first one printed; when kernel
  * addresses are hidden (kptr_restrict) they stay bare addresses.
@@ -47,12 +56,23 @@ struct evprint_event {
 	size_t json_name_len;
 	char **json_keys; /* per field: "field": */
 	size_t *json_key_lens;
+	bool *user_str; /* per field: a pointer to a user string (ustr__fields) */
+	int nr_user_str;
 };
+
+/*
+ * Reads the user string that ptr pointed to in thread tid of process pid at time_ns into buf (len
+ * bytes); its length, or -1 when it cannot. *cut: it went on past what was read. (ustr__read.)
+ */
+typedef int (*evprint_str_fn)(void *ctx, uint32_t pid, uint32_t tid, uint64_t ptr,
+			      uint64_t time_ns, char *buf, size_t len, bool *cut);
 
 /* kallsyms: NULL for /proc/kallsyms (tests give a file). NULL + errno. */
 struct evprint *evprint__new(const char *kallsyms);
 /* NULL is a no-op. Delete after the formats bound to it are no longer printed. */
 void evprint__delete(struct evprint *p);
+/* System calls' string arguments are read through fn (NULL, the default: printed as pointers). */
+void evprint__set_user_strings(struct evprint *p, evprint_str_fn fn, void *ctx);
 /* Stacks of samples with PERF_SAMPLE_CALLCHAIN are printed through cc (NULL: not printed). */
 void evprint__set_callchain(struct evprint *p, struct callchain *cc);
 

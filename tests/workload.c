@@ -1,5 +1,6 @@
-/* Deterministic workloads for tests: exactly N page faults, N sleeps, N getppid() calls, or a spin.
- */
+/* Deterministic workloads for tests: exactly N page faults, N sleeps, N getppid() calls, N paths
+ * checked through one buffer, or a spin. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ int main(int argc, char **argv)
 	long n;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: workload faults|sleeps|getppid|spin-ms N\n");
+		fprintf(stderr, "usage: workload faults|sleeps|getppid|paths|spin-ms N\n");
 		return 2;
 	}
 	n = arg_count(argv[2]);
@@ -47,6 +48,14 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "getppid")) {
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid); /* not the libc wrapper: exactly one syscall each */
+	} else if (!strcmp(argv[1], "paths")) {
+		char path[64];
+
+		/* one buffer, a new path in it for each call: faccessat("/nonexistent/psc-I") */
+		for (long i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "/nonexistent/psc-%ld", i);
+			syscall(SYS_faccessat, AT_FDCWD, path, F_OK);
+		}
 	} else if (!strcmp(argv[1], "spin-ms")) {
 		struct timespec start, now;
 

@@ -15,13 +15,15 @@
 #include "target.h"
 
 static const char list_help[] =
-	"usage: perfscope list [--format text|json] [-v] [GLOB | KIND]\n"
+	"usage: perfscope list [--format text|json] [-v] [GLOB | KIND] (options may follow GLOB)\n"
 	"\n"
 	"Lists the events this machine offers: software, hardware and hardware-cache events by\n"
 	"their perf names, PMU events from /sys/bus/event_source, and tracepoints. Each event is\n"
-	"opened once to tell whether this machine can count it; those that cannot are marked with\n"
-	"the reason. Tracepoints are opened only when GLOB selects at most 32 of them (closing one\n"
-	"makes the kernel wait for an RCU grace period).\n"
+	"opened once, as stat opens it, to tell whether this machine can count it: on a task, and\n"
+	"system-wide on CPUs for PMUs that count per CPU only (uncore, RAPL's power/energy-*),\n"
+	"which are marked \"system-wide only: -a or -C\"; those that cannot be opened are marked\n"
+	"with the reason. Tracepoints are opened only when GLOB selects at most 32 of them\n"
+	"(closing one makes the kernel wait for an RCU grace period).\n"
 	"\n"
 	"  GLOB                  only names matching this shell pattern, e.g. 'sched:*', '*fault*'\n"
 	"                        (an event also matches through its alias, e.g. 'cs')\n"
@@ -35,6 +37,7 @@ static const char list_help[] =
 	"  perfscope list 'sched:*'         # the scheduler's tracepoints\n"
 	"  perfscope list '*cache*'         # cache events, and whether this CPU has them\n"
 	"  perfscope list sw                # the software events\n"
+	"  perfscope list 'power/*' -v      # RAPL energy counters, and why not if not\n"
 	"  perfscope list --format json | jq -r 'select(.supported) | .name'\n"
 	"\n"
 	"Exit status: 0; 1 when no event matches GLOB or KIND, or the list cannot be written; 2 on a\n"
@@ -72,9 +75,18 @@ struct list_ctx {
 	int nr_shown, nr_unsupported;
 };
 
+/* How an event can be opened, as stat would open it (see probe()). */
+struct probe {
+	int err; /* 0 or the -errno that opening it gave */
+	bool probed; /* false: not opened at all (tracepoints of a wide GLOB) */
+	bool cpu_only; /* opens only system-wide, on CPUs (-a or -C), not on a task */
+};
+
 static void show(struct list_ctx *l, const char *name, const char *alias, enum psc_event_kind kind,
-		 int probe_err, bool probed)
+		 struct probe pr)
 {
+	int probe_err = pr.err;
+	bool probed = pr.probed;
 	char why[512] = "";
 
 	if (l->kind >= 0 && l->kind != (int)kind)
@@ -109,6 +121,10 @@ static void show(struct list_ctx *l, const char *name, const char *alias, enum p
 			json__key(&j, "reason");
 			json__str(&j, why);
 		}
+		if (!probe_err && pr.cpu_only) {
+			json__key(&j, "system_wide_only");
+			json__bool(&j, true);
+		}
 		json__end_line(&j);
 		return;
 	}
@@ -118,8 +134,85 @@ static void show(struct list_ctx *l, const char *name, const char *alias, enum p
 	if (probe_err)
 		out__printf(l->out, "  %-48s [%s]  <cannot open here: %s>\n", label,
 				kind_names[kind], why);
+	else if (pr.cpu_only)
+		out__printf(l->out, "  %-48s [%s]  (system-wide only: -a or -C)\n", label,
+				kind_names[kind]);
 	else
 		out__printf(l->out, "  %-48s [%s]\n", label, kind_names[kind]);
+}
+
+/*
+ * The CPUs a PMU counts on, from its sysfs cpumask (uncore and RAPL PMUs: one CPU per package) or
+ * cpus (the CPUs of one type on hybrid machines); NULL when it names none: every online CPU.
+ */
+static struct psc_cpumap *pmu_cpus(const char *pmu)
+{
+	static const char *const files[] = { "cpumask", "cpus" };
+
+	for (size_t i = 0; pmu && i < sizeof(files) / sizeof(files[0]); i++) {
+		struct psc_parse_error perr = { .pos = -1 };
+		char path[512], buf[4096];
+		FILE *f;
+		size_t n;
+
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/%s", pmu, files[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		if (*buf)
+			return psc_cpumap__parse(buf, &perr);
+	}
+	return NULL;
+}
+
+/* Opens attr system-wide on cpus (NULL: every online CPU), as stat -a / -C opens it. */
+static int probe_cpus(const struct perf_event_attr *attr, struct psc_cpumap *cpus)
+{
+	struct psc_threadmap *any = psc_threadmap__new_any();
+	struct psc_cpumap *online = cpus ? NULL : psc_cpumap__new_online();
+	struct psc_evsel *evsel = psc_evsel__new(attr, NULL);
+	int ret = -ENOMEM;
+
+	if (any && (cpus || online) && evsel)
+		ret = psc_evsel__open(evsel, cpus ? cpus : online, any, NULL);
+	psc_evsel__delete(evsel);
+	psc_cpumap__put(online);
+	psc_threadmap__put(any);
+	return ret;
+}
+
+/*
+ * An event is opened the way stat will open it. On a task first (stat -- COMMAND, -p, -t), unless
+ * its PMU names the CPUs it counts on: those (uncore, RAPL's power/energy-*) exist only per CPU,
+ * so they are opened system-wide there. A task open the kernel refuses as a context it does not
+ * support (EINVAL, EOPNOTSUPP) is tried system-wide too: such an event still counts with -a or -C.
+ * pmu is the PMU's sysfs name, or NULL for perf's named events.
+ */
+static struct probe probe(const struct perf_event_attr *attr, const char *pmu)
+{
+	struct psc_cpumap *cpus = pmu_cpus(pmu);
+	struct probe pr = { .probed = true };
+	int task_err = 0;
+
+	if (!cpus) {
+		pr.err = task_err = psc_attr__probe(attr);
+		if (pr.err != -EINVAL && pr.err != -EOPNOTSUPP)
+			return pr;
+	}
+	pr.err = probe_cpus(attr, cpus);
+	pr.cpu_only = pr.err == 0;
+	/*
+	 * Refused both ways: a permission is what the user can change (a task open retried for
+	 * user space only may have hidden it behind EINVAL), else the task open's reason.
+	 */
+	if (pr.err && task_err && pr.err != -EACCES && pr.err != -EPERM)
+		pr.err = task_err;
+	psc_cpumap__put(cpus);
+	return pr;
 }
 
 static void list_named(struct list_ctx *l)
@@ -138,7 +231,7 @@ static void list_named(struct list_ctx *l)
 			    : ne->kind == PSC_EVENT_CACHE  ? PERF_TYPE_HW_CACHE
 							   : PERF_TYPE_SOFTWARE;
 		attr.config = ne->config;
-		show(l, ne->name, ne->alias, ne->kind, psc_attr__probe(&attr), true);
+		show(l, ne->name, ne->alias, ne->kind, probe(&attr, NULL));
 	}
 }
 
@@ -174,11 +267,12 @@ static void list_pmus(struct list_ctx *l)
 			if (l->glob && fnmatch(l->glob, name, 0))
 				continue;
 			if (psc_parse_events(name, NULL, &specs, &perr)) {
-				show(l, name, NULL, PSC_EVENT_PMU, -EINVAL, true);
+				show(l, name, NULL, PSC_EVENT_PMU,
+				     (struct probe){ .err = -EINVAL, .probed = true });
 				continue;
 			}
-			show(l, name, NULL, PSC_EVENT_PMU, psc_attr__probe(&specs->specs[0].attr),
-			     true);
+			show(l, name, NULL, PSC_EVENT_PMU,
+			     probe(&specs->specs[0].attr, pmu->d_name));
 			psc_event_list__delete(specs);
 		}
 		closedir(evs);
@@ -200,7 +294,7 @@ static void list_tracepoints(struct list_ctx *l)
 	struct psc_event_list *specs = NULL;
 	const char *pattern = "*:*";
 	int nr = 0, ret;
-	bool probe;
+	bool check;
 
 	/* A glob shaped like sys:name narrows the expansion the parser does anyway. */
 	if (l->glob && strchr(l->glob, ':') && !strchr(l->glob, '/'))
@@ -216,16 +310,17 @@ static void list_tracepoints(struct list_ctx *l)
 	}
 	for (int i = 0; i < specs->nr; i++)
 		nr += !l->glob || !fnmatch(l->glob, specs->specs[i].name, 0);
-	probe = nr <= TP_PROBE_MAX;
+	check = nr <= TP_PROBE_MAX;
 	for (int i = 0; i < specs->nr; i++) {
 		const struct psc_event_spec *spec = &specs->specs[i];
 
 		if (l->glob && fnmatch(l->glob, spec->name, 0))
 			continue;
 		show(l, spec->name, NULL, PSC_EVENT_TRACEPOINT,
-		     probe ? psc_attr__probe(&spec->attr) : 0, probe);
+		     (struct probe){ .err = check ? psc_attr__probe(&spec->attr) : 0,
+				     .probed = check });
 	}
-	if (!probe)
+	if (!check)
 		fprintf(stderr,
 			"perfscope list: the %d tracepoints were not opened to check them (each takes "
 			"the kernel ~25 ms to close); a GLOB that selects at most %d checks those\n",

@@ -1,20 +1,36 @@
 /* perfscope trace: print every event as it happens (tracepoints, software, sampled hardware). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "evprint.h"
 #include "profiler.h"
+#include "ustr.h"
 
 struct trace {
 	struct evprint *ep;
+	struct ustr *us; /* system calls' string arguments */
+	bool us_refused; /* said once at -v why they are read late */
 };
+
+static int read_user_str(void *ctx, uint32_t pid, uint32_t tid, uint64_t ptr, uint64_t time_ns,
+			 char *buf, size_t len, bool *cut)
+{
+	return ustr__read(ctx, pid, tid, ptr, time_ns, buf, len, cut);
+}
 
 static int trace_check(struct prof *p, void *priv)
 {
 	struct trace *t = priv;
 
 	t->ep = evprint__new(NULL);
-	return t->ep ? 0 : -errno;
+	if (!t->ep)
+		return -errno;
+	t->us = ustr__new();
+	if (!t->us)
+		return -errno;
+	evprint__set_user_strings(t->ep, read_user_str, t->us);
+	return 0;
 }
 
 static int trace_event(struct prof *p, void *priv, struct prof_event *ev,
@@ -22,8 +38,25 @@ static int trace_event(struct prof *p, void *priv, struct prof_event *ev,
 {
 	struct trace *t = priv;
 
+	char why[256];
+	int ret;
+
 	(void)attr;
-	return evprint_event__init(ev->priv, t->ep, ev->name, ev->fmt);
+	ret = evprint_event__init(ev->priv, t->ep, ev->name, ev->fmt);
+	/*
+	 * String arguments are copied when the call happens, before the events are enabled; when
+	 * that cannot be set up they are read when printed, which misses short-lived processes.
+	 */
+	if (!ret && ev->fmt && ustr__watch(t->us, ev->fmt, why, sizeof(why)) < 0 &&
+	    !t->us_refused) {
+		t->us_refused = true;
+		if (p->opts.verbose)
+			fprintf(stderr,
+				"perfscope trace: %s; system calls' string arguments are read from "
+				"the process when printed (too late for one that has exited)\n",
+				why);
+	}
+	return ret;
 }
 
 static int trace_start(struct prof *p, void *priv)
@@ -55,6 +88,7 @@ static void trace_teardown(struct prof *p, void *priv)
 		if (p->events_arr[i].priv)
 			evprint_event__exit(p->events_arr[i].priv);
 	evprint__delete(t->ep);
+	ustr__delete(t->us);
 }
 
 const struct profiler profiler_trace = {
@@ -82,6 +116,10 @@ const struct profiler profiler_trace = {
 		"Events are merged in time order across CPUs by default (a k-way merge, cheap), which also\n"
 		"makes thread names and user symbols of new processes known before their events.\n"
 		"\n"
+		"System calls' string arguments (paths, names) are printed as the strings they point\n"
+		"to, copied when the call is made (BPF: root) or else read from the process when printed\n"
+		"(too late for one that has exited: its pointer stays).\n"
+		"\n"
 		"Stops on SIGINT/SIGTERM, at --duration, after -N events, when COMMAND or the -p process\n"
 		"exits, or when standard output is closed (e.g. '| head'). SIGUSR1 prints the counts so far.\n"
 		"Lost events (the kernel found the ring full) are counted and reported per event and CPU:\n"
@@ -93,7 +131,8 @@ const struct profiler profiler_trace = {
 		"to standard output), 2 on a usage error.",
 	.examples = "trace -e sched:sched_switch -C 0 --duration 1\n"
 		    "trace -e 'syscalls:sys_enter_openat//stack/' -- cat /etc/hostname\n"
-		    "trace -e 'sched:sched_wakeup/pid==1/alias=wakeup1/' -p 1\n"
+		    "trace -e syscalls:sys_enter_openat -- cat /etc/hostname\n"
+		    "trace -e 'sched:sched_wakeup/comm==\"cat\"/alias=wakeup_cat/' -- sh -c '(sleep 0.1; echo hi) | cat'\n"
 		    "trace -e 'syscalls:sys_enter_read/fd==0/' --format json | jq .fields.count\n"
 		    "trace -e 'sched:sched_*' -i 1000 > /tmp/sched.txt\n"
 		    "trace -e page-faults -g -- ./a.out\n"

@@ -3,6 +3,7 @@
 Prometheus checks. Standard library only; each subcommand prints one result line, exits 0/1."""
 
 import gzip
+import http.client
 import json
 import os
 import socket
@@ -194,6 +195,194 @@ def slow(host, port, url, nslow, nscrapes, pid=0, limit=0):
     return 0 if good == nscrapes and bounded else 1
 
 
+def proc_status(pid, key):
+    """A /proc/PID/status value in kB (VmRSS, VmHWM), 0 when the process is gone."""
+    try:
+        for line in open("/proc/%d/status" % pid):
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def siege(host, port, url, nidle, npartial, ntrickle, nscrapes, pid=0, rounds=1, keep_from=""):
+    """A connection flood while scrapes run, in rounds: each round opens nidle connections that
+    never send a byte, npartial that send half a request line and stop (half-open), npartial more
+    that shut down their sending side at once (half-closed), and ntrickle that trickle header bytes
+    every 0.2 s; every one of them the server closes is opened again (within 0.2 s), so the
+    pressure holds. Opening
+    is non-blocking: a server that stops accepting cannot stall the flood. Meanwhile nscrapes GETs,
+    one after the other, each on a new connection with a 1 s timeout. After each round everything
+    is closed and, with pid, the server's fds and RSS are read once it settles.
+
+    With keep_from (a local address such as 127.0.0.2): a client from that address connects before
+    the flood, stays silent through the scrapes, then sends its GET on that connection: the flood,
+    from another address, must not have had it dropped (the per-address limit).
+
+    Prints one line per round: scrapes answered (200 with node_perf_ metrics) within 1 s, latency
+    median and max, connections the server closed, and the server's fds and RSS before and after.
+    Exit 0 when every scrape of every round was answered within 1 s (and the kept-alive connection
+    survived)."""
+    import resource
+    import selectors
+
+    port, nidle, npartial, ntrickle = int(port), int(nidle), int(npartial), int(ntrickle)
+    nscrapes, pid, rounds = int(nscrapes), int(pid), int(rounds)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = nidle + 2 * npartial + ntrickle + 64
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+    kinds = ["idle"] * nidle + ["partial"] * npartial + ["halfclosed"] * npartial + ["trickle"] * ntrickle
+    first = {"idle": b"", "partial": b"GET /metr", "halfclosed": b"", "trickle": b"GET /metrics HTTP/1.1\r\nX-Slow: "}
+
+    def open_one(kind):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.connect_ex((host, port))
+        return s
+
+    def fds():
+        try:
+            return len(os.listdir("/proc/%d/fd" % pid)) if pid else 0
+        except OSError:
+            return 0
+
+    def settle():
+        """The server's fd count once it stops changing (closes are asynchronous), 10 s at most."""
+        last, same = fds(), 0
+        for _ in range(100):
+            time.sleep(0.1)
+            now = fds()
+            same = same + 1 if now == last else 0
+            last = now
+            if same >= 5:
+                break
+        return last
+
+    all_ok = True
+    base_fds, base_rss = settle(), proc_status(pid, "VmRSS") if pid else 0
+    for rnd in range(rounds):
+        sel = selectors.DefaultSelector()
+        conns = {}  # socket -> [kind, sent_first, connected]
+        closed_by_server = 0
+        reopen = []
+        for k in kinds:
+            s = open_one(k)
+            conns[s] = [k, False]
+            sel.register(s, selectors.EVENT_READ | selectors.EVENT_WRITE)
+        stop = threading.Event()
+
+        def pump():
+            nonlocal closed_by_server
+            last_trickle = 0.0
+            while not stop.is_set():
+                for key, ev in sel.select(timeout=0.05):
+                    s = key.fileobj
+                    st = conns.get(s)
+                    if st is None:
+                        continue
+                    kind, sent = st
+                    gone = False
+                    if ev & selectors.EVENT_READ:
+                        try:
+                            gone = s.recv(4096) == b""
+                        except BlockingIOError:
+                            pass
+                        except OSError:
+                            gone = True
+                    if not gone and ev & selectors.EVENT_WRITE and not sent:
+                        if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+                            gone = True
+                        else:
+                            try:
+                                if first[kind]:
+                                    s.send(first[kind])
+                                if kind == "halfclosed":
+                                    s.shutdown(socket.SHUT_WR)
+                            except OSError:
+                                gone = True
+                            st[1] = True
+                            sel.modify(s, selectors.EVENT_READ)
+                    if gone:
+                        closed_by_server += 1
+                        sel.unregister(s)
+                        del conns[s]
+                        s.close()
+                        reopen.append(kind)
+                now = time.time()
+                if now - last_trickle >= 0.2:
+                    # what the server closed is opened again, at most every 0.2 s: the pressure
+                    # holds without a busy loop
+                    last_trickle = now
+                    for kind in reopen:
+                        n = open_one(kind)
+                        conns[n] = [kind, False]
+                        sel.register(n, selectors.EVENT_READ | selectors.EVENT_WRITE)
+                    reopen.clear()
+                    for s, (kind, sent) in list(conns.items()):
+                        if kind == "trickle" and sent:
+                            try:
+                                s.send(b"a")
+                            except OSError:
+                                pass
+
+        keeper, kept_ok = None, True
+        if keep_from:
+            keeper = http.client.HTTPConnection(host, port, timeout=HANG_GUARD, source_address=(keep_from, 0))
+            keeper.connect()
+        t = threading.Thread(target=pump)
+        t.start()
+        time.sleep(1.0)  # the flood is in place before the first scrape
+        lat, good, failures = [], 0, {}
+        for _ in range(nscrapes):
+            t0 = time.monotonic()
+            why = ""
+            try:
+                status, _, body = get(url, timeout=1.0)
+                ok = status == 200 and b"node_perf_" in body
+                why = "status %s" % status
+            except (OSError, urllib.error.URLError) as e:
+                ok, why = False, str(getattr(e, "reason", e))
+            dt = time.monotonic() - t0
+            if ok and dt <= 1.0:
+                good += 1
+                lat.append(dt)
+            else:
+                failures[why] = failures.get(why, 0) + 1
+            time.sleep(0.05)
+        stop.set()
+        t.join()
+        if keeper:
+            try:
+                keeper.request("GET", urllib.parse.urlparse(url).path)
+                r = keeper.getresponse()
+                kept_ok = r.status == 200 and b"node_perf_" in r.read()
+            except (OSError, http.client.HTTPException):
+                kept_ok = False
+            keeper.close()
+            print("# round %d: a connection from %s silent through the flood %s" % (
+                rnd + 1, keep_from, "was then answered" if kept_ok else "was dropped"))
+        held = len(conns)
+        for s in list(conns):
+            s.close()
+        sel.close()
+        after_fds, after_rss = settle(), proc_status(pid, "VmRSS") if pid else 0
+        lat.sort()
+        med = lat[len(lat) // 2] * 1000 if lat else float("nan")
+        mx = lat[-1] * 1000 if lat else float("nan")
+        if failures:
+            print("# round %d: failed scrapes: %s" % (rnd + 1, ", ".join("%s (%d)" % kv for kv in failures.items())))
+        print("round %d: scrapes answered within 1 s %d/%d, latency median %.1f ms max %.1f ms; "
+              "%d connections held (%d idle, %d half-open, %d half-closed, %d trickling), closed by "
+              "the server %d times; server fds %d before, %d after; RSS %d kB before, %d kB after"
+              % (rnd + 1, good, nscrapes, med, mx, held, nidle, npartial, npartial, ntrickle,
+                 closed_by_server, base_fds, after_fds, base_rss, after_rss))
+        sys.stdout.flush()
+        all_ok = all_ok and good == nscrapes and kept_ok
+    return 0 if all_ok else 1
+
+
 def idle_closed(host, port, wait):
     """A connection that sends nothing must be closed by the server (connection timeout)."""
     with socket.create_connection((host, int(port)), timeout=float(wait)) as s:
@@ -324,6 +513,7 @@ COMMANDS = {
     "flood": flood,
     "slow": slow,
     "idle-closed": idle_closed,
+    "siege": siege,
     "compare": compare,
     "prom-rising": prom_rising,
     "prom-query": prom_query,

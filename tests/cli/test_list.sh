@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 34
+plan 38
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -89,6 +89,51 @@ if [ -e /sys/bus/event_source/devices/msr/events/tsc ]; then
 	check "PMU events from sysfs: msr/tsc/ listed as pmu" grep -Eq '^  msr/tsc/ +\[pmu\]' "$OUT"
 else
 	skip "no msr PMU on this kernel"
+fi
+
+# options after the GLOB, as perf list takes them
+run_capture "$P" list cs --format json -v
+check "options after the GLOB: 'list cs --format json -v' (exit $RC)" python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert int(sys.argv[2]) == 0 and len(r) == 1 and r[0]["alias"] == "cs", r' "$OUT" "$RC"
+
+# PMU events are probed as stat opens them: a PMU with a cpumask (RAPL's power/, uncore) counts
+# only per CPU, so it is opened system-wide there, not on a task (which the kernel refuses).
+# Every PMU event is then opened by stat the way list says it can (or cannot) be: what list marks
+# unusable must fail in stat -a as well, what it marks usable must count.
+run_capture "$P" list --format json pmu
+if [ "$RC" -eq 0 ] && [ -s "$OUT" ] && need_root; then
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+	o = json.loads(l)
+	how = "cannot" if not o["supported"] else "cpu" if o.get("system_wide_only") else "task"
+	print(how, o["name"])' "$OUT" >"$OUT.how"
+	bad=
+	while read -r how ev; do
+		case $how in
+		cannot) "$P" stat -a -e "$ev" --duration 0.1 >/dev/null 2>&1 && bad="$bad $ev(list: cannot; stat -a counts it)" ;;
+		cpu) "$P" stat -a -e "$ev" --duration 0.1 >/dev/null 2>&1 || bad="$bad $ev(list: system-wide; stat -a fails)" ;;
+		task) "$P" stat -e "$ev" -- true >/dev/null 2>&1 || bad="$bad $ev(list: usable; stat -- true fails)" ;;
+		esac
+	done <"$OUT.how"
+	check "every PMU event opens in stat as list says ($(tr '\n' ' ' <"$OUT.how" | head -c 200))${bad:+:$bad}" test -z "$bad"
+	if grep -q '^cpu power/energy-psys/$' "$OUT.how"; then
+		ok "power/energy-psys/: supported, system-wide only (as stat -a counts it)"
+	elif [ -e /sys/bus/event_source/devices/power/events/energy-psys ]; then
+		fail "power/energy-psys/: $(grep 'energy-psys' "$OUT.how")"
+	else
+		skip "no power/energy-psys/ on this machine"
+	fi
+	run_capture "$P" list 'power/*'
+	if grep -q 'power/energy-psys/' "$OUT"; then
+		check "text: a system-wide-only event says so" grep -Eq '^  power/energy-psys/ +\[pmu\]  \(system-wide only: -a or -C\)$' "$OUT"
+	else
+		skip "no power/energy-psys/ on this machine"
+	fi
+else
+	for i in 1 2 3; do skip "no PMU events listed (exit $RC), or not root (stat -a)"; done
 fi
 
 # 11-15: tracepoints, when tracefs is there (perfscope mounts it when root)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The man pages as installed by `meson install`: each is in the right section directory and renders
-# with groff (-ww: every warning) and man(1) without a single warning.
+# with groff (-ww: every warning) and man(1) without a single warning. Then the README's install
+# step, `meson install -C build && ldconfig`, for real into /usr/local, but in a private mount
+# namespace over an empty /usr/local and a private ld.so.cache, so the machine is not touched:
+# perfscope, man perfscope and pkg-config perfscope work, and a program built with it runs.
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 : "${BUILD_ROOT:?}"
 P=${PERFSCOPE:?}
 PAGES=(man1/perfscope.1 man1/perfscope-stat.1 man1/perfscope-list.1 man1/perfscope-trace.1 man1/perfscope-expr.1 man1/perfscope-top.1 man1/perfscope-num-dist.1 man3/libperfscope.3 man8/perfscope-exporter.8)
 
-plan $((2 + 2 * ${#PAGES[@]}))
+plan $((6 + 2 * ${#PAGES[@]}))
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
@@ -53,4 +56,32 @@ for opt in $("$P" help stat | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
 done
 if [ -z "$missing" ]; then ok "perfscope-stat.1 documents every long option of 'perfscope help stat'"; else
 	fail "perfscope-stat.1 lacks:$missing"; fi
+# README: `meson install -C build && ldconfig`, then perfscope, man and pkg-config work (a
+# sanitized build's library needs its program built with the same sanitizers)
+san=
+if [ -n "${B_SANITIZE:-}" ] && [ "$B_SANITIZE" != none ]; then san=-fsanitize=$B_SANITIZE; fi
+if need_root && unshare --mount --propagation private true 2>/dev/null && command -v pkg-config >/dev/null; then
+	printf '%s\n' '#include <perfscope/perfscope.h>' '#include <stdio.h>' \
+		'int main(void) { printf("libperfscope %s\n", psc_version()); return 0; }' >"$dest/t.c"
+	unshare --mount --propagation private bash -c '
+set -e
+mount -t tmpfs tmpfs /usr/local
+meson install -C "$1" --no-rebuild --quiet >"$2/real-install.log" 2>&1 || { echo "install failed"; exit 1; }
+ldconfig -X -C "$2/ld.so.cache" # -X: no links changed anywhere
+mount --bind "$2/ld.so.cache" /etc/ld.so.cache
+echo "binary: $(command -v perfscope) $(perfscope --version)"
+echo "man: $(man -w perfscope) $(man -w perfscope-trace) $(man -w 3 libperfscope)"
+MANWIDTH=80 man perfscope 2>/dev/null | grep -q "^NAME" && echo "man renders"
+echo "pkg-config: $(pkg-config --modversion perfscope)"
+$3 "$2/t.c" $(pkg-config --cflags --libs perfscope) -o "$2/t" && "$2/t"
+' _ "$BUILD_ROOT" "$dest" "${CC:-cc} $san" >"$dest/readme.out" 2>&1
+	sed 's/^/#   /' "$dest/readme.out"
+	check "README install step: perfscope is on PATH under /usr/local/bin" grep -q '^binary: /usr/local/bin/perfscope perfscope ' "$dest/readme.out"
+	check "README install step: man perfscope, perfscope-trace and libperfscope(3) are found and render" \
+		sh -c "grep -q '^man: /usr/local/share/man/man1/perfscope.1 /usr/local/share/man/man1/perfscope-trace.1 /usr/local/share/man/man3/libperfscope.3' '$dest/readme.out' && grep -q '^man renders' '$dest/readme.out'"
+	check "README install step: pkg-config perfscope gives the version" grep -Eq '^pkg-config: [0-9]+\.[0-9]+\.[0-9]+$' "$dest/readme.out"
+	check "README install step: a program built with pkg-config perfscope runs (ldconfig)" grep -Eq '^libperfscope [0-9]+\.' "$dest/readme.out"
+else
+	for i in 1 2 3 4; do skip "needs root, unshare(1) and pkg-config to install into a private /usr/local"; done
+fi
 done_testing

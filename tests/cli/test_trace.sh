@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 66
+plan 74
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -447,4 +447,51 @@ ev = [json.loads(l) for l in open(sys.argv[1])]
 frames = [f for e in ev for f in e.get("stack", [])]
 assert frames and all(f["kernel"] for f in frames), frames[:3]' "$OUT"
 
+# System calls' string arguments are printed as the strings they point to, copied when the call is
+# made (BPF, attached to the tracepoint while the trace runs): cat has exited long before its
+# events are printed, so a late read could not show them.
+run_capture "$P" trace -e syscalls:sys_enter_openat -- cat /etc/hostname
+check "openat of cat: filename: \"/etc/hostname\" in place of the pointer (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && grep -Eq ' cat +[0-9]+/[0-9]+ .*syscalls:sys_enter_openat: dfd: 0x[0-9a-f]{8,}, filename: \"/etc/hostname\", flags: 0x[0-9a-f]{8,}, mode: 0x[0-9a-f]{8,}\$' '$OUT'"
+run_capture "$P" trace -e syscalls:sys_enter_openat --format json -- cat /etc/hostname
+check "JSON: \"strings\":{\"filename\":\"/etc/hostname\"}, the pointer kept in fields" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]  # not what cat prints
+hit = [e for e in ev if e.get("strings", {}).get("filename") == "/etc/hostname"]
+assert hit and hit[0]["fields"]["filename"].startswith("0x"), ev[-1:]' "$OUT"
+# one buffer refilled with a new path for each call: every event shows its own call's path, never
+# a later one's (the copy of the latest call replaces the earlier ones before they are printed)
+run_capture "$P" trace -e syscalls:sys_enter_faccessat -- "$WORKLOAD" paths 3000
+check "3000 paths through one buffer: each event has its own ($(grep -c 'filename: "/nonexistent/psc-' "$OUT") shown)" python3 -c '
+import re, sys
+got = re.findall(r"sys_enter_faccessat: dfd: \S+ filename: (\S+),", open(sys.argv[1]).read())
+want = ["\"/nonexistent/psc-%d\"" % i for i in range(3000)]
+assert len(got) == 3000, len(got)
+bad = [(i, g) for i, g in enumerate(got) if g != want[i] and not g.startswith("0x")]
+assert not bad, bad[:3]
+assert sum(g.startswith("\"") for g in got) >= 2900, "too few read"' "$OUT"
+run_capture "$P" trace -e syscalls:sys_enter_faccessat -- "$WORKLOAD" paths 0
+check "a workload that makes no call: no event" test ! -s "$OUT"
+# a buffer is not a string: write's buf stays a pointer
+run_capture "$P" trace -e syscalls:sys_enter_write -- /bin/echo hello-psc
+check "write's buf is printed as a pointer, not read" \
+	sh -c "grep -Eq 'sys_enter_write: fd: 0x0*1, buf: 0x[0-9a-f]{8,}, count: 0x0*a\$' '$OUT' && ! grep -q 'sys_enter_write.*hello-psc' '$OUT'"
+# the program is attached only while the trace runs
+if command -v bpftool >/dev/null; then
+	check "no BPF program of perfscope left once the trace ended" \
+		sh -c "! bpftool prog show 2>/dev/null | grep -q 'name psc_ustr'"
+else
+	skip "bpftool is not installed"
+fi
+
+# the help's examples print something: a wake-up is emitted by the waker, here the shell writing
+# into cat's pipe, which the trace follows (the old example, wake-ups of pid 1 with -p 1, could not)
+run_capture "$P" trace -e 'sched:sched_wakeup/comm=="cat"/alias=wakeup_cat/' -- sh -c '(sleep 0.1; echo hi) | cat'
+check "help example: cat's wake-up by the shell, under its alias (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && grep -Eq ' sh +[0-9]+/[0-9]+ .*: wakeup_cat: comm=cat pid=' '$OUT'"
+mapfile -t examples < <("$P" help trace | sed -n 's/^  perfscope \(trace .*\)$/\1/p')
+check "the help still has ${#examples[@]} examples, none of them the one that printed nothing" \
+	sh -c "[ ${#examples[@]} -ge 5 ] && ! '$P' help trace | grep -q 'pid==1/alias=wakeup1'"
+
+done_testing
 done_testing

@@ -354,12 +354,110 @@ static void t_stack(void **state)
 	sink_close(&k);
 }
 
+/* A fake source of user strings, by pointer value. */
+static int fake_str(void *ctx, uint32_t pid, uint32_t tid, uint64_t ptr, uint64_t time_ns,
+		    char *buf, size_t len, bool *cut)
+{
+	const char *str = ptr == 0x1000	  ? "/etc/hostname"
+			  : ptr == 0x2000 ? "a\"b\\c\n\x01\xc3\xa9\xff"
+			  : ptr == 0x3000 ? "/a/long/path/cut/here"
+					  : NULL;
+
+	(void)ctx;
+	assert_int_equal(pid, 42);
+	assert_int_equal(tid, 43);
+	assert_int_equal(time_ns, 5123456789123ull);
+	*cut = ptr == 0x3000;
+	if (!str)
+		return -1;
+	snprintf(buf, len, "%s", str);
+	return (int)strlen(buf);
+}
+
+/*
+ * The string arguments of a system call are printed as strings, escaped, in place of their
+ * pointers; one that cannot be read keeps its pointer; JSON adds "strings" beside "fields".
+ */
+static void t_user_strings(void **state)
+{
+	struct psc_tp_format *fmt = psc_tp_format__parse(fmt_sys_enter_openat, "syscalls");
+	struct evprint *p = evprint__new(NULL);
+	struct evprint_event ev;
+	uint8_t raw[48] = { 0 };
+	struct psc_sample s;
+	const char *head = "             cat      42/43 [000] 5123.456789: "
+			   "syscalls:sys_enter_openat: ";
+	char want[512];
+	struct sink k;
+
+	(void)state;
+	assert_non_null(fmt);
+	assert_non_null(p);
+	sink_open(&k);
+	assert_int_equal(evprint_event__init(&ev, p, "syscalls:sys_enter_openat", fmt), 0);
+	assert_int_equal(ev.nr_user_str, 1);
+	put32(raw + 8, 257);
+	put64(raw + 16, 0xffffff9cull);
+	put64(raw + 24, 0x1000);
+	put64(raw + 32, 0x80000);
+	s = tp_sample(raw, sizeof(raw));
+
+	/* without a source: the kernel's text, pointers */
+	evprint__text(p, k.o, &ev, 0, "cat", &s);
+	snprintf(want, sizeof(want),
+		 "%sdfd: 0xffffff9c, filename: 0x00001000, flags: 0x00080000, "
+		 "mode: 0x00000000\n",
+		 head);
+	assert_string_equal(sink_take(&k), want);
+
+	evprint__set_user_strings(p, fake_str, NULL);
+	evprint__text(p, k.o, &ev, 0, "cat", &s);
+	snprintf(want, sizeof(want),
+		 "%sdfd: 0xffffff9c, filename: \"/etc/hostname\", "
+		 "flags: 0x00080000, mode: 0x00000000\n",
+		 head);
+	assert_string_equal(sink_take(&k), want);
+	evprint__json(p, k.o, &ev, 0, "cat", &s);
+	assert_non_null(strstr(sink_take(&k), "\"filename\":\"0x1000\",\"flags\":524288,"
+					      "\"mode\":0},\"strings\":{\"filename\":"
+					      "\"/etc/hostname\"}}\n"));
+	/* escaped as C writes it: quotes, backslashes, control bytes; valid UTF-8 kept */
+	put64(raw + 24, 0x2000);
+	evprint__text(p, k.o, &ev, 0, "cat", &s);
+	assert_non_null(strstr(sink_take(&k), "filename: \"a\\\"b\\\\c\\n\\x01\xc3\xa9\\xff\","));
+	/* cut at its bound: ... after it */
+	put64(raw + 24, 0x3000);
+	evprint__text(p, k.o, &ev, 0, "cat", &s);
+	assert_non_null(strstr(sink_take(&k), "filename: \"/a/long/path/cut/here\"..., flags"));
+	/* unreadable, or NULL: the pointer stays, and JSON has no "strings" */
+	put64(raw + 24, 0x4000);
+	evprint__text(p, k.o, &ev, 0, "cat", &s);
+	assert_non_null(strstr(sink_take(&k), "filename: 0x00004000, flags"));
+	evprint__json(p, k.o, &ev, 0, "cat", &s);
+	assert_null(strstr(sink_take(&k), "strings"));
+	put64(raw + 24, 0);
+	evprint__text(p, k.o, &ev, 0, "cat", &s);
+	assert_non_null(strstr(sink_take(&k), "filename: 0x00000000, flags"));
+	evprint_event__exit(&ev);
+	psc_tp_format__delete(fmt);
+
+	/* the same format under another system is not a system call: nothing read */
+	fmt = psc_tp_format__parse(fmt_sys_enter_openat, "notsyscalls");
+	assert_int_equal(evprint_event__init(&ev, p, "x:sys_enter_openat", fmt), 0);
+	assert_int_equal(ev.nr_user_str, 0);
+	evprint_event__exit(&ev);
+	psc_tp_format__delete(fmt);
+	evprint__delete(p);
+	sink_close(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_tracepoint), cmocka_unit_test(t_long_line),
-		cmocka_unit_test(t_json_types), cmocka_unit_test(t_not_tracepoint),
-		cmocka_unit_test(t_ksym),	cmocka_unit_test(t_stack),
+		cmocka_unit_test(t_tracepoint),	  cmocka_unit_test(t_long_line),
+		cmocka_unit_test(t_json_types),	  cmocka_unit_test(t_not_tracepoint),
+		cmocka_unit_test(t_ksym),	  cmocka_unit_test(t_stack),
+		cmocka_unit_test(t_user_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
