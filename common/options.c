@@ -448,14 +448,8 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 		longopts[nlong++] = extra->longopts[i];
 	longopts[nlong] = (struct option){ 0 };
 
-	/*
-	 * Operands that are not a command (list's GLOB) may come before options, as in
-	 * 'list GLOB -v': glibc then moves the options forward. A command's own options must never
-	 * be taken for perfscope's, so with one the scan stops at the first operand ('+'). The
-	 * ordering is chosen when getopt initialises, which optind 0 forces on every call.
-	 */
-	if ((flags & CLI_OPT_POSITIONAL) && !(flags & CLI_OPT_TARGET))
-		memmove(shortopts, shortopts + 1, strlen(shortopts)); /* drop the '+' */
+	/* optind 0: getopt starts afresh (its ordering state too); operands between options are
+	 * taken one by one below, so '+' (stop at the first operand) stays */
 	optind = 0;
 	opterr = 0;
 again:
