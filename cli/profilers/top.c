@@ -245,7 +245,9 @@ static int top_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu
 
 		set_name(r, c, strlen(c));
 	}
-	if (te->comm && !expr__eval(te->comm, raw, size, s, &v)) {
+	if (te->comm && expr__eval(te->comm, raw, size, s, &v)) {
+		te->errors++; /* the row keeps the name it has: counted, not silent */
+	} else if (te->comm) {
 		if (expr__type(te->comm).kind == EXPR_STR) {
 			set_name(r, v.s, v.len);
 		} else {
@@ -275,11 +277,11 @@ struct top_sorted {
 	struct top_row *row;
 };
 
-static const struct top *sort_top; /* qsort has no context argument */
-
-static int cmp_rows(const void *a, const void *b)
+/* Rows by the top-by columns in order, then events, then key (qsort_r: no global state). */
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct top_sorted *x = a, *y = b;
+	const struct top *sort_top = ctx;
 
 	for (int i = 0; i < sort_top->nr_cols; i++) {
 		int c = sort_top->order[i];
@@ -425,8 +427,7 @@ static int top_print(struct prof *p, struct top *t, bool final)
 		rows[n].key = key;
 		rows[n++].row = r;
 	}
-	sort_top = t;
-	qsort(rows, n, sizeof(*rows), cmp_rows);
+	qsort_r(rows, n, sizeof(*rows), cmp_rows, t);
 	shown = lim > 0 && (size_t)lim < n ? (size_t)lim : n;
 	if (p->json_fmt)
 		print_json(p, t, rows, shown, final);
