@@ -7,11 +7,13 @@ BUILD_PKGS=(
 	libtraceevent-dev libtracefs-dev libdw-dev libelf-dev libbpf-dev bpftool
 	libmicrohttpd-dev libgnutls28-dev libyaml-dev libcrypt-dev
 	zlib1g-dev liblzma-dev libiberty-dev
+	libprotobuf-c-dev protobuf-c-compiler
 )
 TEST_PKGS=(
 	libcmocka-dev libclang-rt-14-dev
 	linux-perf prometheus prometheus-node-exporter
 	curl jq procps python3 bpftrace openssl groff-base man-db systemd time
+	golang-go
 )
 
 if [ "$(id -u)" -ne 0 ]; then
