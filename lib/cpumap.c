@@ -155,7 +155,7 @@ struct psc_cpumap *psc_cpumap__parse_syntax(const char *list, struct psc_parse_e
 	return map;
 }
 
-static struct psc_cpumap *read_sysfs_list(const char *path)
+struct psc_cpumap *psc_cpumap__read_sysfs(const char *path)
 {
 	char buf[4096];
 	FILE *f = fopen(path, "r");
@@ -173,7 +173,7 @@ static struct psc_cpumap *read_sysfs_list(const char *path)
 
 struct psc_cpumap *psc_cpumap__new_online(void)
 {
-	struct psc_cpumap *map = read_sysfs_list("/sys/devices/system/cpu/online");
+	struct psc_cpumap *map = psc_cpumap__read_sysfs("/sys/devices/system/cpu/online");
 
 	if (map)
 		return map;
@@ -190,7 +190,7 @@ struct psc_cpumap *psc_cpumap__new_online(void)
 
 int psc_cpu__nr_possible(void)
 {
-	struct psc_cpumap *map = read_sysfs_list("/sys/devices/system/cpu/possible");
+	struct psc_cpumap *map = psc_cpumap__read_sysfs("/sys/devices/system/cpu/possible");
 	int nr;
 
 	if (!map)
@@ -263,4 +263,17 @@ int psc_cpumap__idx(const struct psc_cpumap *map, int cpu)
 		if (map->cpus[i] == cpu)
 			return i;
 	return -1;
+}
+
+struct psc_cpumap *psc_cpumap__intersect(const struct psc_cpumap *a, const struct psc_cpumap *b)
+{
+	struct psc_cpumap *map = cpumap_alloc(a->nr);
+
+	if (!map)
+		return NULL;
+	map->nr = 0;
+	for (int i = 0; i < a->nr; i++)
+		if (psc_cpumap__idx(b, a->cpus[i]) >= 0)
+			map->cpus[map->nr++] = a->cpus[i];
+	return map;
 }

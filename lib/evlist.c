@@ -119,6 +119,33 @@ void psc_evlist__close(struct psc_evlist *evlist)
 	evlist->id_mask = 0;
 }
 
+/*
+ * The CPUs evsel opens on (a reference). System-wide, an event of a PMU that names its CPUs
+ * (RAPL's power/energy-*, uncore) opens only on those of the list, as perf does: opened on every
+ * CPU, a package counter would be read once per CPU and summed N times over. When the list has
+ * none of them (-C 1 with the package read on CPU 0) it opens on the PMU's own: that is where its
+ * counts are. Members of a group follow their leader.
+ */
+static struct psc_cpumap *evlist_open_cpus(struct psc_evlist *evlist, struct psc_evsel *evsel)
+{
+	struct psc_cpumap *pmu, *cpus;
+
+	if (evsel->leader != evsel && evsel->leader->cpus)
+		return psc_cpumap__get(evsel->leader->cpus);
+	if (evlist->threads->nr != 1 || psc_threadmap__tid(evlist->threads, 0) != -1)
+		return psc_cpumap__get(evlist->cpus);
+	pmu = psc_pmu__cpus_of_type(evsel->attr.type);
+	if (!pmu)
+		return psc_cpumap__get(evlist->cpus);
+	cpus = psc_cpumap__intersect(evlist->cpus, pmu);
+	if (cpus && !cpus->nr) {
+		psc_cpumap__put(cpus);
+		return pmu;
+	}
+	psc_cpumap__put(pmu);
+	return cpus;
+}
+
 int psc_evlist__open(struct psc_evlist *evlist, const struct psc_evlist_open_opts *opts)
 {
 	bool skip = OPTS_GET(opts, skip_unsupported, false);
@@ -142,6 +169,7 @@ int psc_evlist__open(struct psc_evlist *evlist, const struct psc_evlist_open_opt
 
 	for (int i = 0; i < evlist->nr; i++) {
 		struct psc_evsel *evsel = evlist->entries[i];
+		struct psc_cpumap *cpus;
 		char msg[512];
 
 		if (evsel->leader != evsel && !evsel->leader->fds) {
@@ -149,7 +177,9 @@ int psc_evlist__open(struct psc_evlist *evlist, const struct psc_evlist_open_opt
 			evsel->open_errno = evsel->leader->open_errno;
 			continue;
 		}
-		err = psc_evsel__open(evsel, evlist->cpus, evlist->threads, &eo);
+		cpus = evlist_open_cpus(evlist, evsel);
+		err = cpus ? psc_evsel__open(evsel, cpus, evlist->threads, &eo) : -ENOMEM;
+		psc_cpumap__put(cpus);
 		if (!err)
 			continue;
 		if (skip && psc_errno_is_unsupported(err)) {

@@ -48,6 +48,13 @@ struct psc_cpumap {
 	int cpus[];
 };
 
+/* A sysfs CPU list file ("0-3,8"), NULL when missing or empty. */
+struct psc_cpumap *psc_cpumap__read_sysfs(const char *path);
+/* The CPUs of a in b, in a's order (may be empty). NULL on ENOMEM. */
+struct psc_cpumap *psc_cpumap__intersect(const struct psc_cpumap *a, const struct psc_cpumap *b);
+/* The CPUs the PMU with this attr.type counts on (pmu_cpus.c), NULL when it names none. */
+struct psc_cpumap *psc_pmu__cpus_of_type(uint32_t type);
+
 struct psc_threadmap {
 	int refcnt;
 	int nr;

@@ -141,34 +141,6 @@ static void show(struct list_ctx *l, const char *name, const char *alias, enum p
 		out__printf(l->out, "  %-48s [%s]\n", label, kind_names[kind]);
 }
 
-/*
- * The CPUs a PMU counts on, from its sysfs cpumask (uncore and RAPL PMUs: one CPU per package) or
- * cpus (the CPUs of one type on hybrid machines); NULL when it names none: every online CPU.
- */
-static struct psc_cpumap *pmu_cpus(const char *pmu)
-{
-	static const char *const files[] = { "cpumask", "cpus" };
-
-	for (size_t i = 0; pmu && i < sizeof(files) / sizeof(files[0]); i++) {
-		struct psc_parse_error perr = { .pos = -1 };
-		char path[512], buf[4096];
-		FILE *f;
-		size_t n;
-
-		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/%s", pmu, files[i]);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		buf[n] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		if (*buf)
-			return psc_cpumap__parse(buf, &perr);
-	}
-	return NULL;
-}
-
 /* Opens attr system-wide on cpus (NULL: every online CPU), as stat -a / -C opens it. */
 static int probe_cpus(const struct perf_event_attr *attr, struct psc_cpumap *cpus)
 {
@@ -194,7 +166,7 @@ static int probe_cpus(const struct perf_event_attr *attr, struct psc_cpumap *cpu
  */
 static struct probe probe(const struct perf_event_attr *attr, const char *pmu)
 {
-	struct psc_cpumap *cpus = pmu_cpus(pmu);
+	struct psc_cpumap *cpus = pmu ? psc_cpumap__new_pmu(pmu) : NULL;
 	struct probe pr = { .probed = true };
 	int task_err = 0;
 

@@ -319,6 +319,25 @@ static void row(struct prof *p, struct stat_ctx *s, int i, int u, double wall_ns
 		text_row(p, s, ev, evsel, unit, f, &m, interval_s);
 }
 
+/*
+ * Whether event i counts on a CPU of unit u: a RAPL or uncore event opens only on its PMU's CPUs
+ * (one per package), so the other CPUs have no line for it rather than "<not counted>".
+ */
+static bool counts_in_unit(struct prof *p, struct stat_ctx *s, int i, int u)
+{
+	struct psc_cpumap *cpus = psc_evsel__cpus(p->events_arr[i].evsel);
+
+	if (s->aggr == STAT_AGGR_GLOBAL)
+		return true;
+	for (int ci = 0; ci < psc_cpumap__nr(cpus); ci++) {
+		int cpu = psc_cpumap__cpu(cpus, ci);
+
+		if (cpu < 0 || cpu > s->max_cpu || s->unit_of[cpu] == u)
+			return true;
+	}
+	return false;
+}
+
 void stat_print_rows(struct prof *p, struct stat_ctx *s, double wall_ns, double interval_s)
 {
 	if (interval_s >= 0)
@@ -327,7 +346,9 @@ void stat_print_rows(struct prof *p, struct stat_ctx *s, double wall_ns, double 
 	if (s->aggr == STAT_AGGR_CORE || s->aggr == STAT_AGGR_SOCKET) {
 		for (int u = 0; u < s->nr_units; u++)
 			for (int i = 0; i < s->nr_ev; i++)
-				row(p, s, i, u, wall_ns, interval_s);
+				if (!psc_evsel__is_open(p->events_arr[i].evsel) ||
+				    counts_in_unit(p, s, i, u))
+					row(p, s, i, u, wall_ns, interval_s);
 		return;
 	}
 	for (int i = 0; i < s->nr_ev; i++) {
@@ -337,7 +358,8 @@ void stat_print_rows(struct prof *p, struct stat_ctx *s, double wall_ns, double 
 			continue;
 		}
 		for (int u = 0; u < s->nr_units; u++)
-			row(p, s, i, u, wall_ns, interval_s);
+			if (counts_in_unit(p, s, i, u))
+				row(p, s, i, u, wall_ns, interval_s);
 	}
 }
 

@@ -28,6 +28,13 @@ PSC_API int psc_cpumap__nr(const struct psc_cpumap *map);
 PSC_API int psc_cpumap__cpu(const struct psc_cpumap *map, int idx);
 /* Index of cpu in map, or -1. */
 PSC_API int psc_cpumap__idx(const struct psc_cpumap *map, int cpu);
+/*
+ * The CPUs the PMU named pmu (its sysfs name: "power", "uncore_imc_0", "cpu_core") counts on,
+ * from its cpumask or cpus file: RAPL and uncore counters exist once per package, so they are
+ * read on one CPU of each. NULL + errno ENOENT when the PMU names none (every CPU counts).
+ * psc_evlist__open uses it for system-wide events.
+ */
+PSC_API struct psc_cpumap *psc_cpumap__new_pmu(const char *pmu);
 /* Highest CPU number that can ever be online (/sys/devices/system/cpu/possible) + 1. */
 PSC_API int psc_cpu__nr_possible(void);
 

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 110
+plan 111
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -580,5 +580,29 @@ assert ls[-1]["event"] == "syscalls:sys_enter_reboot" and ls[-1]["value"] == 0, 
 assert "were not shown (--all shows them)" in open(sys.argv[2]).read()' "$OUT" "$ERR"
 else
 	skip "no syscalls tracepoints"; skip "no syscalls tracepoints"; skip "no syscalls tracepoints"
+fi
+# A PMU that names its CPUs (RAPL's power/, uncore) opens system-wide only on those: one package
+# counter read once, not once per CPU and summed.
+pmu_ev=
+for d in /sys/bus/event_source/devices/*; do
+	[ -s "$d/cpumask" ] && [ -d "$d/events" ] || continue
+	e=$(ls "$d/events" | grep -v '\.' | head -1)
+	[ -n "$e" ] && { pmu_ev="$(basename "$d")/$e/"; pmu_mask=$(cat "$d/cpumask"); break; }
+done
+if [ -n "$pmu_ev" ] && [ "$ncpu" -gt 1 ]; then
+	run_capture "$P" stat -a --per-cpu -e "$pmu_ev" --format json --duration 0.2
+	check "system-wide $pmu_ev opens on its PMU's cpumask ($pmu_mask) only (exit $RC)" python3 -c '
+import json, sys
+def cpus(t):
+    out = []
+    for part in t.split(","):
+        a, _, b = part.partition("-")
+        out += range(int(a), int(b or a) + 1)
+    return out
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+got = sorted(r["cpu"] for r in rows)
+assert got == cpus(sys.argv[2]), (got, sys.argv[2])' "$OUT" "$pmu_mask"
+else
+	skip "no PMU with a cpumask and events here, or one CPU"
 fi
 done_testing
