@@ -255,6 +255,7 @@ struct layout {
 	bool diff, emit;
 	double scale; /* pixels per sample */
 	double min_width;
+	uint64_t min_count; /* frames of fewer samples are left out (max_frames) */
 	unsigned int width, fh, top, bottom;
 	uint64_t total[2];
 	/* pass 1 */
@@ -429,7 +430,7 @@ static int walk(struct layout *l)
 
 		if (!n->total[0])
 			continue; /* only in before: counted apart */
-		if (w < l->min_width)
+		if (w < l->min_width || n->total[0] < l->min_count)
 			continue; /* elided, with everything above it */
 		if (l->emit) {
 			emit(l, n, it.x, w, it.depth);
@@ -485,6 +486,40 @@ out:
 	free(st);
 	free(kids);
 	return err;
+}
+
+static int by_count_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * The fewest samples a drawn frame has, so that at most max frames are drawn: a frame is never
+ * wider than its parent, so the frames of at least k samples are a tree from the root, and the
+ * (max + 1)-th largest count bounds it. 0 when the budget is not reached.
+ */
+static int budget(struct layout *l, size_t max)
+{
+	const struct tree *t = l->t;
+	uint64_t *c, floor_count = (uint64_t)ceil(l->min_width / l->scale);
+	size_t nr = 0;
+
+	if (t->nr_nodes <= max)
+		return 0;
+	c = malloc(t->nr_nodes * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr_nodes; i++)
+		if (t->nodes[i].total[0] >= floor_count && t->nodes[i].total[0])
+			c[nr++] = t->nodes[i].total[0];
+	if (nr > max) {
+		qsort(c, nr, sizeof(*c), by_count_desc);
+		l->min_count = c[max] + 1;
+	}
+	free(c);
+	return 0;
 }
 
 static const char script[] =
@@ -590,10 +625,14 @@ static int write_svg(const struct flame *after, const struct flame *before,
 	unit = o.count_name ? o.count_name : "samples";
 	l.scale = l.total[0] ? (double)(l.width - 2 * PAD) / (double)l.total[0] : 0;
 	if (l.total[0]) {
-		err = walk(&l);
+		err = budget(&l, o.max_frames ? o.max_frames : 25000);
+		if (!err)
+			err = walk(&l);
 		if (err)
 			goto out;
 	}
+	if (l.min_count && l.min_count * l.scale > l.min_width)
+		l.min_width = (double)l.min_count * l.scale; /* what the subtitle says */
 	for (size_t i = 1; i < t.nr_nodes; i++)
 		l.only_before += !t.nodes[i].total[0];
 	l.top = 66;
@@ -665,6 +704,7 @@ static int write_svg(const struct flame *after, const struct flame *before,
 		stats->drawn = l.drawn;
 		stats->elided = t.nr_nodes - l.drawn - l.only_before;
 		stats->depth = l.depth;
+		stats->min_width = l.min_width;
 	}
 	if (fflush(out) || ferror(out))
 		err = -EIO;

@@ -10,8 +10,8 @@
 
 /*
  * The stacks are merged into a tree (siblings sorted by name, as flamegraph.pl does), laid out,
- * and each frame at least min_width pixels wide is drawn as a rectangle with a <title> (hover
- * text without script) and a label when it fits; narrower frames are elided and counted, and the
+ * and each frame at least min_width pixels wide (and within max_frames) is drawn as a rectangle
+ * with a <title> (hover text without script) and a label when it fits; narrower frames are elided and counted, and the
  * subtitle says how many. The SVG carries its own script and style (no external resource): hover
  * details, click to zoom, Ctrl-F/search with a regular expression highlighting the matching
  * frames and the share of samples they cover, reset. Colors say the kind of a frame: user (warm
@@ -30,6 +30,12 @@ struct flame_svg_opts {
 	unsigned int width; /* pixels, 0: 1200 */
 	unsigned int frame_height; /* pixels, 0: 16 */
 	double min_width; /* pixels: narrower frames are elided; 0: 0.1 */
+	/*
+	 * At most this many frames drawn, 0: 25000 (about 3 MB of SVG, still quick in a browser):
+	 * when more are wider than min_width, the threshold rises to the narrowest that keeps
+	 * within it, and the subtitle says the threshold used.
+	 */
+	unsigned int max_frames;
 };
 
 /* What a write drew and left out. */
@@ -38,6 +44,7 @@ struct flame_svg_stats {
 	uint64_t drawn; /* rectangles written */
 	uint64_t elided; /* frames narrower than min_width (with everything above them) */
 	unsigned int depth; /* deepest drawn level */
+	double min_width; /* the threshold used (above min_width when max_frames was reached) */
 };
 
 /*

@@ -21,10 +21,10 @@ static const char flamegraph_help[] =
 	"one self-contained SVG with its own script, no network needed. Hover a frame for its\n"
 	"count and share, click to zoom, Ctrl-F (or Search) highlights the frames matching a\n"
 	"regular expression and says which share of the samples they cover, Esc resets. Frames\n"
-	"narrower than --min-width pixels are left out, and the subtitle says how many. Kernel\n"
-	"frames (\"_[k]\" suffix) are blue, user frames warm, unknown ones grey. FILE \"-\" is\n"
-	"standard input. Blank lines are skipped; lines that are not \"STACK COUNT\" are skipped\n"
-	"and counted, with the first one's number.\n"
+	"narrower than --min-width pixels, or past --max-frames, are left out, and the subtitle\n"
+	"says how many. Kernel frames (\"_[k]\" suffix) are blue, user frames warm, unknown ones\n"
+	"grey. FILE \"-\" is standard input. Blank lines are skipped; lines that are not\n"
+	"\"STACK COUNT\" are skipped and counted, with the first one's number and why.\n"
 	"\n"
 	"  FILE.folded           the folded stacks to draw\n"
 	"  -o, --output FILE     write the SVG to FILE, not standard output\n"
@@ -38,6 +38,8 @@ static const char flamegraph_help[] =
 	"      --count-name NAME what a count is (default \"samples\")\n"
 	"      --width PX        image width in pixels (default 1200)\n"
 	"      --min-width PX    leave out frames narrower than PX pixels (default 0.1)\n"
+	"      --max-frames N    draw at most N frames (default 25000, about 3 MB): past it the\n"
+	"                        narrowest are left out too, and the subtitle says the width\n"
 	"  -v, --verbose         also say how many blank lines and zero counts were skipped\n"
 	"\n"
 	"Exit status: 0 drawn (skipped lines are reported on stderr), 1 a file could not be\n"
@@ -59,6 +61,7 @@ enum {
 	OPT_COUNT_NAME,
 	OPT_WIDTH,
 	OPT_MIN_WIDTH,
+	OPT_MAX_FRAMES,
 };
 
 static const struct option flamegraph_longopts[] = {
@@ -69,6 +72,7 @@ static const struct option flamegraph_longopts[] = {
 	{ "count-name", required_argument, NULL, OPT_COUNT_NAME },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ 0 },
 };
 
@@ -126,6 +130,13 @@ static int on_extra(void *ctx, int opt, const char *arg)
 				     "'%s'",
 				     arg);
 		o->svg.min_width = d;
+		return 0;
+	case OPT_MAX_FRAMES:
+		errno = 0;
+		d = strtod(arg, &end);
+		if (errno || end == arg || *end || d < 1 || d > 10000000 || d != (unsigned int)d)
+			return usage("--max-frames takes a count from 1 to 10000000, not '%s'", arg);
+		o->svg.max_frames = (unsigned int)d;
 		return 0;
 	}
 	return 2;
@@ -235,7 +246,7 @@ static int flamegraph_run(int argc, char **argv)
 			o.output, (unsigned long long)flame__nr_samples(after),
 			flame__nr_stacks(after), (unsigned long long)stats.drawn,
 			(unsigned long long)stats.elided,
-			fo.svg.min_width > 0 ? fo.svg.min_width : 0.1);
+			stats.min_width);
 	ret = 0;
 out:
 	flame__delete(after);
