@@ -256,8 +256,7 @@ out:
 
 const struct profiler profiler_flamegraph = {
 	.name = "flamegraph",
-	.summary = "render folded stacks (any tool's) as an interactive SVG flame graph, or a "
-		   "differential one",
+	.summary = "render folded stacks as an interactive SVG flame graph, or a differential one",
 	.help = flamegraph_help,
 	.run = flamegraph_run,
 };
