@@ -10,7 +10,7 @@
 enum kind { KIND_USER, KIND_KERNEL, KIND_UNKNOWN, KIND_ROOT };
 
 struct name {
-	const char *s; /* points into the stack text or the "all" literal: not owned */
+	const char *s; /* points into a flame's stack text or the "all" literal: not owned */
 	uint32_t len; /* shown length (an "_[k]"-like suffix cut off) */
 	uint32_t full_len;
 	uint8_t kind;
@@ -32,8 +32,6 @@ struct tree {
 	struct keymap child_map; /* parent << 32 | name -> child node */
 	bool reverse;
 	int which; /* the count being added: 0 or 1 */
-	char **texts; /* copies of the stacks names point into, so the flames may go */
-	size_t nr_texts, cap_texts;
 	int err;
 };
 
@@ -162,32 +160,18 @@ static int add_stack(void *ctx, const char *text, size_t len, uint64_t count)
 {
 	struct tree *t = ctx;
 	uint32_t at = 0;
-	char *copy;
 	int err;
 
-	if (t->nr_texts == t->cap_texts) {
-		size_t cap = t->cap_texts ? t->cap_texts * 2 : 1024;
-		char **n = realloc(t->texts, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->texts = n;
-		t->cap_texts = cap;
-	}
-	copy = malloc(len + 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, text, len + 1);
-	t->texts[t->nr_texts++] = copy;
+	/* names point into the flame's own text, which stays while the SVG is written */
 	if (t->nodes[0].total[t->which] > UINT64_MAX - count)
 		return -ERANGE;
 	t->nodes[0].total[t->which] += count;
 	if (!t->reverse) {
 		for (size_t i = 0; i <= len;) {
-			const char *e = memchr(copy + i, ';', len - i);
-			size_t flen = e ? (size_t)(e - (copy + i)) : len - i;
+			const char *e = memchr(text + i, ';', len - i);
+			size_t flen = e ? (size_t)(e - (text + i)) : len - i;
 
-			err = add_frame(t, &at, copy + i, flen, count);
+			err = add_frame(t, &at, text + i, flen, count);
 			if (err)
 				return err;
 			i += flen + 1;
@@ -196,9 +180,9 @@ static int add_stack(void *ctx, const char *text, size_t len, uint64_t count)
 		for (size_t end = len;;) {
 			size_t start = end;
 
-			while (start && copy[start - 1] != ';')
+			while (start && text[start - 1] != ';')
 				start--;
-			err = add_frame(t, &at, copy + start, end - start, count);
+			err = add_frame(t, &at, text + start, end - start, count);
 			if (err)
 				return err;
 			if (!start)
@@ -211,9 +195,6 @@ static int add_stack(void *ctx, const char *text, size_t len, uint64_t count)
 
 static void tree_free(struct tree *t)
 {
-	for (size_t i = 0; i < t->nr_texts; i++)
-		free(t->texts[i]);
-	free(t->texts);
 	free(t->names);
 	free(t->nodes);
 	keymap__exit(&t->name_map);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "flame.h"
 #include "flame_svg.h"
@@ -191,6 +192,8 @@ static int flamegraph_run(int argc, char **argv)
 	struct flame_svg_stats stats = { 0 };
 	struct flame *after = NULL, *before = NULL;
 	struct cli_opts o;
+	struct stat sb;
+	bool regular;
 	FILE *out;
 	int ret, err;
 
@@ -226,6 +229,8 @@ static int flamegraph_run(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
+	/* only a regular file is removed after a failed write, never a device or a pipe */
+	regular = o.output && !fstat(fileno(out), &sb) && S_ISREG(sb.st_mode);
 	err = fo.diff ? flame_svg__write_diff(before, after, &fo.svg, out, &stats) :
 			flame_svg__write(after, &fo.svg, out, &stats);
 	if (o.output && fclose(out) && !err)
@@ -235,7 +240,7 @@ static int flamegraph_run(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "perfscope flamegraph: writing %s failed: %s\n",
 			o.output ? o.output : "the SVG", strerror(-err));
-		if (o.output)
+		if (regular)
 			unlink(o.output); /* not a truncated SVG that looks whole */
 		goto out;
 	}
