@@ -8,7 +8,7 @@ P=${PERFSCOPE:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
 CHECK=("python3" "$HERE/flame_check.py")
 
-plan 38
+plan 39
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -22,11 +22,11 @@ printf 'prog;main;work;hot_a 10\r\n' >>"$T/known.folded"
 
 run_capture "$P" flamegraph "$T/known.folded" -o "$T/known.svg"
 check "known profile: exit 0 (exit $RC)" [ "$RC" -eq 0 ]
-check "the SVG is well-formed XML (python3 xml.etree)" "${CHECK[@]}" frames "$T/known.svg" >/dev/null
+"${CHECK[@]}" frames "$T/known.svg" >"$T/known.frames" 2>"$T/known.xmlerr"
+check "the SVG is well-formed XML (python3 xml.etree)" test ! -s "$T/known.xmlerr" -a -s "$T/known.frames"
 check "its frames name the known functions, without the _[k] suffix" \
 	"${CHECK[@]}" names "$T/known.svg" all prog main work hot_a hot_b sys_read do_syscall_64 '[unknown]' 0x1234
 check "every frame's width is its count times one scale" sh -c "'${CHECK[0]}' '${CHECK[1]}' proportional '$T/known.svg' >/dev/null"
-"${CHECK[@]}" frames "$T/known.svg" >"$T/known.frames"
 wa=$(awk -F'\t' '$1 == "hot_a" {print $5}' "$T/known.frames")
 wb=$(awk -F'\t' '$1 == "hot_b" {print $5}' "$T/known.frames")
 check "hot_a is 3 times as wide as hot_b (30:10; $wa vs $wb px)" \
