@@ -21,7 +21,7 @@ trap 'rm -rf "$T"' EXIT
 
 # best of REPS: "cpu_s rss_kb" of a command (GNU time: user + system, max RSS)
 measure() {
-	local best= rss= line
+	local best="" rss="" line
 	for _ in $(seq "$REPS"); do
 		/usr/bin/time -f '%U %S %M' -o "$T/time" "$@" >/dev/null 2>"$T/err" || {
 			echo "failed: $*" >&2; sed 's/^/  /' "$T/err" >&2; return 1; }

@@ -1,4 +1,5 @@
-/* pprof writer cost: a folded file's stacks as pprof samples (ns per sample added, write time, size). */
+/* pprof writer cost: a folded file's stacks as pprof samples (ns per sample added, write time,
+ * size). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,10 +52,14 @@ static int add(void *arg, const char *text, size_t len, uint64_t count)
 
 		for (const char *s = name; *s; s++)
 			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-		fr[i - 1] = (struct pprof_frame){ .addr = 0x400000 + (h & 0xfffff), .function = name,
-						  .module = "/bench/app", .map_start = 0x400000,
-						  .map_limit = 0x500000,
-						  .build_id = "0123456789abcdef0123456789abcdef01234567" };
+		fr[i - 1] =
+			(struct pprof_frame){ .addr = 0x400000 + (h & 0xfffff),
+					      .function = name,
+					      .module = "/bench/app",
+					      .map_start = 0x400000,
+					      .map_limit = 0x500000,
+					      .build_id =
+						      "0123456789abcdef0123456789abcdef01234567" };
 	}
 	c->err = pprof__add_sample(c->p, fr, n - 1, v, &label, 1);
 	c->samples++;

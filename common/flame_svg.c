@@ -217,7 +217,8 @@ static int tree_build(struct tree *t, const struct flame *after, const struct fl
 		return -ENOMEM;
 	t->nr_nodes = 1;
 	/* the root: no frame of a stack can match it (its length is not a stack's) */
-	t->names[0] = (struct name){ .s = "all", .len = 3, .full_len = UINT32_MAX, .kind = KIND_ROOT };
+	t->names[0] =
+		(struct name){ .s = "all", .len = 3, .full_len = UINT32_MAX, .kind = KIND_ROOT };
 	t->nr_names = 1;
 	err = flame__for_each(after, add_stack, t);
 	if (!err && before) {
@@ -293,16 +294,24 @@ static void put_escaped(FILE *out, const char *s, size_t len, size_t max)
 			cp = cp << 6 | (p[i] & 0x3f);
 		}
 		if ((need == 1 && cp < 0x80) || (need == 2 && cp < 0x800) ||
-		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff) ||
-		    cp == 0xfffe || cp == 0xffff)
+		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
 			goto bad;
 		fwrite(p, 1, need + 1, out);
 		p += need + 1;
 		continue;
-bad:
+	bad:
 		fputs("\xef\xbf\xbd", out);
 		p++;
 	}
+}
+
+/* How the share of all samples of n changed from before to after (a fraction, not points). */
+static double delta(const struct layout *l, const struct node *n)
+{
+	double before = l->total[1] ? (double)n->total[1] / (double)l->total[1] : 0;
+
+	return (double)n->total[0] / (double)l->total[0] - before;
 }
 
 static void color(const struct layout *l, const struct node *n, const struct name *nm, char *buf,
@@ -311,8 +320,7 @@ static void color(const struct layout *l, const struct node *n, const struct nam
 	double v1 = (nm->hash & 0xff) / 255.0, v2 = ((nm->hash >> 8) & 0xff) / 255.0;
 
 	if (l->diff) {
-		double d = (double)n->total[0] / (double)l->total[0] -
-			   (l->total[1] ? (double)n->total[1] / (double)l->total[1] : 0);
+		double d = delta(l, n);
 		int c = l->max_delta > 0 ? (int)lround(210 * fabs(d) / l->max_delta) : 0;
 
 		if (d > 0)
@@ -358,7 +366,8 @@ static void emit(struct layout *l, const struct node *n, double x, double w, uns
 		fprintf(out, "; before %llu, %.2f%%; %+.2f points", (unsigned long long)n->total[1],
 			b, a - b);
 	}
-	fprintf(out, ")</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%u\" fill=\"%s\"/>",
+	fprintf(out,
+		")</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%u\" fill=\"%s\"/>",
 		x, y, w, l->fh - 1, fill);
 	chars = w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
 	if (chars >= 3) {
@@ -419,15 +428,8 @@ static int walk(struct layout *l)
 			l->drawn++;
 			if (it.depth > l->depth)
 				l->depth = it.depth;
-			if (l->diff) {
-				double d = fabs((double)n->total[0] / (double)l->total[0] -
-						(l->total[1] ? (double)n->total[1] /
-								       (double)l->total[1] :
-							       0));
-
-				if (d > l->max_delta)
-					l->max_delta = d;
-			}
+			if (l->diff && fabs(delta(l, n)) > l->max_delta)
+				l->max_delta = fabs(delta(l, n));
 		}
 		for (uint32_t c = n->first_child; c; c = t->nodes[c].next_sibling) {
 			if (nk == ccap) {
@@ -574,8 +576,8 @@ static void put_js_string(FILE *out, const char *s)
 	/* only the unit name: keep letters, digits, spaces */
 	fputc('\'', out);
 	for (; *s; s++)
-		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		    *s == ' ' || *s == '_')
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == ' ' || *s == '_')
 			fputc(*s, out);
 	fputc('\'', out);
 }
@@ -619,10 +621,10 @@ static int write_svg(const struct flame *after, const struct flame *before,
 	l.top = 66;
 	l.bottom = l.top + l.depth * l.fh;
 	height = l.top + (l.depth + 1) * l.fh + 34;
-	title = o.title ? o.title :
-		l.diff	? "Differential Flame Graph" :
-		o.reverse ? "Icicle Graph (callers)" :
-			    "Flame Graph";
+	title = o.title	    ? o.title
+		: l.diff    ? "Differential Flame Graph"
+		: o.reverse ? "Icicle Graph (callers)"
+			    : "Flame Graph";
 
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -633,8 +635,8 @@ static int write_svg(const struct flame *after, const struct flame *before,
 		"<style type=\"text/css\"><![CDATA[\n%s]]></style>\n"
 		"<script type=\"text/ecmascript\"><![CDATA[\n"
 		"var W=%u,PAD=%d,FH=%u,FONT=%d,REVERSE=%d,TOP=%u,BOTTOM=%u,TOTAL=%llu,UNIT=",
-		l.width, height, l.width, height, style, l.width, PAD, l.fh, FONT, o.reverse ? 1 : 0,
-		l.top, l.bottom, (unsigned long long)l.total[0]);
+		l.width, height, l.width, height, style, l.width, PAD, l.fh, FONT,
+		o.reverse ? 1 : 0, l.top, l.bottom, (unsigned long long)l.total[0]);
 	put_js_string(out, unit);
 	fprintf(out, ";\n%s]]></script>\n", script);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f6f6f0\"/>\n",
@@ -660,13 +662,17 @@ static int write_svg(const struct flame *after, const struct flame *before,
 			(unsigned long long)l.only_before);
 	fputs("</text>\n", out);
 	if (l.diff)
-		fprintf(out, "<text x=\"%d\" y=\"60\" fill=\"#444\">red: share grew, blue: "
+		fprintf(out,
+			"<text x=\"%d\" y=\"60\" fill=\"#444\">red: share grew, blue: "
 			"shrank (the deepest color: the largest change, %.2f points)</text>\n",
 			PAD, 100 * l.max_delta);
 	else
-		fprintf(out, "<text x=\"%d\" y=\"60\" fill=\"#444\">warm: user, blue: kernel, "
-			"grey: unknown</text>\n", PAD);
-	fprintf(out, "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n",
+		fprintf(out,
+			"<text x=\"%d\" y=\"60\" fill=\"#444\">warm: user, blue: kernel, "
+			"grey: unknown</text>\n",
+			PAD);
+	fprintf(out,
+		"<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n",
 		PAD);
 	fprintf(out, "<text id=\"search\" x=\"%u\" y=\"24\">Search</text>\n", l.width - PAD - 50);
 	fprintf(out, "<text id=\"matched\" x=\"%u\" y=\"%u\"> </text>\n", l.width - PAD,

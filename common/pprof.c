@@ -1,4 +1,5 @@
-/* pprof: a profile built in memory with every entity kept once, serialized by protobuf-c, gzipped. */
+/* pprof: a profile built in memory with every entity kept once, serialized by protobuf-c, gzipped.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,8 @@ struct pprof {
 	struct keymap string_map; /* hash -> index + 1, probed on collision */
 	struct vec mappings, functions, locations, samples;
 	struct keymap mapping_map, function_map, location_map, sample_map; /* hash -> id */
-	struct keymap frame_map; /* a whole frame's hash -> location id: one lookup per known frame */
+	struct keymap
+		frame_map; /* a whole frame's hash -> location id: one lookup per known frame */
 	size_t nr_types;
 	uint64_t *types; /* type, unit string indices, per sample type */
 	uint64_t period_type[2];
@@ -93,7 +95,7 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
 
 #define HASH_INIT 0xcbf29ce484222325ull
 /* the next key to probe when a hash's slot holds another entity */
-#define PROBE(h) ((h) * 0x9e3779b97f4a7c15ull + 1)
+#define PROBE(h) ((h)*0x9e3779b97f4a7c15ull + 1)
 
 /* The index of s in the string table, added when new; -1 on ENOMEM. */
 static int64_t intern_string(struct pprof *p, const char *s)
@@ -341,8 +343,7 @@ static bool frame_is(const struct pprof *p, uint64_t loc, const struct pprof_fra
 
 	if (lk->addr != fr->addr || m->k.start != fr->map_start || m->k.limit != fr->map_limit ||
 	    m->k.offset != fr->map_offset ||
-	    strcmp(string_at(p, m->k.file),
-		   fr->module && *fr->module ? fr->module : "[unknown]") ||
+	    strcmp(string_at(p, m->k.file), fr->module && *fr->module ? fr->module : "[unknown]") ||
 	    strcmp(string_at(p, m->k.build_id), or_empty(fr->build_id)))
 		return false;
 	if (!fn)
@@ -393,7 +394,8 @@ static bool sample_equal(const struct sample *a, const struct sample *b)
 {
 	return a->nr_locs == b->nr_locs && a->nr_labels == b->nr_labels &&
 	       !memcmp(a->locs, b->locs, a->nr_locs * sizeof(*a->locs)) &&
-	       (!a->nr_labels || !memcmp(a->labels, b->labels, 2 * a->nr_labels * sizeof(*a->labels)));
+	       (!a->nr_labels ||
+		!memcmp(a->labels, b->labels, 2 * a->nr_labels * sizeof(*a->labels)));
 }
 
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
@@ -637,8 +639,7 @@ static int gzip_to(const uint8_t *buf, size_t len, FILE *out)
 
 	/* 15 + 16: a gzip header and trailer around the deflate stream */
 	/* the fastest level, as Go's runtime/pprof: profiles are written at the end of a run */
-	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (Bytef *)buf;
 	do {

@@ -37,8 +37,8 @@ static void render(const struct flame *before, const struct flame *after, bool r
 
 	if (!out)
 		return;
-	err = before ? flame_svg__write_diff(before, after, &o, out, &st) :
-		       flame_svg__write(after, &o, out, &st);
+	err = before ? flame_svg__write_diff(before, after, &o, out, &st)
+		     : flame_svg__write(after, &o, out, &st);
 	fclose(out);
 	if (!err) {
 		check_xml_text((const unsigned char *)buf, len);

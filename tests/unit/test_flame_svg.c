@@ -1,4 +1,5 @@
-/* Unit tests of common/flame_svg.c: what a write draws and leaves out, the kinds, escaping, errors. */
+/* Unit tests of common/flame_svg.c: what a write draws and leaves out, the kinds, escaping, errors.
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,7 +117,8 @@ static void t_reverse_and_diff(void **state)
 	svg = render(b, f, NULL, &st, &ret);
 	assert_int_equal(ret, 0);
 	/* hot_a: 30 of 47 after, 10 of 20 before */
-	assert_non_null(strstr(svg, "hot_a (30 samples, 63.83%; before 10, 50.00%; +13.83 points)"));
+	assert_non_null(
+		strstr(svg, "hot_a (30 samples, 63.83%; before 10, 50.00%; +13.83 points)"));
 	assert_non_null(strstr(svg, "1 only before (no width to draw)"));
 	assert_null(strstr(svg, "<title>gone"));
 	free(svg);
