@@ -1,6 +1,7 @@
 // Runs a perfscope flame graph's own script over a minimal DOM built from the SVG (no browser
 // needed) and checks zoom, reset and search on the known profile of test_flamegraph.sh.
-// usage: node flame_js.js FILE.svg   (exit 1 with the reason on a failure)
+// usage: node flame_js.js FILE.svg [reverse]   (exit 1 with the reason on a failure); reverse:
+// FILE.svg is the --reverse (callers) view of the same profile
 'use strict';
 const fs = require('fs');
 const vm = require('vm');
@@ -87,6 +88,20 @@ const width = (name) => +rect(name).getAttribute('width');
 const shown = (name) => frame(name).style.display !== 'none';
 const W = +svg.match(/var W=(\d+)/)[1], PAD = +svg.match(/PAD=(\d+)/)[1];
 const near = (a, b, what) => { if (Math.abs(a - b) > 0.02) fail(`${what}: ${a}, expected ${b}`); };
+
+if (process.argv[3] === 'reverse') {
+	// callers view, top-down: hot_a's frame (level 1) and the paths above it fill the width,
+	// hot_b's do not show; 'all' stays, dimmed
+	frames.handlers.click({ target: rect('hot_a') });
+	near(width('hot_a'), W - 2 * PAD, 'zoomed hot_a width');
+	near(width('work'), W - 2 * PAD, 'zoomed work (hot_a\'s caller) width');
+	if (shown('hot_b') || !shown('all') || frame('all').style.opacity !== 0.6)
+		fail('reverse zoom: wrong frames shown');
+	if (+rect('work').getAttribute('y') <= +rect('hot_a').getAttribute('y'))
+		fail('reverse: a caller should be drawn below its callee');
+	console.log('reverse zoom: ok (' + frames.children.length + ' frames)');
+	process.exit(0);
+}
 
 // hover: the details line shows the frame's title
 frames.handlers.mouseover({ target: rect('hot_a') });

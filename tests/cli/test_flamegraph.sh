@@ -8,7 +8,7 @@ P=${PERFSCOPE:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
 CHECK=("python3" "$HERE/flame_check.py")
 
-plan 39
+plan 40
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -82,6 +82,15 @@ check "--reverse: all on top, hot_a right under it, prog (the root) at the botto
 check "--reverse: the titled view is the callers' icicle" grep -q 'Icicle Graph (callers)' "$T/rev.svg"
 check "--reverse: main appears once per leaf path (callers of hot_a, hot_b, ...)" \
 	test "$(grep -c '^main	' "$T/rev.frames")" -eq 4
+if command -v node >/dev/null; then
+	if node "$HERE/flame_js.js" "$T/rev.svg" reverse >"$T/js.out" 2>&1; then
+		ok "--reverse: the script zooms top-down ($(cat "$T/js.out"))"
+	else
+		fail "--reverse: the script under node"; sed 's/^/#   /' "$T/js.out" | head -5
+	fi
+else
+	skip "node is not installed: the SVG's script is not run"
+fi
 
 # --diff: before has hot_a 10 / hot_b 30, after (known) 30 / 10: hot_a grew (red), hot_b shrank
 printf '%s\n' 'prog;main;work;hot_a 10' 'prog;main;work;hot_b 30' 'prog;main;gone 7' >"$T/before.folded"
