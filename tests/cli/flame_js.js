@@ -97,6 +97,8 @@ if (process.argv[3] === 'reverse') {
 	near(width('work'), W - 2 * PAD, 'zoomed work (hot_a\'s caller) width');
 	if (shown('hot_b') || !shown('all') || frame('all').style.opacity !== 0.6)
 		fail('reverse zoom: wrong frames shown');
+	if (frame('work').style.opacity === 0.6)
+		fail('reverse zoom: work, a caller of hot_a, is drawn as an ancestor');
 	if (+rect('work').getAttribute('y') <= +rect('hot_a').getAttribute('y'))
 		fail('reverse: a caller should be drawn below its callee');
 	console.log('reverse zoom: ok (' + frames.children.length + ' frames)');
@@ -129,6 +131,13 @@ windowHandlers.keydown({ keyCode: 27, preventDefault() {} });
 near(width('work'), (W - 2 * PAD) * 40 / 47, 'reset work width');
 if (!shown('sys_read') || byId.unzoom.style.display !== 'none')
 	fail('reset: not everything back');
+
+// zoom on sys_read, between [unknown] and work: its siblings on both sides are hidden
+frames.handlers.click({ target: rect('sys_read') });
+near(width('do_syscall_64'), W - 2 * PAD, 'zoomed do_syscall_64 width');
+if (shown('work') || shown('hot_a') || shown('[unknown]') || shown('0x1234'))
+	fail('zoom on sys_read: a sibling or its frames still shown');
+windowHandlers.keydown({ keyCode: 27, preventDefault() {} });
 
 // search: hot_a and hot_b cover 40 of 47; nested matches are counted once
 ctx.search('^hot_');
