@@ -238,6 +238,8 @@ struct layout {
 	double scale; /* pixels per sample */
 	double min_width;
 	uint64_t min_count; /* frames of fewer samples are left out (max_frames) */
+	size_t max_frames; /* and never more than these, whatever the counts (ties at 2^64 - 1) */
+	uint64_t emitted; /* pass 2: frames written so far */
 	unsigned int width, fh, top, bottom;
 	uint64_t total[2];
 	/* pass 1 */
@@ -422,8 +424,15 @@ static int walk(struct layout *l)
 			continue; /* only in before: counted apart */
 		if (w < l->min_width || n->total[0] < l->min_count)
 			continue; /* elided, with everything above it */
+		/*
+		 * The cap: preorder draws a frame before anything above it, so stopping here keeps
+		 * what is drawn a tree; pass 2 stops where pass 1 did.
+		 */
+		if (l->emit ? l->emitted >= l->drawn : l->drawn >= l->max_frames)
+			continue;
 		if (l->emit) {
 			emit(l, n, it.x, w, it.depth);
+			l->emitted++;
 		} else {
 			l->drawn++;
 			if (it.depth > l->depth)
@@ -486,9 +495,13 @@ static int by_count_desc(const void *a, const void *b)
 static int budget(struct layout *l, size_t max)
 {
 	const struct tree *t = l->t;
-	uint64_t *c, floor_count = (uint64_t)ceil(l->min_width / l->scale);
+	double floor_d = ceil(l->min_width / l->scale);
+	/* counts near 2^64 make the floor too large for a u64: nothing below it is drawn anyway */
+	uint64_t *c,
+		floor_count = floor_d >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)floor_d;
 	size_t nr = 0;
 
+	l->max_frames = max;
 	if (t->nr_nodes <= max)
 		return 0;
 	c = malloc(t->nr_nodes * sizeof(*c));
@@ -499,7 +512,8 @@ static int budget(struct layout *l, size_t max)
 			c[nr++] = t->nodes[i].total[0];
 	if (nr > max) {
 		qsort(c, nr, sizeof(*c), by_count_desc);
-		l->min_count = c[max] + 1;
+		/* at UINT64_MAX, more than max frames have every sample: walk's cap decides */
+		l->min_count = c[max] == UINT64_MAX ? UINT64_MAX : c[max] + 1;
 	}
 	free(c);
 	return 0;

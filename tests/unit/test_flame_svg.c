@@ -70,7 +70,7 @@ static void t_elided_and_budget(void **state)
 	struct flame *f = flame__new();
 	struct flame_svg_stats st = { 0 };
 	struct flame_svg_opts o = { .max_frames = 50 };
-	char s[64], *svg;
+	char s[64], s2[1024], *svg;
 	int ret, n;
 
 	(void)state;
@@ -93,6 +93,18 @@ static void t_elided_and_budget(void **state)
 	assert_int_equal(ret, 0);
 	assert_true(st.drawn <= 50);
 	assert_true(st.min_width > o.min_width);
+	free(svg);
+	flame__delete(f);
+	/* every frame of a 100-deep stack has all 2^64 - 1 samples: the cap still holds (fuzz) */
+	f = flame__new();
+	n = 0;
+	for (int i = 0; i < 100; i++)
+		n += snprintf(s2 + n, sizeof(s2) - (size_t)n, "%sf%d", i ? ";" : "", i);
+	assert_int_equal(flame__add(f, s2, (size_t)n, UINT64_MAX), 0);
+	svg = render(NULL, f, &o, &st, &ret);
+	assert_int_equal(ret, 0);
+	assert_int_equal(st.drawn, 50);
+	assert_int_equal(st.elided, 51);
 	free(svg);
 	flame__delete(f);
 }
