@@ -167,11 +167,12 @@ void callchain__print_stats(struct callchain *cc, FILE *f)
 		(unsigned long long)st.lookups, (unsigned long long)st.unknown);
 }
 
+/* CPU time of this thread: what a stack costs, not the waits of a loaded machine */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -344,10 +345,13 @@ void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet)
 	if (st.stops[UNWIND_NO_USER])
 		fprintf(f, "; %llu samples without a user stack (kernel threads)",
 			(unsigned long long)st.stops[UNWIND_NO_USER]);
-	fprintf(f, "; %.1f us unwinding + %.1f us symbolizing per stack, %llu frames\n",
+	fprintf(f,
+		"; %.1f us unwinding + %.1f us symbolizing per stack, %llu frames; %llu processes "
+		"(%llu libdw sessions), %llu binaries reported\n",
 		st.stacks ? (double)st.ns / 1e3 / (double)st.stacks : 0,
 		sym.stacks ? (double)sym.ns / 1e3 / (double)sym.stacks : 0,
-		(unsigned long long)st.frames);
+		(unsigned long long)st.frames, (unsigned long long)st.procs_seen,
+		(unsigned long long)st.dwfls, (unsigned long long)st.reports);
 	if (st.stops[UNWIND_STACK_SHORT])
 		fprintf(f,
 			"perfscope %s: %llu stacks were deeper than the stack copied per sample; a "

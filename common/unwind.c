@@ -3,7 +3,10 @@
 #include "unwind.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,10 +15,11 @@
 #include <gelf.h>
 
 #include "dso.h"
+#include "keymap.h"
 
 #define NR_BUCKETS 256
 /* Dwfls kept at once: each holds its binaries open; the least recently used goes first */
-#define MAX_PROCS 256
+#define MAX_PROCS 64
 
 /* x86-64 DWARF register numbers 0..16 (rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip) as perf's */
 static const int dwarf_to_perf[17] = {
@@ -41,26 +45,74 @@ struct uproc {
 	uint64_t used; /* LRU tick */
 	struct reported *rep;
 	size_t nr_rep, cap_rep;
+	struct keymap cfi; /* pc -> 1: has CFI, 2: none (the unwind stops there) */
 };
 
 struct unwind {
 	struct usyms *usyms;
+	int self_fd;
+	Elf *self_elf; /* perfscope's own binary: the architecture every Dwfl is attached with */
 	struct uproc *buckets[NR_BUCKETS];
 	size_t nr_procs;
 	uint64_t tick;
 	struct unwind_stats st;
 	char other[128];
+	struct keymap skip; /* dso pointer -> 1 (left to frame pointers) or 2 (reported) */
 	/* the sample being unwound */
 	const struct psc_sample *s;
+	struct uproc *up;
 	uint64_t sp;
 	uint64_t *ips;
 	int n, max;
 	Dwarf_Addr last_pc; /* of the last frame delivered (return address - 1 for callers) */
 	bool read_short; /* a read past the end of a full stack copy failed */
 	bool read_bad; /* a read outside the stack copy and every binary failed */
+	bool no_cfi; /* stopped at a pc of a binary without CFI for it */
 };
 
 static char *debuginfo_path; /* NULL: libdw's default, ":.debug:/usr/lib/debug" */
+
+/* Whether the ELF file open on fd has a section of this name. */
+static bool has_section(int fd, const char *want)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			found = gelf_getshdr(scn, &sh) &&
+				(name = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(name, want);
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+/*
+ * libdw's search for a separate debug file (build-id, then .gnu_debuglink), kept only when the
+ * file has .debug_frame: libdw asks for it when a pc has no .eh_frame entry (ld.so's entry code
+ * at every process start), and loading it inflates all its compressed DWARF (libc6-dbg's
+ * ld.so: milliseconds per process) to find no CFI there. Without it libdw walks frame pointers.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+
+	if (fd < 0 || has_section(fd, ".debug_frame"))
+		return fd;
+	close(fd);
+	free(*debuginfo_file_name);
+	*debuginfo_file_name = NULL;
+	return -1;
+}
 
 /*
  * The binaries are reported by us (dwfl_report_elf), so find_elf is not asked for them;
@@ -68,16 +120,17 @@ static char *debuginfo_path; /* NULL: libdw's default, ":.debug:/usr/lib/debug" 
  */
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* CPU time of this thread: what a stack costs, not the waits of a loaded machine */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
@@ -159,7 +212,13 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 		uw->read_short = true;
 	else
 		uw->read_bad = true;
-	return false;
+	/*
+	 * The word reads as 0, a return address that ends the stack: failing the read would
+	 * send libdw on to .debug_frame, loading (and inflating) the binary's whole DWARF for a
+	 * stack that cannot go on anyway. The flags above say why it ended.
+	 */
+	*result = 0;
+	return true;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
@@ -197,6 +256,21 @@ struct unwind *unwind__new(struct usyms *u)
 	if (!uw)
 		return NULL;
 	uw->usyms = u;
+	if (keymap__init(&uw->skip, 1, 0)) {
+		free(uw);
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	uw->self_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	uw->self_elf = uw->self_fd >= 0 ? elf_begin(uw->self_fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!uw->self_elf) {
+		if (uw->self_fd >= 0)
+			close(uw->self_fd);
+		keymap__exit(&uw->skip);
+		free(uw);
+		errno = ENOEXEC;
+		return NULL;
+	}
 	return uw;
 }
 
@@ -204,6 +278,7 @@ static void uproc_free(struct uproc *up)
 {
 	if (up->dwfl)
 		dwfl_end(up->dwfl);
+	keymap__exit(&up->cfi);
 	free(up->rep);
 	free(up);
 }
@@ -220,6 +295,9 @@ void unwind__delete(struct unwind *uw)
 			uproc_free(up);
 		}
 	}
+	elf_end(uw->self_elf);
+	close(uw->self_fd);
+	keymap__exit(&uw->skip);
 	free(uw);
 }
 
@@ -255,113 +333,141 @@ static void evict_lru(struct unwind *uw)
 		unwind__forget(uw, old->pid);
 }
 
-struct report_ctx {
-	struct uproc *up;
-	bool check; /* only compare with what is reported: *changed when a mapping is gone */
-	size_t seen; /* reported mappings still there */
-	bool added;
-	int err;
-};
-
-static bool was_reported(const struct uproc *up, const struct umap_view *m)
+static bool was_reported(const struct uproc *up, uint64_t start, uint64_t end, const char *name)
 {
 	for (size_t i = 0; i < up->nr_rep; i++)
-		if (up->rep[i].start == m->start && up->rep[i].end == m->end &&
-		    up->rep[i].name == m->name)
+		if (up->rep[i].start == start && up->rep[i].end == end && up->rep[i].name == name)
 			return true;
 	return false;
 }
 
-/* Reports one file mapping: its binary, placed where the mapping puts the file offset pgoff. */
-static int report_map(void *ctx, const struct umap_view *m)
+/*
+ * Go code has no .eh_frame (a cgo binary's covers only its C parts): its CFI is .debug_frame
+ * inside compressed DWARF, which libdw inflates whole in every process's Dwfl as soon as a pc
+ * lacks .eh_frame (milliseconds each, megabytes). Go keeps frame pointers, so a Go binary is
+ * not reported and libdw walks its frames by rbp instead.
+ */
+static bool frame_pointers_only(const char *path)
 {
-	struct report_ctx *rc = ctx;
-	struct uproc *up = rc->up;
+	bool go = false;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+				continue;
+			go |= !strcmp(name, ".gopclntab") || !strcmp(name, ".note.go.buildid");
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return go;
+}
+
+/*
+ * Makes the binary mapped at pc known to the process's Dwfl, placed where the mapping puts its
+ * file offset. Binaries are reported as stacks reach them, not all at the start: a process
+ * costs only what its stacks touch (the symbolizer loads the same ones). false when pc is in no
+ * binary libdw can take (anonymous memory, JIT code, a deleted file, [vdso]).
+ */
+static bool report_pc(struct unwind *uw, struct uproc *up, Dwarf_Addr pc)
+{
+	struct uaddr hit;
 	char path[4096];
 	uint64_t vaddr;
 	size_t len;
+	Dwfl_Module *mod;
+	uint8_t *verdict;
 
-	if (m->name[0] != '/' || !m->dso || m->dso->load_err ||
-	    !dso__offset_to_vaddr(m->dso, m->pgoff, &vaddr))
-		return 0;
-	len = strlen(m->name);
-	if (len > 10 && !strcmp(m->name + len - 10, " (deleted)"))
-		return 0;
-	if (was_reported(up, m)) {
-		rc->seen++;
-		return 0;
-	}
-	if (rc->check) {
-		rc->added = true;
-		return 0;
-	}
+	if (dwfl_addrmodule(up->dwfl, pc))
+		return true;
+	if (usyms__find(uw->usyms, up->pid, pc, &hit) || !hit.dso || hit.dso->load_err ||
+	    hit.map_name[0] != '/' || !dso__offset_to_vaddr(hit.dso, hit.map_pgoff, &vaddr))
+		return false;
+	len = strlen(hit.map_name);
+	if (len > 10 && !strcmp(hit.map_name + len - 10, " (deleted)"))
+		return false;
+	/* reported already and refused by libdw: not tried at every frame again */
+	if (was_reported(up, hit.map_start, hit.map_end, hit.map_name))
+		return false;
 	if (up->nr_rep == up->cap_rep) {
 		size_t cap = up->cap_rep ? up->cap_rep * 2 : 16;
 		struct reported *n = realloc(up->rep, cap * sizeof(*n));
 
 		if (!n)
-			return -ENOMEM;
+			return false;
 		up->rep = n;
 		up->cap_rep = cap;
 	}
-	up->rep[up->nr_rep++] = (struct reported){ m->start, m->end, m->name };
+	up->rep[up->nr_rep++] = (struct reported){ hit.map_start, hit.map_end, hit.map_name };
 	/* a process in another mount namespace: its files through its root */
-	if (access(m->name, R_OK))
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)up->pid, m->name);
+	if (access(hit.map_name, R_OK))
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)up->pid, hit.map_name);
 	else
-		snprintf(path, sizeof(path), "%s", m->name);
+		snprintf(path, sizeof(path), "%s", hit.map_name);
+	verdict = keymap__insert(&uw->skip, (uint64_t)(uintptr_t)hit.dso, NULL);
+	if (verdict && !*verdict)
+		*verdict = frame_pointers_only(path) ? 1 : 2;
+	if (verdict && *verdict == 1)
+		return false;
 	/*
-	 * add_p_vaddr: the bias is given, the load address of vaddr 0, as the mapping says (exact
-	 * whatever the segment layout). A binary mapped twice reports the same module again,
-	 * which libdw takes as the one it has; a failure leaves that binary's frames to the
-	 * fallback (frame pointers).
+	 * add_p_vaddr: the bias is given (the load address of vaddr 0, exact whatever the segment
+	 * layout). A binary mapped twice gives libdw the module it has again.
 	 */
-	dwfl_report_elf(up->dwfl, m->dso->short_name, path, -1, m->start - vaddr, true);
-	return 0;
-}
-
-/* Reports the process's mappings: those not reported yet, or all of them on a new Dwfl. */
-static int report(struct unwind *uw, struct uproc *up, bool fresh)
-{
-	struct report_ctx rc = { .up = up };
-	uint64_t gen;
-	int err;
-
-	if (fresh)
-		dwfl_report_begin(up->dwfl);
-	else
-		dwfl_report_begin_add(up->dwfl);
-	err = usyms__for_each(uw->usyms, up->pid, &gen, report_map, &rc);
+	dwfl_report_begin_add(up->dwfl);
+	mod = dwfl_report_elf(up->dwfl, hit.dso->short_name, path, -1, hit.map_start - vaddr,
+			      true);
 	dwfl_report_end(up->dwfl, NULL, NULL);
-	if (err)
-		return err;
-	up->gen = gen;
 	uw->st.reports++;
-	return 0;
+	return mod != NULL;
 }
 
-/* A new Dwfl for up, its modules reported and its thread state attached. */
+/* Whether every binary reported is still mapped where it was (after the maps changed). */
+static bool reports_valid(struct unwind *uw, struct uproc *up)
+{
+	for (size_t i = 0; i < up->nr_rep; i++) {
+		struct uaddr hit;
+
+		if (usyms__find(uw->usyms, up->pid, up->rep[i].start, &hit) ||
+		    hit.map_start != up->rep[i].start || hit.map_end != up->rep[i].end ||
+		    hit.map_name != up->rep[i].name)
+			return false;
+	}
+	return true;
+}
+
+/* A new, empty Dwfl for up with its thread state attached. */
 static int uproc_start(struct unwind *uw, struct uproc *up)
 {
-	int err;
-
 	if (up->dwfl)
 		dwfl_end(up->dwfl);
 	up->nr_rep = 0;
+	keymap__exit(&up->cfi);
+	if (keymap__init(&up->cfi, 1, 0))
+		return -ENOMEM;
 	up->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!up->dwfl)
 		return -ENOMEM;
 	uw->st.dwfls++;
-	err = report(uw, up, true);
-	if (err)
-		return err;
-	/* the first binary with ELF gives the architecture */
-	if (!dwfl_attach_state(up->dwfl, NULL, up->pid, &thread_callbacks, up))
+	dwfl_report_begin(up->dwfl);
+	dwfl_report_end(up->dwfl, NULL, NULL);
+	/* our own binary gives the architecture: no module of the process may be known yet */
+	if (!dwfl_attach_state(up->dwfl, uw->self_elf, up->pid, &thread_callbacks, up))
 		return -EINVAL;
 	return 0;
 }
 
-/* The process's Dwfl, made or brought up to date with its maps. NULL when it cannot be. */
+/* The process's Dwfl, made or checked against its maps. NULL when it cannot be. */
 static struct uproc *uproc_get(struct unwind *uw, pid_t pid)
 {
 	struct uproc **pp = uproc_slot(uw, pid), *up = *pp;
@@ -377,6 +483,7 @@ static struct uproc *uproc_get(struct unwind *uw, pid_t pid)
 			return NULL;
 		up->uw = uw;
 		up->pid = pid;
+		uw->st.procs_seen++;
 		pp = uproc_slot(uw, pid);
 		*pp = up;
 		uw->nr_procs++;
@@ -384,44 +491,121 @@ static struct uproc *uproc_get(struct unwind *uw, pid_t pid)
 			unwind__forget(uw, pid);
 			return NULL;
 		}
-	} else if (up->gen != gen) {
-		/*
-		 * Maps changed: new binaries (dlopen) are added to the Dwfl; when one reported is
-		 * gone (munmap, replaced), libdw cannot forget it, so the Dwfl starts afresh.
-		 */
-		struct report_ctx rc = { .up = up, .check = true };
-		uint64_t g;
-		int err = usyms__for_each(uw->usyms, pid, &g, report_map, &rc);
-
-		if (err || rc.seen != up->nr_rep)
-			err = uproc_start(uw, up);
-		else if (rc.added)
-			err = report(uw, up, false);
-		else
-			up->gen = g;
-		if (err) {
+	} else if (up->gen != gen && !reports_valid(uw, up)) {
+		/* a binary reported is gone (munmap, replaced): libdw cannot forget one */
+		if (uproc_start(uw, up)) {
 			unwind__forget(uw, pid);
 			return NULL;
 		}
 	}
+	up->gen = gen;
 	up->used = ++uw->tick;
 	return up;
 }
 
 /* ---- unwinding ---- */
 
+/* Whether the binary, or its separate debug file found by build-id, has .debug_frame. */
+static bool module_debug_frame(Dwfl_Module *mod)
+{
+	const unsigned char *id;
+	GElf_Addr id_vaddr, bias;
+	char path[PATH_MAX];
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int n, fd, len;
+	bool found;
+
+	if (elf && !elf_getshdrstrndx(elf, &shstrndx))
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (gelf_getshdr(scn, &sh) &&
+			    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    !strcmp(name, ".debug_frame"))
+				return true;
+		}
+	n = dwfl_module_build_id(mod, &id, &id_vaddr);
+	if (n < 2)
+		return false;
+	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (int i = 1; i < n && len < (int)sizeof(path) - 8; i++)
+		len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", id[i]);
+	snprintf(path + len, sizeof(path) - (size_t)len, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	found = has_section(fd, ".debug_frame");
+	close(fd);
+	return found;
+}
+
+/*
+ * Whether libdw can unwind the frame at pc by CFI. A pc with no .eh_frame entry sends libdw to
+ * .debug_frame, which means loading (and inflating) the binary's whole DWARF in this process's
+ * Dwfl, milliseconds at every process start (ld.so's entry code has no CFI); so that is let
+ * happen only for a binary that has .debug_frame. Answers are kept per pc.
+ */
+static bool frame_has_cfi(struct uproc *up, Dwarf_Addr pc)
+{
+	uint8_t *known = keymap__insert(&up->cfi, pc, NULL);
+	Dwfl_Module *mod;
+	Dwarf_Frame *frame;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+	void **userdata;
+	bool ok = true;
+
+	if (known && *known)
+		return *known == 1;
+	mod = dwfl_addrmodule(up->dwfl, pc);
+	if (mod) {
+		cfi = dwfl_module_eh_cfi(mod, &bias);
+		ok = cfi && !dwarf_cfi_addrframe(cfi, pc - bias, &frame);
+		if (ok) {
+			free(frame);
+		} else {
+			/* the module's user data: 1 has .debug_frame, 2 has none */
+			dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+			if (!*userdata)
+				*userdata = (void *)(uintptr_t)(module_debug_frame(mod) ? 1 : 2);
+			ok = *userdata == (void *)1;
+		}
+	}
+	if (known)
+		*known = ok ? 1 : 2;
+	return ok;
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct unwind *uw = arg;
-	Dwarf_Addr pc;
+	Dwarf_Addr pc, lookup;
 	bool activation;
 
-	if (!dwfl_frame_pc(state, &pc, &activation))
+	/*
+	 * Without isactivation first: asking for it unwinds the frame below at once, before its
+	 * binary is reported and its CFI checked here.
+	 */
+	if (!dwfl_frame_pc(state, &pc, NULL) || uw->n >= uw->max)
 		return DWARF_CB_ABORT;
-	if (uw->n >= uw->max)
+	/* a caller's pc is a return address: its call is the byte before */
+	lookup = !uw->n || !pc ? pc : pc - 1;
+	/* libdw looks for this frame's binary next, to unwind it */
+	report_pc(uw, uw->up, lookup);
+	if (!frame_has_cfi(uw->up, lookup)) {
+		uw->ips[uw->n++] = pc;
+		uw->last_pc = lookup;
+		uw->no_cfi = true;
 		return DWARF_CB_ABORT;
+	}
+	/* a signal frame's pc is where it was interrupted, not a return address */
+	if (uw->n && dwfl_frame_pc(state, &pc, &activation) && activation)
+		lookup = pc;
 	uw->ips[uw->n++] = pc;
-	uw->last_pc = activation || !pc ? pc : pc - 1;
+	uw->last_pc = lookup;
 	return DWARF_CB_OK;
 }
 
@@ -434,6 +618,8 @@ static enum unwind_stop why_stopped(struct unwind *uw, Dwfl *dwfl, int ret)
 	Dwarf_CFI *cfi;
 	bool has_cfi = false;
 
+	if (uw->no_cfi)
+		return UNWIND_NO_CFI;
 	if (ret > 0 || uw->n >= uw->max)
 		return uw->n >= uw->max ? UNWIND_MAX_DEPTH : UNWIND_OTHER;
 	if (!uw->n)
@@ -448,7 +634,9 @@ static enum unwind_stop why_stopped(struct unwind *uw, Dwfl *dwfl, int ret)
 		has_cfi = true;
 		free(frame);
 	}
-	if (!has_cfi && (cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
+	/* .debug_frame only for a binary without .eh_frame: it loads all its DWARF */
+	if (!has_cfi && !dwfl_module_eh_cfi(mod, &bias) &&
+	    (cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
 	    !dwarf_cfi_addrframe(cfi, uw->last_pc - bias, &frame)) {
 		has_cfi = true;
 		free(frame);
@@ -479,7 +667,7 @@ int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips,
 	uw->sp = sp;
 	uw->ips = ips;
 	uw->max = max;
-	uw->read_short = uw->read_bad = false;
+	uw->read_short = uw->read_bad = uw->no_cfi = false;
 	up = s->pid ? uproc_get(uw, (pid_t)s->pid) : NULL;
 	if (!up) {
 		/* nothing known of the process: its ip alone */
@@ -487,12 +675,19 @@ int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips,
 		*stop = UNWIND_UNKNOWN_MAP;
 		goto out;
 	}
+	uw->up = up;
 	ret = dwfl_getthread_frames(up->dwfl, s->tid ? (pid_t)s->tid : (pid_t)s->pid, frame_cb,
 				    uw);
 	if (!uw->n)
 		ips[uw->n++] = ip; /* libdw gave not even the first frame */
 	if (!ret) {
-		*stop = UNWIND_COMPLETE;
+		/*
+		 * libdw ends quietly when a return address cannot be read (it takes it as
+		 * undefined, as at _start): a failed read is the real end.
+		 */
+		*stop = uw->read_short ? UNWIND_STACK_SHORT
+			: uw->read_bad ? UNWIND_BAD_READ
+				       : UNWIND_COMPLETE;
 	} else {
 		*stop = why_stopped(uw, up->dwfl, ret);
 		if (*stop == UNWIND_OTHER && !uw->st.other) {
@@ -505,6 +700,7 @@ out:
 	uw->st.frames += (uint64_t)uw->n;
 	uw->st.ns += now_ns() - t0;
 	uw->s = NULL;
+	uw->up = NULL;
 	return uw->n;
 }
 

@@ -44,10 +44,11 @@ struct unwind_stats {
 	uint64_t stacks; /* samples unwound (NO_USER included) */
 	uint64_t stops[UNWIND_NR_STOPS];
 	uint64_t frames; /* user frames found */
-	uint64_t ns; /* time spent unwinding, Dwfl set-up included */
+	uint64_t ns; /* CPU time spent unwinding, Dwfl set-up included */
 	uint64_t dwfls; /* Dwfl sessions made (one per process, again after its maps change) */
 	uint64_t reports; /* module lists reported (first time or after a map change) */
 	size_t procs; /* processes with a cached Dwfl now */
+	uint64_t procs_seen; /* processes given a Dwfl (again after exec or eviction) */
 	const char *other; /* the first UNWIND_OTHER libdw error, NULL when none */
 };
 

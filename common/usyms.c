@@ -427,32 +427,12 @@ int usyms__find(struct usyms *u, pid_t pid, uint64_t ip, struct uaddr *hit)
 	if (ip >= m->end)
 		return -ENOENT;
 	hit->dso = map_dso(u, pid, m);
+	hit->map_start = m->start;
+	hit->map_end = m->end;
+	hit->map_pgoff = m->pgoff;
 	hit->map_name = m->name;
 	off = ip - m->start + m->pgoff;
 	if (!m->dso || !dso__offset_to_vaddr(m->dso, off, &hit->vaddr))
 		hit->vaddr = off;
-	return 0;
-}
-
-int usyms__for_each(struct usyms *u, pid_t pid, uint64_t *gen,
-		    int (*cb)(void *ctx, const struct umap_view *m), void *ctx)
-{
-	struct proc *p = proc_get(u, pid);
-
-	if (!p)
-		return -ESRCH;
-	*gen = p->gen;
-	for (size_t i = 0; i < p->nr; i++) {
-		struct umap *m = &p->maps[i];
-		struct umap_view v = { .start = m->start,
-				       .end = m->end,
-				       .pgoff = m->pgoff,
-				       .name = m->name,
-				       .dso = map_dso(u, pid, m) };
-		int ret = cb(ctx, &v);
-
-		if (ret)
-			return ret;
-	}
 	return 0;
 }

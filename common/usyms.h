@@ -25,6 +25,7 @@ struct uaddr {
 	const char *map_name; /* the mapping's name ("[vdso]", "//anon", path) */
 	uint64_t vaddr; /* ELF virtual address within dso */
 	uint64_t gen; /* changes whenever this pid's maps change (address cache key) */
+	uint64_t map_start, map_end, map_pgoff; /* the mapping holding the address */
 };
 
 /* The processes seen so far and their executable mappings. Not thread-safe. */
@@ -62,21 +63,6 @@ int usyms__find(struct usyms *u, pid_t pid, uint64_t ip, struct uaddr *hit);
  * caching what an address of pid resolves to. 0 with *gen set, or -ESRCH.
  */
 int usyms__gen(struct usyms *u, pid_t pid, uint64_t *gen);
-
-/* One executable mapping of a process, as usyms__for_each shows it. */
-struct umap_view {
-	uint64_t start, end, pgoff;
-	const char *name; /* "/usr/lib/.../libc.so.6", "[vdso]", "//anon" */
-	struct dso *dso; /* loaded as usyms__find would; NULL for anonymous memory */
-};
-
-/*
- * Calls cb for each executable mapping of pid in address order (loading /proc/PID/maps for an
- * unknown pid), with *gen set to the generation the mappings are from. Stops at the first non-zero
- * return of cb and returns it; 0, or -ESRCH when nothing is known of pid.
- */
-int usyms__for_each(struct usyms *u, pid_t pid, uint64_t *gen,
-		    int (*cb)(void *ctx, const struct umap_view *m), void *ctx);
 
 /* Processes currently known. */
 size_t usyms__nr_procs(const struct usyms *u);
