@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <elfutils/libdwfl.h>
@@ -58,6 +60,9 @@ struct unwind {
 	struct unwind_stats st;
 	char other[128];
 	struct keymap skip; /* dso pointer -> 1 (left to frame pointers) or 2 (reported) */
+	int vdso_fd; /* a memfd holding the vDSO image, -1 until made or when it cannot be */
+	bool vdso_tried;
+	char vdso_path[64];
 	/* the sample being unwound */
 	const struct psc_sample *s;
 	struct uproc *up;
@@ -256,6 +261,7 @@ struct unwind *unwind__new(struct usyms *u)
 	if (!uw)
 		return NULL;
 	uw->usyms = u;
+	uw->vdso_fd = -1;
 	if (keymap__init(&uw->skip, 1, 0)) {
 		free(uw);
 		return NULL;
@@ -297,6 +303,8 @@ void unwind__delete(struct unwind *uw)
 	}
 	elf_end(uw->self_elf);
 	close(uw->self_fd);
+	if (uw->vdso_fd >= 0)
+		close(uw->vdso_fd);
 	keymap__exit(&uw->skip);
 	free(uw);
 }
@@ -375,6 +383,39 @@ static bool frame_pointers_only(const char *path)
 }
 
 /*
+ * The vDSO as a file libdw can open: the image is the same in every process of this kernel, so
+ * ours is copied into a memfd once. NULL when it cannot be.
+ */
+static const char *vdso_path(struct unwind *uw)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	size_t size;
+	int fd;
+
+	if (uw->vdso_tried)
+		return uw->vdso_fd >= 0 ? uw->vdso_path : NULL;
+	uw->vdso_tried = true;
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    !eh->e_shoff)
+		return NULL;
+	/* the image ends with its section headers */
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size > (1u << 20))
+		return NULL;
+	fd = memfd_create("perfscope-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (write(fd, base, size) != (ssize_t)size) {
+		close(fd);
+		return NULL;
+	}
+	uw->vdso_fd = fd;
+	snprintf(uw->vdso_path, sizeof(uw->vdso_path), "/proc/self/fd/%d", fd);
+	return uw->vdso_path;
+}
+
+/*
  * Makes the binary mapped at pc known to the process's Dwfl, placed where the mapping puts its
  * file offset. Binaries are reported as stacks reach them, not all at the start: a process
  * costs only what its stacks touch (the symbolizer loads the same ones). false when pc is in no
@@ -388,11 +429,15 @@ static bool report_pc(struct unwind *uw, struct uproc *up, Dwarf_Addr pc)
 	size_t len;
 	Dwfl_Module *mod;
 	uint8_t *verdict;
+	bool vdso;
 
 	if (dwfl_addrmodule(up->dwfl, pc))
 		return true;
 	if (usyms__find(uw->usyms, up->pid, pc, &hit) || !hit.dso || hit.dso->load_err ||
-	    hit.map_name[0] != '/' || !dso__offset_to_vaddr(hit.dso, hit.map_pgoff, &vaddr))
+	    !dso__offset_to_vaddr(hit.dso, hit.map_pgoff, &vaddr))
+		return false;
+	vdso = !strcmp(hit.map_name, "[vdso]");
+	if (hit.map_name[0] != '/' && !vdso)
 		return false;
 	len = strlen(hit.map_name);
 	if (len > 10 && !strcmp(hit.map_name + len - 10, " (deleted)"))
@@ -411,7 +456,11 @@ static bool report_pc(struct unwind *uw, struct uproc *up, Dwarf_Addr pc)
 	}
 	up->rep[up->nr_rep++] = (struct reported){ hit.map_start, hit.map_end, hit.map_name };
 	/* a process in another mount namespace: its files through its root */
-	if (access(hit.map_name, R_OK))
+	if (vdso) {
+		if (!vdso_path(uw))
+			return false;
+		snprintf(path, sizeof(path), "%s", uw->vdso_path);
+	} else if (access(hit.map_name, R_OK))
 		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)up->pid, hit.map_name);
 	else
 		snprintf(path, sizeof(path), "%s", hit.map_name);

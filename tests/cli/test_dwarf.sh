@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 CHAIN=${DWARF_CHAIN:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 
-plan 12
+plan 13
 need_root || skip_all "needs root (perf events of other processes)"
 [ -x "$CHAIN" ] || skip_all "tests/dwarf_chain not built"
 
@@ -92,7 +92,45 @@ if [ "$RC" = 0 ] && grep -q ';main;a;b;leaf [0-9]*$' "$FOLD/chain.folded"; then
 else fail "folded stacks without main;a;b;leaf (exit $RC)"; head -3 "$FOLD/chain.folded" | sed 's/^/#   /'; fi
 rm -rf "$FOLD"
 
-# 10-12: usage errors name the limit and the modes
+# 10: through the vDSO (clock_gettime), unwound with the vDSO image perfscope copies from itself
+VD=$(mktemp -d)
+cat >"$VD/vd.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+__attribute__((noinline)) long spin_time(long n);
+__attribute__((noinline)) long spin_time(long n)
+{
+	struct timespec t;
+	long s = 0;
+
+	for (long i = 0; i < n; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		s += t.tv_nsec;
+	}
+	return s;
+}
+int main(int argc, char **argv) { return (int)spin_time(atol(argv[1])) & 1; }
+C
+if ${CC:-cc} -O2 -fomit-frame-pointer -o "$VD/vd" "$VD/vd.c" 2>"$VD/cc.err"; then
+	run_capture "$P" trace --format json -e cpu-clock --call-graph dwarf -- "$VD/vd" 20000000
+	if [ "$RC" = 0 ] && python3 - "$OUT" <<'PY'
+import json, sys
+n = vdso = vdso_main = 0
+for line in open(sys.argv[1]):
+    st = [f for f in json.loads(line)["stack"] if not f["kernel"]]
+    n += 1
+    if st and st[0]["dso"] == "[vdso]":
+        vdso += 1
+        vdso_main += any(f["sym"] == "main" for f in st)
+print("#   %d samples, %d in the vDSO, %d of them reach main" % (n, vdso, vdso_main))
+assert vdso >= 10 and vdso_main * 100 >= vdso * 95
+PY
+	then ok "stacks from inside the vDSO reach main"
+	else fail "vDSO stacks (exit $RC)"; head -c 600 "$OUT" | sed 's/^/#   /'; fi
+else skip "no C compiler for the vDSO program: $(head -1 "$VD/cc.err")"; fi
+rm -rf "$VD"
+
+# 11-13: usage errors name the limit and the modes
 expect_rc "dwarf,65536: over the kernel's limit" 2 "$P" trace -e cpu-clock --call-graph dwarf,65536 -- "$CHAIN" 0.1
 if grep -q 65528 "$ERR"; then ok "the error says the kernel's limit (65528)"; else fail "limit not said"; sed 's/^/#   /' "$ERR"; fi
 expect_rc "--call-graph=lbr: not a mode here" 2 "$P" trace -e cpu-clock --call-graph=lbr -- "$CHAIN" 0.1
