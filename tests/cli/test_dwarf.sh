@@ -109,7 +109,12 @@ __attribute__((noinline)) long spin_time(long n)
 	}
 	return s;
 }
-int main(int argc, char **argv) { return (int)spin_time(atol(argv[1])) & 1; }
+volatile long sink;
+int main(int argc, char **argv)
+{
+	sink = spin_time(atol(argv[1]));
+	return 0;
+}
 C
 if ${CC:-cc} -O2 -fomit-frame-pointer -o "$VD/vd" "$VD/vd.c" 2>"$VD/cc.err"; then
 	run_capture "$P" trace --format json -e cpu-clock --call-graph dwarf -- "$VD/vd" 20000000

@@ -111,22 +111,23 @@ static void t_user_callchain_dwarf(void **state)
 
 static void t_command_after(void **state)
 {
+	/* o.command points into argv: the arrays live as long as the checks */
+	const char *g_dwarf[] = { "trace", "-g", "dwarf", NULL };
+	const char *cg_dwarf[] = { "trace", "--call-graph", "dwarf", "--", "./a.out", NULL };
+	const char *cg_alone[] = { "trace", "--call-graph", "--", "./a.out", NULL };
+	const unsigned int flags = CLI_OPT_CALLCHAIN | CLI_OPT_TARGET;
 	struct cli_opts o;
 
 	(void)state;
 	/* -g never takes a value: what follows is the command */
-	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN | CLI_OPT_TARGET, "-g", "dwarf"), 0);
+	assert_int_equal(parse(&o, flags, 3, g_dwarf), 0);
 	assert_false(o.dwarf);
 	assert_non_null(o.command);
 	assert_string_equal(o.command[0], "dwarf");
-	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN | CLI_OPT_TARGET, "--call-graph", "dwarf",
-			       "--", "./a.out"),
-			 0);
+	assert_int_equal(parse(&o, flags, 5, cg_dwarf), 0);
 	assert_true(o.dwarf);
 	assert_string_equal(o.command[0], "./a.out");
-	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN | CLI_OPT_TARGET, "--call-graph", "--",
-			       "./a.out"),
-			 0);
+	assert_int_equal(parse(&o, flags, 4, cg_alone), 0);
 	assert_true(o.callchain);
 	assert_false(o.dwarf);
 	assert_string_equal(o.command[0], "./a.out");
