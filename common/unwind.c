@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -554,17 +555,35 @@ static struct uproc *uproc_get(struct unwind *uw, pid_t pid)
 
 /* ---- unwinding ---- */
 
-/* Whether the binary, or its separate debug file found by build-id, has .debug_frame. */
+/* Whether the file at path has .debug_frame. */
+static bool file_debug_frame(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool found;
+
+	if (fd < 0)
+		return false;
+	found = has_section(fd, ".debug_frame");
+	close(fd);
+	return found;
+}
+
+/*
+ * Whether the binary, or its separate debug file (by build-id under /usr/lib/debug, or by
+ * .gnu_debuglink beside it, in its .debug/ or under /usr/lib/debug), has .debug_frame: where
+ * libdw's find_debuginfo looks.
+ */
 static bool module_debug_frame(Dwfl_Module *mod)
 {
 	const unsigned char *id;
 	GElf_Addr id_vaddr, bias;
-	char path[PATH_MAX];
+	char path[PATH_MAX], dir[PATH_MAX];
 	Elf *elf = dwfl_module_getelf(mod, &bias);
 	Elf_Scn *scn = NULL;
+	const char *file = NULL, *link, *slash;
+	GElf_Word crc;
 	size_t shstrndx;
-	int n, fd, len;
-	bool found;
+	int n, len;
 
 	if (elf && !elf_getshdrstrndx(elf, &shstrndx))
 		while ((scn = elf_nextscn(elf, scn))) {
@@ -577,18 +596,27 @@ static bool module_debug_frame(Dwfl_Module *mod)
 				return true;
 		}
 	n = dwfl_module_build_id(mod, &id, &id_vaddr);
-	if (n < 2)
+	if (n >= 2) {
+		len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+		for (int i = 1; i < n && len < (int)sizeof(path) - 8; i++)
+			len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", id[i]);
+		snprintf(path + len, sizeof(path) - (size_t)len, ".debug");
+		if (file_debug_frame(path))
+			return true;
+	}
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &file, NULL);
+	if (!elf || !file || !(link = dwelf_elf_gnu_debuglink(elf, &crc)) || strchr(link, '/'))
 		return false;
-	len = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
-	for (int i = 1; i < n && len < (int)sizeof(path) - 8; i++)
-		len += snprintf(path + len, sizeof(path) - (size_t)len, "%02x", id[i]);
-	snprintf(path + len, sizeof(path) - (size_t)len, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	found = has_section(fd, ".debug_frame");
-	close(fd);
-	return found;
+	slash = strrchr(file, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1, slash ? file : ".");
+	if (snprintf(path, sizeof(path), "%s/%s", dir, link) < (int)sizeof(path) &&
+	    strcmp(path, file) && file_debug_frame(path))
+		return true;
+	if (snprintf(path, sizeof(path), "%s/.debug/%s", dir, link) < (int)sizeof(path) &&
+	    file_debug_frame(path))
+		return true;
+	return snprintf(path, sizeof(path), "/usr/lib/debug%s/%s", dir, link) < (int)sizeof(path) &&
+	       file_debug_frame(path);
 }
 
 /*

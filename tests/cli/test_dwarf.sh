@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 CHAIN=${DWARF_CHAIN:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 
-plan 13
+plan 15
 need_root || skip_all "needs root (perf events of other processes)"
 [ -x "$CHAIN" ] || skip_all "tests/dwarf_chain not built"
 
@@ -135,7 +135,31 @@ PY
 else skip "no C compiler for the vDSO program: $(head -1 "$VD/cc.err")"; fi
 rm -rf "$VD"
 
-# 11-13: usage errors name the limit and the modes
+# 11-12: no .eh_frame for the program's code, only .debug_frame: in the binary, then in a
+# separate debug file found by .gnu_debuglink
+DF=$(mktemp -d)
+if ${CC:-cc} -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables -g \
+	-o "$DF/chain" "$SOURCE_ROOT/tests/dwarf_chain.c" 2>"$DF/cc.err"; then
+	run_capture "$P" trace --format json -e cpu-clock --call-graph dwarf -- "$DF/chain" 0.5
+	read -r main _ _ n < <(share "$OUT")
+	if [ "$RC" = 0 ] && [ "${n:-0}" -ge 50 ] && [ $((main * 100)) -ge $((n * 95)) ]; then
+		ok ".debug_frame only (no .eh_frame): $main of $n reach main"
+	else fail ".debug_frame only: $main of $n reach main (exit $RC)"; sed 's/^/#   /' "$ERR"; fi
+	if command -v objcopy >/dev/null && objcopy --only-keep-debug "$DF/chain" "$DF/chain.debug" &&
+		objcopy --strip-debug --add-gnu-debuglink="$DF/chain.debug" "$DF/chain"; then
+		run_capture "$P" trace --format json -e cpu-clock --call-graph dwarf -- "$DF/chain" 0.5
+		read -r main _ _ n < <(share "$OUT")
+		if [ "$RC" = 0 ] && [ "${n:-0}" -ge 50 ] && [ $((main * 100)) -ge $((n * 95)) ]; then
+			ok ".debug_frame in a separate file (.gnu_debuglink): $main of $n reach main"
+		else fail "separate .debug_frame: $main of $n reach main (exit $RC)"; sed 's/^/#   /' "$ERR"; fi
+	else skip "no objcopy to split the debug file"; fi
+else
+	skip "no C compiler: $(head -1 "$DF/cc.err")"
+	skip "no C compiler"
+fi
+rm -rf "$DF"
+
+# 13-15: usage errors name the limit and the modes
 expect_rc "dwarf,65536: over the kernel's limit" 2 "$P" trace -e cpu-clock --call-graph dwarf,65536 -- "$CHAIN" 0.1
 if grep -q 65528 "$ERR"; then ok "the error says the kernel's limit (65528)"; else fail "limit not said"; sed 's/^/#   /' "$ERR"; fi
 expect_rc "--call-graph=lbr: not a mode here" 2 "$P" trace -e cpu-clock --call-graph=lbr -- "$CHAIN" 0.1
