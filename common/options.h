@@ -76,7 +76,8 @@ enum cli_opt_flags {
 	CLI_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
 	CLI_OPT_OUTPUT = 1 << 9, /* -o FILE */
 	CLI_OPT_ORDER = 1 << 10, /* --order, --no-order; perf-prof's --monotonic, --inherit, --ptrace */
-	/* -g, --call-graph fp|dwarf[,SIZE], --[no-]user-callchain[=fp|dwarf], --[no-]kernel-callchain */
+	/* -g, --call-graph fp|dwarf[,SIZE], --[no-]user-callchain[=fp|dwarf],
+	 * --[no-]kernel-callchain */
 	CLI_OPT_CALLCHAIN = 1 << 11,
 	CLI_OPT_FLAME = 1 << 12, /* --flame-graph FILE */
 	CLI_OPT_OVERWRITE = 1 << 13, /* --overwrite */

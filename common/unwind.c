@@ -26,11 +26,12 @@
 
 /* x86-64 DWARF register numbers 0..16 (rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip) as perf's */
 static const int dwarf_to_perf[17] = {
-	UNWIND_PERF_REG_AX, UNWIND_PERF_REG_DX, UNWIND_PERF_REG_CX, UNWIND_PERF_REG_BX,
-	UNWIND_PERF_REG_SI, UNWIND_PERF_REG_DI, UNWIND_PERF_REG_BP, UNWIND_PERF_REG_SP,
-	UNWIND_PERF_REG_R8 + 0, UNWIND_PERF_REG_R8 + 1, UNWIND_PERF_REG_R8 + 2,
-	UNWIND_PERF_REG_R8 + 3, UNWIND_PERF_REG_R8 + 4, UNWIND_PERF_REG_R8 + 5,
-	UNWIND_PERF_REG_R8 + 6, UNWIND_PERF_REG_R8 + 7, UNWIND_PERF_REG_IP,
+	UNWIND_PERF_REG_AX,	UNWIND_PERF_REG_DX,	UNWIND_PERF_REG_CX,
+	UNWIND_PERF_REG_BX,	UNWIND_PERF_REG_SI,	UNWIND_PERF_REG_DI,
+	UNWIND_PERF_REG_BP,	UNWIND_PERF_REG_SP,	UNWIND_PERF_REG_R8 + 0,
+	UNWIND_PERF_REG_R8 + 1, UNWIND_PERF_REG_R8 + 2, UNWIND_PERF_REG_R8 + 3,
+	UNWIND_PERF_REG_R8 + 4, UNWIND_PERF_REG_R8 + 5, UNWIND_PERF_REG_R8 + 6,
+	UNWIND_PERF_REG_R8 + 7, UNWIND_PERF_REG_IP,
 };
 
 /* A mapping reported to a process's Dwfl: a later report that lost one starts afresh. */
@@ -92,7 +93,8 @@ static bool has_section(int fd, const char *want)
 			const char *name;
 
 			found = gelf_getshdr(scn, &sh) &&
-				(name = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(name, want);
+				(name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+				!strcmp(name, want);
 		}
 	}
 	elf_end(elf);
@@ -106,8 +108,8 @@ static bool has_section(int fd, const char *want)
  * ld.so: milliseconds per process) to find no CFI there. Without it libdw walks frame pointers.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-			  char **debuginfo_file_name)
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					      debuglink_file, debuglink_crc, debuginfo_file_name);
@@ -203,7 +205,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 	const struct psc_sample *s = uw->s;
 	uint64_t valid = s->stack_user.dyn_size;
 
-	if (addr >= uw->sp && addr - uw->sp <= valid && valid - (addr - uw->sp) >= sizeof(*result)) {
+	if (addr >= uw->sp && addr - uw->sp <= valid &&
+	    valid - (addr - uw->sp) >= sizeof(*result)) {
 		memcpy(result, (const char *)s->stack_user.data + (addr - uw->sp), sizeof(*result));
 		return true;
 	}
@@ -475,8 +478,7 @@ static bool report_pc(struct unwind *uw, struct uproc *up, Dwarf_Addr pc)
 	 * layout). A binary mapped twice gives libdw the module it has again.
 	 */
 	dwfl_report_begin_add(up->dwfl);
-	mod = dwfl_report_elf(up->dwfl, hit.dso->short_name, path, -1, hit.map_start - vaddr,
-			      true);
+	mod = dwfl_report_elf(up->dwfl, hit.dso->short_name, path, -1, hit.map_start - vaddr, true);
 	dwfl_report_end(up->dwfl, NULL, NULL);
 	uw->st.reports++;
 	return mod != NULL;
@@ -734,7 +736,8 @@ int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips,
 
 	uw->st.stacks++;
 	uw->n = 0;
-	if (!(s->sample_type & PERF_SAMPLE_REGS_USER) || !(s->sample_type & PERF_SAMPLE_STACK_USER) ||
+	if (!(s->sample_type & PERF_SAMPLE_REGS_USER) ||
+	    !(s->sample_type & PERF_SAMPLE_STACK_USER) ||
 	    !perf_reg(&s->regs_user, UNWIND_PERF_REG_SP, &sp) ||
 	    !perf_reg(&s->regs_user, UNWIND_PERF_REG_IP, &ip) || max <= 0) {
 		*stop = UNWIND_NO_USER;
@@ -753,8 +756,7 @@ int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips,
 		goto out;
 	}
 	uw->up = up;
-	ret = dwfl_getthread_frames(up->dwfl, s->tid ? (pid_t)s->tid : (pid_t)s->pid, frame_cb,
-				    uw);
+	ret = dwfl_getthread_frames(up->dwfl, s->tid ? (pid_t)s->tid : (pid_t)s->pid, frame_cb, uw);
 	if (!uw->n)
 		ips[uw->n++] = ip; /* libdw gave not even the first frame */
 	if (!ret) {
@@ -799,10 +801,10 @@ static const char *const stop_text[UNWIND_NR_STOPS] = {
 };
 
 static const char *const stop_key[UNWIND_NR_STOPS] = {
-	[UNWIND_COMPLETE] = "complete",	       [UNWIND_NO_USER] = "no_user",
-	[UNWIND_STACK_SHORT] = "stack_short",  [UNWIND_UNKNOWN_MAP] = "unknown_map",
-	[UNWIND_NO_CFI] = "no_cfi",	       [UNWIND_BAD_READ] = "bad_read",
-	[UNWIND_MAX_DEPTH] = "max_depth",      [UNWIND_OTHER] = "other",
+	[UNWIND_COMPLETE] = "complete",	      [UNWIND_NO_USER] = "no_user",
+	[UNWIND_STACK_SHORT] = "stack_short", [UNWIND_UNKNOWN_MAP] = "unknown_map",
+	[UNWIND_NO_CFI] = "no_cfi",	      [UNWIND_BAD_READ] = "bad_read",
+	[UNWIND_MAX_DEPTH] = "max_depth",     [UNWIND_OTHER] = "other",
 };
 
 const char *unwind__stop_text(enum unwind_stop stop)

@@ -15,10 +15,10 @@ static int parse(struct cli_opts *o, unsigned int flags, int argc, const char **
 	return cli_opts_parse(o, argc, (char **)argv, flags, NULL, "help\n");
 }
 
-#define PARSE(o, flags, ...)                                                                     \
-	({                                                                                       \
-		const char *argv_[] = { "trace", __VA_ARGS__, NULL };                           \
-		parse(o, flags, (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);            \
+#define PARSE(o, flags, ...)                                                         \
+	({                                                                           \
+		const char *argv_[] = { "trace", __VA_ARGS__, NULL };                \
+		parse(o, flags, (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_); \
 	})
 
 static void t_g_is_frame_pointers(void **state)
@@ -136,10 +136,8 @@ static void t_command_after(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_g_is_frame_pointers),
-		cmocka_unit_test(t_dwarf_default_and_size),
-		cmocka_unit_test(t_dwarf_refused),
-		cmocka_unit_test(t_user_callchain_dwarf),
+		cmocka_unit_test(t_g_is_frame_pointers), cmocka_unit_test(t_dwarf_default_and_size),
+		cmocka_unit_test(t_dwarf_refused),	 cmocka_unit_test(t_user_callchain_dwarf),
 		cmocka_unit_test(t_command_after),
 	};
 

@@ -187,8 +187,9 @@ static void t_truncated(void **state)
 	f = open_memstream(&text, &len);
 	callchain__print_unwind(cc, f, false);
 	fclose(f);
-	assert_non_null(strstr(text, "perfscope unitprof: DWARF unwinding: 1 user stacks, 0 complete, "
-				     "1 truncated (1 stack copy too short)"));
+	assert_non_null(strstr(text,
+			       "perfscope unitprof: DWARF unwinding: 1 user stacks, 0 complete, "
+			       "1 truncated (1 stack copy too short)"));
 	assert_non_null(strstr(text, "--call-graph dwarf,SIZE"));
 	free(text);
 
