@@ -743,6 +743,16 @@ int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips,
 		*stop = UNWIND_NO_USER;
 		goto out;
 	}
+	if (s->regs_user.abi != PERF_SAMPLE_REGS_ABI_64) {
+		/* a 32-bit process: its registers and CFI are another architecture's */
+		ips[uw->n++] = ip;
+		*stop = UNWIND_OTHER;
+		if (!uw->st.other) {
+			snprintf(uw->other, sizeof(uw->other), "32-bit process");
+			uw->st.other = uw->other;
+		}
+		goto out;
+	}
 	uw->s = s;
 	uw->sp = sp;
 	uw->ips = ips;

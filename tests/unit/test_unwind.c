@@ -232,14 +232,21 @@ static void t_no_user(void **state)
 	s.regs_user.nr = 16;
 	assert_int_equal(unwind__sample(uw, &s, ips, 8, &stop), 0);
 	assert_int_equal(stop, UNWIND_NO_USER);
+	/* a 32-bit process: its ip alone, counted as another reason */
+	s = sample(sizeof(stack_copy));
+	s.regs_user.abi = PERF_SAMPLE_REGS_ABI_32;
+	assert_int_equal(unwind__sample(uw, &s, ips, 8, &stop), 1);
+	assert_int_equal(stop, UNWIND_OTHER);
+	assert_int_equal(ips[0], regs[8]);
 	/* at most max frames: the first ones, innermost first */
 	s = sample(sizeof(stack_copy));
 	assert_int_equal(unwind__sample(uw, &s, ips, 2, &stop), 2);
 	assert_int_equal(stop, UNWIND_MAX_DEPTH);
 	assert_int_equal(ips[0], regs[8]);
 	unwind__stats(uw, &st);
-	assert_int_equal(st.stacks, 3);
+	assert_int_equal(st.stacks, 4);
 	assert_int_equal(st.stops[UNWIND_NO_USER], 2);
+	assert_string_equal(st.other, "32-bit process");
 	assert_int_equal(st.procs, 1);
 	/* an exec or exit drops the process's Dwfl */
 	unwind__forget(uw, getpid());
