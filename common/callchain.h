@@ -2,6 +2,8 @@
 #ifndef PERFSCOPE_COMMON_CALLCHAIN_H
 #define PERFSCOPE_COMMON_CALLCHAIN_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <perfscope/evlist.h>
@@ -41,6 +43,27 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
  */
 int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
 		    size_t len);
+
+/*
+ * DWARF unwinding (--call-graph dwarf): a sample carrying PERF_SAMPLE_REGS_USER and
+ * PERF_SAMPLE_STACK_USER gets its user stack unwound from the copied stack (unwind.h) in every
+ * function above, its kernel part from PERF_SAMPLE_CALLCHAIN.
+ */
+struct unwind_stats;
+struct callchain_sym_stats {
+	uint64_t stacks, ns; /* unwound stacks symbolized, and the time it took */
+};
+/* How the unwinds went; false (stats zeroed) when no sample was unwound. sym may be NULL. */
+bool callchain__unwind_stats(struct callchain *cc, struct unwind_stats *st,
+			     struct callchain_sym_stats *sym);
+/*
+ * "perfscope PROF: DWARF unwinding: N user stacks, N complete, N truncated (N stack copy too
+ * short, ...); X us unwinding + Y us symbolizing per stack" when any stack was unwound; with
+ * quiet only when some were truncated.
+ */
+void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet);
+/* The same as a JSON object: {"stacks","truncated","complete","stack_short",...,"unwind_ns"} */
+void callchain__unwind_json(struct callchain *cc, struct json *j);
 
 /*
  * Reads kallsyms now (about 50 ms), before the events are enabled: at the first kernel frame it
