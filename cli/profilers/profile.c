@@ -371,6 +371,7 @@ static struct stack_ent *count_stack(struct profile *pf, const struct psc_sample
 
 static void than_sample(struct prof *p, struct profile *pf, int cpu, const struct psc_sample *s,
 			struct stack_ent *e);
+static void than_flush(struct prof *p, struct profile *pf, uint64_t now);
 
 static int profile_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 			  const struct psc_sample *s)
@@ -846,6 +847,9 @@ static int write_profile(struct prof *p, struct profile *pf)
 	size_t nr;
 	int err = 0;
 
+	/* the windows --than has not judged yet: their stacks go with this profile */
+	if (pf->than)
+		than_flush(p, pf, now);
 	pf->seq++;
 	pf->truncated = 0;
 	funcs_clear(pf);
@@ -988,6 +992,21 @@ static void than_sample(struct prof *p, struct profile *pf, int cpu, const struc
 	cnt = keymap__insert(&w->stacks, (uint64_t)(uintptr_t)e, NULL);
 	if (cnt)
 		(*cnt)++;
+}
+
+/* Judges every window still open, up to now (sample times are CLOCK_MONOTONIC too). */
+static void than_flush(struct prof *p, struct profile *pf, uint64_t now)
+{
+	for (int cpu = 0; cpu < pf->nr_wins; cpu++) {
+		struct cpu_win *w = &pf->wins[cpu];
+
+		/* a window too short to tell busy from a few samples is left out */
+		if (w->start && now > w->start && now - w->start >= pf->than_window_ns / 10)
+			than_report(p, pf, cpu, w, now - w->start);
+		w->start = 0;
+		w->n = 0;
+		keymap__clear(&w->stacks);
+	}
 }
 
 /* ---- lifecycle ---- */
