@@ -12,6 +12,8 @@
 
 #include "callchain.h"
 #include "flame.h"
+#include "flame_svg.h"
+#include "pprof.h"
 #include "keymap.h"
 #include "profiler.h"
 
@@ -70,6 +72,7 @@ struct profile {
 	uint64_t samples, period_sum, dropped, lost;
 	uint64_t seq; /* profiles written */
 	uint64_t slice_start_ns; /* CLOCK_MONOTONIC at the start of this profile */
+	int64_t slice_wall_ns; /* and CLOCK_REALTIME, for pprof's time_nanos */
 	struct out *file; /* -o FILE for text/json (one stream); NULL: stdout (p->out) */
 	/* --than */
 	struct cpu_win *wins;
@@ -220,11 +223,6 @@ static int profile_check(struct prof *p, void *priv)
 		else if (ends_with(pf->output, ".json"))
 			pf->fmt = PF_JSON;
 	}
-	if (pf->fmt == PF_SVG || pf->fmt == PF_PPROF)
-		return prof_usage(p,
-				  "--format %s: the SVG and pprof writers are not in this build yet; "
-				  "use --format folded and flamegraph.pl, inferno or speedscope",
-				  format_names[pf->fmt]);
 	if (p->opts.interval_ms && file_format(pf->fmt) && !pf->output)
 		return prof_usage(p, "-i with --format %s writes one file per interval: give -o FILE "
 				     "(FILE.0001.%s, FILE.0002.%s ...)",
@@ -449,7 +447,7 @@ static bool is_root(const char *sym)
 	static const char *const roots[] = {
 		"main",		 "_start",     "__libc_start_main", "__libc_start_call_main",
 		"start_thread", "clone",      "clone3",		   "__clone",
-		"__clone3",	 "thread_start",
+		"__clone3",	 "thread_start", "_dl_start",		   "_dl_start_user",
 	};
 
 	if (!sym)
@@ -499,7 +497,7 @@ static void put_name(char **o, char *end, const char *s)
 }
 
 /* "comm;outer;...;leaf" into pf->fold; its length. */
-static size_t fold(struct profile *pf, const struct stack_ent *e, int n)
+static size_t fold(struct profile *pf, const struct stack_ent *e, int n, bool ksuffix)
 {
 	char *o = pf->fold, *end = pf->fold + sizeof(pf->fold) - 1, name[512];
 
@@ -516,6 +514,9 @@ static size_t fold(struct profile *pf, const struct stack_ent *e, int n)
 			*o++ = ';';
 		frame_name(&pf->frames[i], name, sizeof(name));
 		put_name(&o, end, name);
+		/* the SVG writer colors kernel frames by flamegraph.pl's suffix (and hides it) */
+		if (ksuffix && pf->frames[i].kernel)
+			put_name(&o, end, "_[k]");
 	}
 	*o = '\0';
 	return (size_t)(o - pf->fold);
@@ -788,29 +789,143 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 	json__end_line(&j);
 }
 
-/* Folded stacks of the profile into path (a FILE of its own: flame__write_file closes it). */
-static int write_folded(struct prof *p, struct profile *pf, struct stack_ent **arr, size_t nr,
-			FILE *f, const char *what)
+/* The profile's stacks folded (kernel frames "_[k]" for the SVG's colors). NULL: no memory. */
+static struct flame *build_flame(struct prof *p, struct profile *pf, struct stack_ent **arr,
+				 size_t nr, bool ksuffix)
 {
 	struct flame *fl = flame__new();
-	int err = 0;
 
-	if (!fl) {
-		fclose(f);
-		return -ENOMEM;
-	}
+	if (!fl)
+		return NULL;
 	for (size_t i = 0; i < nr; i++) {
 		int n = resolve(p, pf, arr[i]);
-		size_t len = fold(pf, arr[i], n);
+		size_t len = fold(pf, arr[i], n, ksuffix);
 
 		if (flame__add(fl, pf->fold, len, arr[i]->count))
 			pf->dropped += arr[i]->count;
 	}
-	err = flame__write_file(fl, f);
+	return fl;
+}
+
+static bool time_event(const char *ev)
+{
+	return ev && (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"));
+}
+
+/* The profile as pprof: samples/count and cpu/nanoseconds (or the event's count), pid and comm
+ * labels, every frame with its mapping and build-id. */
+static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stack_ent **arr,
+				 size_t nr, double secs)
+{
+	struct pprof_value_type types[2] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
+	struct pprof_frame *pfr = calloc(MAX_FRAMES, sizeof(*pfr));
+	char (*bid)[2 * 20 + 1] = calloc(MAX_FRAMES, sizeof(*bid));
+	int64_t period = pf->use_freq ? 1000000000ll / pf->freq_used : pf->period_used;
+	struct pprof *pp = NULL;
+	char what[300], comment[600];
+
+	if (!pfr || !bid)
+		goto out;
+	/* a period in events, not time: the second value is the event's count */
+	if (!time_event(pf->event)) {
+		types[1].type = pf->event ? pf->event : "events";
+		types[1].unit = "count";
+		if (pf->use_freq)
+			period = 1;
+	}
+	pp = pprof__new(types, 2, &types[1], period);
+	if (!pp)
+		goto out;
+	pprof__set_time(pp, pf->slice_wall_ns, (int64_t)(secs * 1e9));
+	describe(p, pf, what, sizeof(what));
+	snprintf(comment, sizeof(comment), "perfscope profile: %s, %s", what, p->title);
+	pprof__add_comment(pp, comment);
+	if (pf->lost) {
+		snprintf(comment, sizeof(comment), "%" PRIu64 " samples lost", pf->lost);
+		pprof__add_comment(pp, comment);
+	}
+	if (pf->truncated) {
+		snprintf(comment, sizeof(comment),
+			 "%" PRIu64 " samples with a user stack that stops before main", pf->truncated);
+		pprof__add_comment(pp, comment);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct stack_ent *e = arr[i];
+		int n = resolve(p, pf, e);
+		char pid[16], tid[16];
+		struct pprof_label labels[3] = {
+			{ "comm", e->comm },
+			{ "pid", pid },
+			{ "tid", tid },
+		};
+		int64_t values[2] = { (int64_t)e->count, (int64_t)e->period };
+
+		snprintf(pid, sizeof(pid), "%u", e->pid);
+		snprintf(tid, sizeof(tid), "%u", e->tid);
+		for (int k = 0; k < n; k++) {
+			const struct cc_frame *f = &pf->frames[k];
+
+			pfr[k] = (struct pprof_frame){
+				.addr = f->ip,
+				.function = f->sym,
+				.module = f->kernel ? f->dso : f->path,
+				.map_start = f->map_start,
+				.map_limit = f->map_limit,
+				.map_offset = f->map_pgoff,
+			};
+			if (f->build_id_size) {
+				for (int b = 0; b < f->build_id_size && b < 20; b++)
+					snprintf(bid[k] + 2 * b, 3, "%02x", f->build_id[b]);
+				pfr[k].build_id = bid[k];
+			}
+		}
+		if (pprof__add_sample(pp, pfr, (size_t)n, values, labels, pf->per_thread ? 3 : 2))
+			pf->dropped += e->count;
+	}
+out:
+	free(pfr);
+	free(bid);
+	return pp;
+}
+
+/* The profile in a file format (folded, svg, pprof) into f, which is closed. 0 or -errno. */
+static int write_file_format(struct prof *p, struct profile *pf, enum pf_format fmt,
+			     struct stack_ent **arr, size_t nr, double secs, FILE *f,
+			     const char *what)
+{
+	struct flame *fl = NULL;
+	struct pprof *pp = NULL;
+	int err = -ENOMEM;
+
+	if (fmt == PF_PPROF) {
+		pp = build_pprof(p, pf, arr, nr, secs);
+		if (pp)
+			err = pprof__write(pp, f);
+		if (fclose(f) && !err)
+			err = -errno;
+	} else if (fmt == PF_SVG) {
+		char title[300], sub[300];
+		struct flame_svg_opts o = { .title = title, .subtitle = sub };
+
+		fl = build_flame(p, pf, arr, nr, true);
+		snprintf(title, sizeof(title), "perfscope profile: %s", p->title);
+		describe(p, pf, sub, sizeof(sub));
+		if (fl)
+			err = flame_svg__write(fl, &o, f, NULL);
+		if (fclose(f) && !err)
+			err = -errno;
+	} else {
+		fl = build_flame(p, pf, arr, nr, false);
+		err = fl ? flame__write_file(fl, f) : (fclose(f), -ENOMEM);
+	}
 	if (err)
-		fprintf(stderr, "perfscope %s: cannot write the folded stacks to %s: %s\n", p->name,
-			what, strerror(-err));
+		fprintf(stderr, "perfscope %s: cannot write the %s profile to %s: %s\n", p->name,
+			format_names[fmt], what, strerror(-err));
+	else if (!p->opts.quiet && strcmp(what, "standard output"))
+		fprintf(stderr, "perfscope %s: %" PRIu64 " samples in %zu stacks written to %s\n",
+			p->name, pf->samples, nr, what);
 	flame__delete(fl);
+	pprof__delete(pp);
 	return err;
 }
 
@@ -834,6 +949,14 @@ static uint64_t monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
 /* Writes the profile counted so far, then starts a new one. 0 or -errno. */
@@ -860,40 +983,34 @@ static int write_profile(struct prof *p, struct profile *pf)
 	for (size_t i = 0; i < nr; i++)
 		count_funcs(pf, arr[i], resolve(p, pf, arr[i]), i + 1);
 	pf->truncated_total += pf->truncated;
-	if (pf->fmt == PF_FOLDED) {
-		if (pf->output) {
+	if (file_format(pf->fmt)) {
+		char *name = NULL;
+		const char *what = "standard output";
+		FILE *f;
+
+		if (pf->output && pf->seq > 1) {
+			f = fopen_slice(p, pf->output, pf->seq, true, &name);
+			what = name;
+		} else if (pf->output) {
 			/* the first file was opened by check (an unwritable -o said at once) */
-			if (pf->seq == 1 || !sliced) {
-				int fd = dup(pf->file->fd);
-				FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+			int fd = dup(pf->file->fd);
 
-				if (!f) {
-					err = -errno;
-				} else {
-					/* the out is left unused: make sure it writes nothing */
-					err = write_folded(p, pf, arr, nr, f, pf->output);
-				}
-			} else {
-				char *name;
-				FILE *f = fopen_slice(p, pf->output, pf->seq, true, &name);
-
-				err = f ? write_folded(p, pf, arr, nr, f, name) : -errno;
-				free(name);
-			}
+			f = fd >= 0 ? fdopen(fd, "w") : NULL;
+			name = sliced ? slice_name(pf->output, 1) : NULL;
+			what = name ? name : pf->output;
 		} else {
-			FILE *f;
-
 			out__flush(p->out);
 			f = fdopen(dup(STDOUT_FILENO), "w");
-			err = f ? write_folded(p, pf, arr, nr, f, "standard output") : -errno;
 		}
+		err = f ? write_file_format(p, pf, pf->fmt, arr, nr, secs, f, what) : -errno;
+		free(name);
 	} else if (pf->fmt == PF_JSON) {
 		write_json(p, pf, o, secs, arr, nr);
 	} else {
 		write_text(p, pf, o, secs);
 	}
 	if (pf->flame_graph) {
-		char *name;
+		char *name = NULL;
 		const char *base = pf->flame_graph;
 		char *path = NULL;
 		FILE *f;
@@ -903,16 +1020,13 @@ static int write_profile(struct prof *p, struct profile *pf)
 			path = NULL;
 		f = path ? fopen_slice(p, path, pf->seq, sliced, &name) : NULL;
 		if (f) {
-			int e2 = write_folded(p, pf, arr, nr, f, name);
+			int e2 = write_file_format(p, pf, PF_FOLDED, arr, nr, secs, f, name);
 
-			if (!e2 && !p->opts.quiet)
-				fprintf(stderr, "perfscope %s: %" PRIu64 " samples in %zu stacks folded into %s\n",
-					p->name, pf->samples, nr, name);
 			err = err ? err : e2;
-			free(name);
 		} else {
 			err = err ? err : -EIO;
 		}
+		free(name);
 		free(path);
 	}
 	if (o)
@@ -921,6 +1035,7 @@ static int write_profile(struct prof *p, struct profile *pf)
 	free_stacks(pf);
 	pf->samples = pf->period_sum = pf->lost = 0;
 	pf->slice_start_ns = now;
+	pf->slice_wall_ns = wall_ns();
 	callchain__exits_done(prof__callchain(p));
 	return err;
 }
@@ -952,7 +1067,7 @@ static void than_report(struct prof *p, struct profile *pf, int cpu, struct cpu_
 	if (top) {
 		int n = resolve(p, pf, top);
 
-		fold(pf, top, n);
+		fold(pf, top, n, false);
 		snprintf(line + len, sizeof(line) - (size_t)len, ", hottest stack %.0f%%: %s",
 			 pct(best, w->n), pf->fold);
 	}
@@ -1017,6 +1132,7 @@ static int profile_start(struct prof *p, void *priv)
 
 	/* symbols are read when a profile is written: the maps of exited processes wait for it */
 	callchain__hold_exits(prof__callchain(p), true);
+	pf->slice_wall_ns = wall_ns();
 	if (pf->than) {
 		pf->nr_wins = psc_cpu__nr_possible();
 		pf->wins = calloc((size_t)pf->nr_wins, sizeof(*pf->wins));
@@ -1093,7 +1209,8 @@ static const struct prof_opt profile_opts[] = {
 	  "a sample every PERIOD events (ns for cpu-clock) instead of -F" },
 	{ "format", 0, "F", PROF_OPT_FN, 0, 0, 0, parse_format,
 	  "text (default: top functions), folded (flamegraph.pl),\n"
-	  "json; svg and pprof once built in. Without it, -o's name\n"
+	  "json, svg (an interactive flame graph), pprof (gzipped\n"
+	  "profile.proto for go tool pprof). Without it, -o's name\n"
 	  "decides: .folded, .json, .svg, .pb.gz" },
 	{ "output", 'o', "FILE", PROF_OPT_STRING, OFF(output), 0, 0, NULL,
 	  "write the profile to FILE (with -i: FILE.0001.EXT ... for\n"
@@ -1118,7 +1235,7 @@ static const struct prof_opt profile_opts[] = {
 
 const struct profiler profiler_profile = {
 	.name = "profile",
-	.summary = "sample the CPUs: where the time goes, as top functions, folded stacks or JSON",
+	.summary = "sample the CPUs: where the time goes, as top functions, flame graphs or pprof",
 	.usage = "[-F HZ | -c PERIOD] [-a | -C CPUS] [-p PID,... | -t TID,... | -G CGROUP]\n"
 		 "                         [-g] [--duration S] [-i MS] [--format folded|text|json|svg|pprof]\n"
 		 "                         [-o FILE] [--flame-graph FILE] [-- COMMAND ARGS...]",
@@ -1133,7 +1250,9 @@ const struct profiler profiler_profile = {
 		"Formats: text lists the functions with the most samples, their total (samples with the\n"
 		"function anywhere in the stack) and self (at the top) shares, as perf report --stdio does;\n"
 		"folded is 'comm;outer;...;leaf COUNT' lines for flamegraph.pl, inferno and speedscope;\n"
-		"json is one object per profile with its stacks (frames innermost first) and functions.\n"
+		"json is one object per profile with its stacks (frames innermost first) and functions;\n"
+		"svg is an interactive flame graph; pprof is gzipped profile.proto (go tool pprof, Pyroscope,\n"
+		"Parca) with pid and comm labels, mappings and build-ids.\n"
 		"A frame without a symbol is shown as [module+0xOFFSET] (the offset in the file).",
 	.events_help = "what to sample instead of cycles/cpu-clock: any event perfscope\n"
 		       "knows (e.g. -e page-faults, -e sched:sched_switch); period=/freq=\n"
@@ -1148,6 +1267,9 @@ const struct profiler profiler_profile = {
 		 "sampling starts); 2 on a usage error (e.g. -F above kernel.perf_event_max_sample_rate).",
 	.examples = "profile -F 999 --duration 5\n"
 		    "profile -F 999 --format folded -o cpu.folded -- ./a.out\n"
+		    "profile -F 999 -o cpu.svg -- ./a.out\n"
+		    "profile -F 999 -o cpu.pb.gz -- ./a.out && go tool pprof -top cpu.pb.gz\n"
+		    "profile -F 499 -a -i 1000 -o slice.svg --duration 5\n"
 		    "profile -F 997 -p 1 -g --flame-graph cpu --duration 2\n"
 		    "profile -F 997 -C 0 --than 30 -g --duration 3\n"
 		    "profile -F 997 --exclude-user -g --flame-graph kernel --duration 2\n"

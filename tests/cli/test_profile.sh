@@ -8,7 +8,7 @@ SRC=${SOURCE_ROOT:?}/tests/cli/split31.c
 CC=${CC:-cc}
 WIN=0.8 # seconds a line without a bound of its own runs before its SIGINT
 
-plan 38
+plan 42
 if ! need_root; then
 	skip_all "needs root (system-wide sampling)"
 fi
@@ -61,11 +61,14 @@ else
 	head -3 "$TMP/a.folded" | sed 's/^/#   /'
 fi
 check "folded: stdout empty with -o" test ! -s "$OUT"
-if grep -q "truncated\|stops before main" "$ERR"; then
-	fail "frame-pointer build: no truncated stacks reported"
-	grep "stops before" "$ERR" | sed 's/^/#   /'
+# a sample or two may fall in the dynamic loader or in perfscope's child before exec, built
+# without frame pointers: at most 1% of them
+ns=$(awk '{ t += $NF } END { print t + 0 }' "$TMP/a.folded")
+nt=$(sed -n 's/.*: \([0-9]*\) samples have a user stack that stops before main.*/\1/p' "$ERR")
+if [ "${nt:-0}" -le $((ns / 100)) ]; then
+	ok "frame-pointer build: ${nt:-0} of $ns samples counted as truncated (at most 1%)"
 else
-	ok "frame-pointer build: no truncated stacks reported"
+	fail "frame-pointer build: $nt of $ns samples counted as truncated"
 fi
 # perf record on the same program, when it is here: its shares beside ours
 if command -v perf >/dev/null &&
@@ -124,6 +127,51 @@ else
 	head -c 300 "$OUT" | sed 's/^/#   /'
 fi
 
+# ---- svg and pprof ----
+run_capture "$P" profile -F 999 -o "$TMP/a.svg" -- "$TMP/split31" 100
+if [ "$RC" -eq 0 ] && python3 - "$TMP/a.svg" <<'EOF'; then
+import re, sys, xml.dom.minidom
+doc = xml.dom.minidom.parse(sys.argv[1])  # well-formed XML
+titles = [t.firstChild.data for t in doc.getElementsByTagName("title") if t.firstChild]
+share = {}
+for t in titles:
+    m = re.match(r"(work_[ab]) \(([0-9,]+) samples?, ([0-9.]+)%\)", t)
+    if m:
+        share[m.group(1)] = float(m.group(3))
+assert set(share) == {"work_a", "work_b"}, titles[:5]
+assert abs(share["work_a"] / (share["work_a"] + share["work_b"]) - 0.75) < 0.06, share
+EOF
+	ok "svg: well-formed XML naming work_a and work_b, 75/25 within 6 points (format from -o's name)"
+else
+	fail "svg (exit $RC)"
+	head -c 300 "$TMP/a.svg" | sed 's/^/#   /'
+fi
+if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
+	run_capture "$P" profile -F 999 --format pprof -o "$TMP/a.pb.gz" -- "$TMP/split31" $ROUNDS
+	go tool pprof -top "$TMP/a.pb.gz" >"$TMP/top.txt" 2>&1
+	pa=$(awk '$NF == "work_a" { sub(/%/, "", $2); print $2 }' "$TMP/top.txt")
+	pb=$(awk '$NF == "work_b" { sub(/%/, "", $2); print $2 }' "$TMP/top.txt")
+	if [ "$RC" -eq 0 ] && [ -n "$pa" ] && [ -n "$pb" ] &&
+		near "$(awk -v a="$pa" -v b="$pb" 'BEGIN { print 100 * a / (a + b) }')" 75 5; then
+		ok "pprof: go tool pprof -top reads it: work_a $pa%, work_b $pb% flat"
+	else
+		fail "pprof: go tool pprof -top (exit $RC): work_a '$pa' work_b '$pb'"
+		head -12 "$TMP/top.txt" | sed 's/^/#   /'
+	fi
+	go tool pprof -raw "$TMP/a.pb.gz" >"$TMP/raw.txt" 2>&1
+	bid=$(readelf -n "$TMP/split31" | awk '/Build ID/ { print $3 }')
+	if grep -q "comm:\[split31\] pid:\[[0-9]*\]" "$TMP/raw.txt" &&
+		grep -qE "/split31 $bid" "$TMP/raw.txt" && grep -q '^PeriodType: cpu nanoseconds' "$TMP/raw.txt"; then
+		ok "pprof: comm and pid labels, the binary's mapping with its build-id ($bid), cpu/nanoseconds"
+	else
+		fail "pprof: -raw lacks labels, build-id or period type"
+		sed 's/^/#   /' "$TMP/raw.txt" | head -20
+	fi
+else
+	skip "go tool pprof not installed"
+	skip "go tool pprof not installed"
+fi
+
 # ---- -i: one profile per interval ----
 run_capture "$P" profile -F 999 -i 300 --format json -- "$TMP/split31" 150
 n=$(grep -c '"profile":' "$OUT")
@@ -146,6 +194,8 @@ else
 fi
 total=$(cat "$TMP"/s.0*.folded | awk '{ t += $NF } END { print t + 0 }')
 check "-i slices: together they hold the samples of the run ($total)" test "$total" -ge 1000
+run_capture "$P" profile -F 999 -i 300 -o "$TMP/s.svg" -- "$TMP/split31" 100
+check "-i 300 -o s.svg: s.0001.svg, s.0002.svg (exit $RC)" test -s "$TMP/s.0001.svg" -a -s "$TMP/s.0002.svg"
 expect_rc "-i with --format folded and no -o: usage error" 2 "$P" profile -i 100 --format folded --duration 1
 run_capture "$P" profile -F 499 -i 200 --duration 1
 n=$(grep -c '^# perfscope profile:' "$OUT")
