@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <time.h>
 
 #include "stack.h"
 #include "symcache.h"
+#include "unwind.h"
 
 #define MAX_FRAMES 256
 
@@ -26,6 +28,16 @@ struct callchain {
 	struct pid_list exited, ripe;
 	struct frame frames[MAX_FRAMES];
 	char line[512];
+	/* --call-graph dwarf: samples with user registers and stack; made at the first one */
+	struct unwind *uw;
+	bool uw_failed;
+	uint64_t ips[MAX_FRAMES]; /* kernel part of the callchain, then the unwound user part */
+	uint64_t nr_ips;
+	/* the sample unwound last: text, JSON and folding of one sample unwind it once */
+	uint64_t last_time, last_ip;
+	const void *last_stack;
+	uint32_t last_tid;
+	uint64_t sym_ns, sym_stacks; /* symbolizing the unwound stacks */
 };
 
 struct callchain *callchain__new(const char *prof)
@@ -47,6 +59,7 @@ void callchain__delete(struct callchain *cc)
 {
 	if (!cc)
 		return;
+	unwind__delete(cc->uw);
 	symcache__delete(cc->sc);
 	free(cc->exited.pids);
 	free(cc->ripe.pids);
@@ -112,8 +125,11 @@ void callchain__record(struct callchain *cc, const struct psc_record *rec)
 			pid_list_add(&cc->exited, (pid_t)rec->fork.pid);
 		break;
 	case PERF_RECORD_COMM:
-		if (rec->comm.exec)
+		if (rec->comm.exec) {
 			usyms__exec(u, (pid_t)rec->comm.pid);
+			if (cc->uw)
+				unwind__forget(cc->uw, (pid_t)rec->comm.pid);
+		}
 		break;
 	default:
 		break;
@@ -130,8 +146,11 @@ static void rotate_exits(struct callchain *cc)
 	struct usyms *u = symcache__usyms(cc->sc);
 	struct pid_list t;
 
-	for (size_t i = 0; i < cc->ripe.nr; i++)
+	for (size_t i = 0; i < cc->ripe.nr; i++) {
 		usyms__exit(u, cc->ripe.pids[i]);
+		if (cc->uw)
+			unwind__forget(cc->uw, cc->ripe.pids[i]);
+	}
 	cc->ripe.nr = 0;
 	t = cc->ripe;
 	cc->ripe = cc->exited;
@@ -166,11 +185,83 @@ void callchain__print_stats(struct callchain *cc, FILE *f)
 		(unsigned long long)st.lookups, (unsigned long long)st.unknown);
 }
 
+/* CPU time of this thread: what a stack costs, not the waits of a loaded machine */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool has_user_stack(const struct psc_sample *s)
+{
+	return (s->sample_type & PERF_SAMPLE_REGS_USER) &&
+	       (s->sample_type & PERF_SAMPLE_STACK_USER) && s->regs_user.abi;
+}
+
+/*
+ * The sample's chain with its user part unwound from the copied stack: the kernel's part as
+ * PERF_SAMPLE_CALLCHAIN gave it (exclude_callchain_user), then PERF_CONTEXT_USER and the frames
+ * libdw found.
+ */
+static void dwarf_chain(struct callchain *cc, const struct psc_sample *s)
+{
+	enum unwind_stop stop;
+	uint64_t n = 0;
+
+	if (s->time == cc->last_time && s->tid == cc->last_tid && s->ip == cc->last_ip &&
+	    s->stack_user.data == cc->last_stack && cc->nr_ips)
+		return;
+	for (uint64_t i = 0; i < s->callchain.nr && n < MAX_FRAMES - 2; i++) {
+		if (s->callchain.ips[i] == (uint64_t)PERF_CONTEXT_USER)
+			break; /* frame pointers' user part, when the kernel gave one too */
+		cc->ips[n++] = s->callchain.ips[i];
+	}
+	if (!cc->uw && !cc->uw_failed) {
+		cc->uw = unwind__new(symcache__usyms(cc->sc));
+		cc->uw_failed = !cc->uw;
+	}
+	if (cc->uw) {
+		cc->ips[n++] = (uint64_t)PERF_CONTEXT_USER;
+		n += (uint64_t)unwind__sample(cc->uw, s, cc->ips + n, (int)(MAX_FRAMES - n), &stop);
+	}
+	cc->nr_ips = n;
+	cc->last_time = s->time;
+	cc->last_tid = s->tid;
+	cc->last_ip = s->ip;
+	cc->last_stack = s->stack_user.data;
+}
+
+uint64_t callchain__sample_ips(struct callchain *cc, const struct psc_sample *s,
+			       const uint64_t **ips)
+{
+	if (has_user_stack(s)) {
+		dwarf_chain(cc, s);
+		*ips = cc->ips;
+		return cc->nr_ips;
+	}
+	*ips = s->callchain.ips;
+	return (s->sample_type & PERF_SAMPLE_CALLCHAIN) ? s->callchain.nr : 0;
+}
+
 static int resolve(struct callchain *cc, const struct psc_sample *s)
 {
 	const char *problem;
-	int n = stack__resolve(cc->sc, (pid_t)s->pid, s->callchain.ips, s->callchain.nr, 0,
-			       cc->frames, MAX_FRAMES);
+	uint64_t t0 = 0;
+	int n;
+
+	if (has_user_stack(s)) {
+		dwarf_chain(cc, s);
+		t0 = now_ns();
+		n = stack__resolve(cc->sc, (pid_t)s->pid, cc->ips, cc->nr_ips, 0, cc->frames,
+				   MAX_FRAMES);
+		cc->sym_ns += now_ns() - t0;
+		cc->sym_stacks++;
+	} else {
+		n = stack__resolve(cc->sc, (pid_t)s->pid, s->callchain.ips, s->callchain.nr, 0,
+				   cc->frames, MAX_FRAMES);
+	}
 
 	if (!cc->problem_said && (problem = symcache__problem(cc->sc))) {
 		fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
@@ -258,8 +349,8 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 		f->path = hit.dso ? hit.dso->path : hit.map_name;
 		f->map_start = hit.map_start;
 		f->map_limit = hit.map_end;
-		f->map_pgoff = hit.pgoff;
-		f->file_off = ip - hit.map_start + hit.pgoff;
+		f->map_pgoff = hit.map_pgoff;
+		f->file_off = ip - hit.map_start + hit.map_pgoff;
 		if (hit.dso && hit.dso->build_id_size) {
 			f->build_id = hit.dso->build_id;
 			f->build_id_size = hit.dso->build_id_size;
@@ -296,4 +387,95 @@ int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint
 		first_in_ctx = false;
 	}
 	return n;
+}
+
+bool callchain__unwind_stats(struct callchain *cc, struct unwind_stats *st,
+			     struct callchain_sym_stats *sym)
+{
+	memset(st, 0, sizeof(*st));
+	if (sym) {
+		sym->stacks = cc->sym_stacks;
+		sym->ns = cc->sym_ns;
+	}
+	if (!cc->uw)
+		return false;
+	unwind__stats(cc->uw, st);
+	return st->stacks > 0;
+}
+
+static uint64_t truncated(const struct unwind_stats *st)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < UNWIND_NR_STOPS; i++)
+		if (i != UNWIND_COMPLETE && i != UNWIND_NO_USER)
+			n += st->stops[i];
+	return n;
+}
+
+void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet)
+{
+	struct callchain_sym_stats sym;
+	struct unwind_stats st;
+	uint64_t trunc, user;
+	const char *sep = " (";
+
+	if (!callchain__unwind_stats(cc, &st, &sym))
+		return;
+	trunc = truncated(&st);
+	if (quiet && !trunc)
+		return;
+	user = st.stacks - st.stops[UNWIND_NO_USER];
+	fprintf(f, "perfscope %s: DWARF unwinding: %llu user stacks, %llu complete, %llu truncated",
+		cc->prof, (unsigned long long)user, (unsigned long long)st.stops[UNWIND_COMPLETE],
+		(unsigned long long)trunc);
+	for (int i = 0; i < UNWIND_NR_STOPS; i++) {
+		if (i == UNWIND_COMPLETE || i == UNWIND_NO_USER || !st.stops[i])
+			continue;
+		fprintf(f, "%s%llu %s", sep, (unsigned long long)st.stops[i], unwind__stop_text(i));
+		if (i == UNWIND_OTHER && st.other)
+			fprintf(f, ": %s", st.other);
+		sep = ", ";
+	}
+	if (*sep == ',')
+		fputc(')', f);
+	if (st.stops[UNWIND_NO_USER])
+		fprintf(f, "; %llu samples without a user stack (kernel threads)",
+			(unsigned long long)st.stops[UNWIND_NO_USER]);
+	fprintf(f,
+		"; %.1f us unwinding + %.1f us symbolizing per stack, %llu frames; %llu processes "
+		"(%llu libdw sessions), %llu binaries reported\n",
+		st.stacks ? (double)st.ns / 1e3 / (double)st.stacks : 0,
+		sym.stacks ? (double)sym.ns / 1e3 / (double)sym.stacks : 0,
+		(unsigned long long)st.frames, (unsigned long long)st.procs_seen,
+		(unsigned long long)st.dwfls, (unsigned long long)st.reports);
+	if (st.stops[UNWIND_STACK_SHORT])
+		fprintf(f,
+			"perfscope %s: %llu stacks were deeper than the stack copied per sample; a "
+			"larger SIZE (--call-graph dwarf,SIZE, at most %d) reaches further\n",
+			cc->prof, (unsigned long long)st.stops[UNWIND_STACK_SHORT], 65528);
+}
+
+void callchain__unwind_json(struct callchain *cc, struct json *j)
+{
+	struct callchain_sym_stats sym;
+	struct unwind_stats st;
+
+	callchain__unwind_stats(cc, &st, &sym);
+	json__obj(j);
+	json__key(j, "stacks");
+	json__u64(j, st.stacks - st.stops[UNWIND_NO_USER]);
+	json__key(j, "truncated");
+	json__u64(j, truncated(&st));
+	for (int i = 0; i < UNWIND_NR_STOPS; i++) {
+		json__key(j, unwind__stop_key(i));
+		json__u64(j, st.stops[i]);
+	}
+	json__key(j, "frames");
+	json__u64(j, st.frames);
+	json__key(j, "unwind_ns");
+	json__u64(j, st.ns);
+	json__key(j, "symbolize_ns");
+	json__u64(j, sym.ns);
+	json__end(j);
 }

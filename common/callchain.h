@@ -77,12 +77,42 @@ int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint
 		      struct cc_frame *frames, int max);
 
 /*
+ * The addresses of s's stack as a profile keeps them to symbolize later: PERF_SAMPLE_CALLCHAIN,
+ * or, for a sample with a copy of the user stack (--call-graph dwarf), its kernel part then
+ * PERF_CONTEXT_USER and the user frames unwound now (the copy is gone after the sample). *ips
+ * stays valid until the next call. Returns how many.
+ */
+uint64_t callchain__sample_ips(struct callchain *cc, const struct psc_sample *s,
+			       const uint64_t **ips);
+
+/*
  * A profile symbolized at report time needs the maps of processes that exited since: while held,
  * round ends keep them; callchain__exits_done (after each report) lets go of those that exited
  * before the previous one.
  */
 void callchain__hold_exits(struct callchain *cc, bool hold);
 void callchain__exits_done(struct callchain *cc);
+
+/*
+ * DWARF unwinding (--call-graph dwarf): a sample carrying PERF_SAMPLE_REGS_USER and
+ * PERF_SAMPLE_STACK_USER gets its user stack unwound from the copied stack (unwind.h) in every
+ * function above, its kernel part from PERF_SAMPLE_CALLCHAIN.
+ */
+struct unwind_stats;
+struct callchain_sym_stats {
+	uint64_t stacks, ns; /* unwound stacks symbolized, and the time it took */
+};
+/* How the unwinds went; false (stats zeroed) when no sample was unwound. sym may be NULL. */
+bool callchain__unwind_stats(struct callchain *cc, struct unwind_stats *st,
+			     struct callchain_sym_stats *sym);
+/*
+ * "perfscope PROF: DWARF unwinding: N user stacks, N complete, N truncated (N stack copy too
+ * short, ...); X us unwinding + Y us symbolizing per stack" when any stack was unwound; with
+ * quiet only when some were truncated.
+ */
+void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet);
+/* The same as a JSON object: {"stacks","truncated","complete","stack_short",...,"unwind_ns"} */
+void callchain__unwind_json(struct callchain *cc, struct json *j);
 
 /*
  * Reads kallsyms now (about 50 ms), before the events are enabled: at the first kernel frame it

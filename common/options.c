@@ -103,11 +103,15 @@ static const struct shared_opt shared_opts[] = {
 	  "follow the children and new threads of -- COMMAND\n"
 	  "(always done; perf-prof's options; not with -p or -t)" },
 	{ { "ptrace", no_argument, NULL, OPT_INHERIT }, CLI_OPT_ORDER, NULL, NULL, NULL },
-	{ { "call-graph", no_argument, NULL, 'g' }, CLI_OPT_CALLCHAIN, "g", NULL,
-	  "kernel and user stack of every event" },
+	/* perf-prof's -g/--call-graph flag, and perf's --call-graph MODE (taken in cli_opts_parse) */
+	{ { "call-graph", optional_argument, NULL, 'g' }, CLI_OPT_CALLCHAIN, "g", "[fp|dwarf[,SIZE]]",
+	  "kernel and user stack of every event; user stacks by frame\n"
+	  "pointers (fp, -g), or dwarf: unwound from SIZE bytes of stack\n"
+	  "copied per sample (default 8192, at most 65528)" },
 	{ { "user-callchain", optional_argument, NULL, OPT_USER_CC },
 	  CLI_OPT_CALLCHAIN, NULL, NULL,
-	  "user stacks only (frame pointers; --user-callchain=fp)" },
+	  "user stacks only (--user-callchain=fp: frame pointers;\n"
+	  "=dwarf: unwound as --call-graph dwarf)" },
 	{ { "no-user-callchain", no_argument, NULL, OPT_NO_USER_CC },
 	  CLI_OPT_CALLCHAIN, NULL, NULL,
 	  "stacks without their user part" },
@@ -210,6 +214,48 @@ static int parse_pid_list(const char *prof, const char *what, const char *arg, p
 	return 0;
 }
 
+/*
+ * "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph record modes). SIZE is rounded up to a
+ * multiple of 8, as perf does, since the kernel refuses any other.
+ */
+static int parse_call_graph(struct cli_opts *o, const char *prof, const char *opt, const char *arg)
+{
+	unsigned long long size = CLI_STACK_DUMP_DEFAULT;
+	const char *comma = strchr(arg, ',');
+	size_t mode_len = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	if (mode_len == 2 && !strncmp(arg, "fp", 2) && !comma) {
+		o->dwarf = false;
+		return 0;
+	}
+	if (mode_len != 5 || strncmp(arg, "dwarf", 5))
+		return usage_error(prof,
+				   "%s=%s: the user stacks are 'fp' (frame pointers) or "
+				   "'dwarf[,SIZE]' (unwound from a copy of the stack)",
+				   opt, arg);
+	if (comma) {
+		char *end;
+
+		errno = 0;
+		size = strtoull(comma + 1, &end, 0);
+		if (errno || end == comma + 1 || *end || comma[1] == '-' || !size)
+			return usage_error(prof,
+					   "%s=%s: SIZE is the bytes of user stack copied per "
+					   "sample, e.g. dwarf,16384",
+					   opt, arg);
+		size = (size + 7) & ~7ull;
+		if (size > CLI_STACK_DUMP_MAX)
+			return usage_error(prof,
+					   "%s=%s: the kernel copies at most %d bytes of user stack "
+					   "per sample (a sample's size is 16 bits); give a SIZE up "
+					   "to %d",
+					   opt, arg, CLI_STACK_DUMP_MAX, CLI_STACK_DUMP_MAX);
+	}
+	o->dwarf = true;
+	o->stack_dump_size = (unsigned int)size;
+	return 0;
+}
+
 static int handle_shared(struct cli_opts *o, const char *prof, int c, const char *arg)
 {
 	long v;
@@ -308,12 +354,9 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 			o->watermark_pct = v ? (int)v : -1;
 		return err;
 	case OPT_USER_CC:
-		/* perf-prof's record modes: frame pointers here; DWARF belongs to profile */
-		if (arg && strcmp(arg, "fp"))
-			return usage_error(prof,
-					   "--user-callchain=%s: only 'fp' (frame pointers) is "
-					   "supported here",
-					   arg);
+		/* perf-prof's record modes: fp, dwarf (a SIZE too, as --call-graph takes it) */
+		if (arg && (err = parse_call_graph(o, prof, "--user-callchain", arg)))
+			return err;
 		o->user_callchain = 1;
 		return 0;
 	case OPT_NO_USER_CC:
@@ -361,7 +404,7 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 		return 0;
 	case 'g':
 		o->callchain = true;
-		return 0;
+		return arg ? parse_call_graph(o, prof, "--call-graph", arg) : 0;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "text"))
 			o->format = FORMAT_TEXT;
@@ -476,6 +519,10 @@ again:
 		}
 		bool shared = false;
 
+		/* perf's "--call-graph dwarf" (a separate word): the mode is taken when it is one */
+		if (c == 'g' && !optarg && optind < argc && !strcmp(argv[optind - 1], "--call-graph") &&
+		    (!strcmp(argv[optind], "fp") || !strncmp(argv[optind], "dwarf", 5)))
+			optarg = argv[optind++];
 		for (size_t i = 0; i < NR_SHARED; i++)
 			if ((shared_opts[i].flag & flags) && shared_opts[i].lo.val == c)
 				shared = true;

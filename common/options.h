@@ -33,6 +33,10 @@ struct cli_opts {
 	bool no_order; /* --no-order */
 	bool inherit; /* --inherit, --ptrace: follow new tasks; a COMMAND's always are */
 	bool callchain; /* -g */
+	/* --call-graph dwarf[,SIZE], --user-callchain=dwarf: user stacks unwound from a copy of the
+	 * stack (PERF_SAMPLE_REGS_USER + PERF_SAMPLE_STACK_USER), not frame pointers */
+	bool dwarf;
+	unsigned int stack_dump_size; /* bytes of user stack copied per sample with dwarf */
 	int user_callchain; /* --user-callchain 1, --no-user-callchain 0, -1 not given */
 	int kernel_callchain; /* --kernel-callchain 1, --no-kernel-callchain 0, -1 not given */
 	const char *flame_graph; /* --flame-graph FILE: folded stacks written there */
@@ -72,7 +76,8 @@ enum cli_opt_flags {
 	CLI_OPT_PER_CPU = 1 << 8, /* --per-cpu: only where it changes the output (stat) */
 	CLI_OPT_OUTPUT = 1 << 9, /* -o FILE */
 	CLI_OPT_ORDER = 1 << 10, /* --order, --no-order; perf-prof's --monotonic, --inherit, --ptrace */
-	CLI_OPT_CALLCHAIN = 1 << 11, /* -g, --[no-]user-callchain, --[no-]kernel-callchain */
+	/* -g, --call-graph fp|dwarf[,SIZE], --[no-]user-callchain[=fp|dwarf], --[no-]kernel-callchain */
+	CLI_OPT_CALLCHAIN = 1 << 11,
 	CLI_OPT_FLAME = 1 << 12, /* --flame-graph FILE */
 	CLI_OPT_OVERWRITE = 1 << 13, /* --overwrite */
 	CLI_OPT_EXIT_N = 1 << 14, /* -N */
@@ -80,6 +85,11 @@ enum cli_opt_flags {
 	CLI_OPT_USAGE_SELF = 1 << 16, /* --usage-self */
 	CLI_OPT_QUIET = 1 << 17, /* -q */
 };
+
+/* --call-graph dwarf: the stack copied by default, and the most the kernel takes (sample_stack_user
+ * must be below USHRT_MAX, a multiple of 8: a sample's size is a 16-bit field) */
+#define CLI_STACK_DUMP_DEFAULT 8192
+#define CLI_STACK_DUMP_MAX 65528
 
 struct option;
 struct extra_opts {

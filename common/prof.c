@@ -588,6 +588,8 @@ static void report_stats(struct prof *p)
 			"perfscope %s: %llu events dropped by --sampling-limit %lu (per second and "
 			"CPU)\n",
 			p->name, (unsigned long long)p->limited, p->opts.sampling_limit);
+	if (p->state->cc)
+		callchain__print_unwind(p->state->cc, stderr, p->opts.quiet);
 	if (p->state->cc && p->opts.verbose)
 		callchain__print_stats(p->state->cc, stderr);
 	if (p->opts.verbose)

@@ -10,6 +10,7 @@
 
 #include "caret.h"
 #include "prof_internal.h"
+#include "unwind.h"
 
 const struct prof_attr_val *prof_event__attr(const struct prof_event *ev, const char *name)
 {
@@ -205,6 +206,17 @@ static void config_sampling(struct prof *p, struct prof_event *ev, struct perf_e
 		if (p->opts.kernel_callchain == 0 ||
 		    (only && p->opts.user_callchain == 1 && p->opts.kernel_callchain != 1))
 			a->exclude_callchain_kernel = 1;
+		/*
+		 * --call-graph dwarf: the kernel gives the user registers and a copy of the user
+		 * stack, unwound here (unwind.c); its frame-pointer walk of the user stack would
+		 * only be thrown away.
+		 */
+		if (p->opts.dwarf && !a->exclude_callchain_user) {
+			a->exclude_callchain_user = 1;
+			a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a->sample_regs_user = UNWIND_REGS_MASK;
+			a->sample_stack_user = p->opts.stack_dump_size;
+		}
 	}
 	if (p->opts.overwrite)
 		a->write_backward = 1;

@@ -393,6 +393,22 @@ int usyms__gen(struct usyms *u, pid_t pid, uint64_t *gen)
 	return 0;
 }
 
+/* The binary of a mapping, loaded on first use. */
+static struct dso *map_dso(struct usyms *u, pid_t pid, struct umap *m)
+{
+	if (!m->dso_tried) {
+		struct dso_key key = { .dev = m->dev,
+					   .ino = m->ino,
+					   .build_id = m->build_id_size ? m->build_id : NULL,
+					   .build_id_size = m->build_id_size };
+
+		m->dso_tried = true;
+		if (m->name[0] == '/' || !strcmp(m->name, "[vdso]"))
+			m->dso = dsos__get(u->dsos, &key, m->name, pid);
+	}
+	return m->dso;
+}
+
 int usyms__find(struct usyms *u, pid_t pid, uint64_t ip, struct uaddr *hit)
 {
 	struct proc *p = proc_get(u, pid);
@@ -410,21 +426,11 @@ int usyms__find(struct usyms *u, pid_t pid, uint64_t ip, struct uaddr *hit)
 	m = &p->maps[i];
 	if (ip >= m->end)
 		return -ENOENT;
-	if (!m->dso_tried) {
-		struct dso_key key = { .dev = m->dev,
-					   .ino = m->ino,
-					   .build_id = m->build_id_size ? m->build_id : NULL,
-					   .build_id_size = m->build_id_size };
-
-		m->dso_tried = true;
-		if (m->name[0] == '/' || !strcmp(m->name, "[vdso]"))
-			m->dso = dsos__get(u->dsos, &key, m->name, pid);
-	}
-	hit->dso = m->dso;
-	hit->map_name = m->name;
+	hit->dso = map_dso(u, pid, m);
 	hit->map_start = m->start;
 	hit->map_end = m->end;
-	hit->pgoff = m->pgoff;
+	hit->map_pgoff = m->pgoff;
+	hit->map_name = m->name;
 	off = ip - m->start + m->pgoff;
 	if (!m->dso || !dso__offset_to_vaddr(m->dso, off, &hit->vaddr))
 		hit->vaddr = off;

@@ -378,13 +378,14 @@ static int profile_sample(struct prof *p, void *priv, struct prof_event *ev, int
 	const char *comm = prof__comm(p, s->pid, s->tid);
 	uint64_t one[2];
 	const uint64_t *ips;
+	uint64_t n;
 	uint32_t nr;
 	struct stack_ent *e;
 
 	(void)ev;
-	if ((s->sample_type & PERF_SAMPLE_CALLCHAIN) && s->callchain.nr) {
-		ips = s->callchain.ips;
-		nr = (uint32_t)(s->callchain.nr > 4096 ? 4096 : s->callchain.nr);
+	n = callchain__sample_ips(prof__callchain(p), s, &ips);
+	if (n) {
+		nr = (uint32_t)(n > 4096 ? 4096 : n);
 	} else {
 		/* no stack asked for (or none taken): the sampled address alone, in its space */
 		bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;

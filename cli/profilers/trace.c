@@ -136,6 +136,7 @@ const struct profiler profiler_trace = {
 		    "trace -e 'syscalls:sys_enter_read/fd==0/' --format json | jq .fields.count\n"
 		    "trace -e 'sched:sched_*' -i 1000 > /tmp/sched.txt\n"
 		    "trace -e page-faults -g -- ./a.out\n"
+		    "trace -e cpu-clock -g --call-graph dwarf,16384 -- ./a.out\n"
 		    "trace -e sched:sched_wakeup -C 0 -g --flame-graph wakeup.folded",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |

@@ -490,6 +490,59 @@ static void test_regs_and_stack(void **state)
 	assert_int_equal(psc_record__parse_sample(rb_finish(&b), &a, &s), -EINVAL);
 }
 
+/*
+ * A --call-graph dwarf sample as the kernel writes it: kernel-only callchain, the 17 registers
+ * unwinding takes (x86-64 ax..ip and r8..r15: mask 0xff01ff) and a stack copy of which only
+ * dyn_size bytes are valid (the stack ended sooner).
+ */
+static void test_dwarf_sample(void **state)
+{
+	struct perf_event_attr a =
+		attr_of(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	struct rec_builder b;
+	struct psc_sample s;
+	int i;
+
+	(void)state;
+	a.sample_regs_user = 0xff01ffULL;
+	a.sample_stack_user = 64;
+	a.exclude_callchain_user = 1;
+	rb_start(&b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rb_u64(&b, 0x401000); /* ip */
+	rb_u64(&b, (7ULL << 32) | 7); /* pid, tid */
+	rb_u64(&b, 123456789); /* time */
+	rb_u64(&b, 1000000); /* period */
+	rb_u64(&b, 2); /* callchain: the kernel's part only */
+	rb_u64(&b, PERF_CONTEXT_KERNEL);
+	rb_u64(&b, 0xffffffff81000010ULL);
+	rb_u64(&b, PERF_SAMPLE_REGS_ABI_64);
+	for (i = 0; i < 17; i++)
+		rb_u64(&b, 0x100 + (uint64_t)i); /* ax bx cx dx si di bp sp ip r8 .. r15 */
+	rb_u64(&b, 64); /* stack size */
+	for (i = 0; i < 8; i++)
+		rb_u64(&b, 0x7000 + (uint64_t)i);
+	rb_u64(&b, 40); /* dyn_size */
+	assert_int_equal(psc_record__parse_sample(rb_finish(&b), &a, &s), 0);
+	assert_int_equal(s.callchain.nr, 2);
+	assert_int_equal(s.period, 1000000);
+	assert_int_equal(s.regs_user.abi, PERF_SAMPLE_REGS_ABI_64);
+	assert_int_equal(s.regs_user.mask, 0xff01ffULL);
+	assert_int_equal(s.regs_user.nr, 17);
+	assert_int_equal(s.regs_user.regs[7], 0x107); /* sp: bit 7 */
+	assert_int_equal(s.regs_user.regs[8], 0x108); /* ip: bit 8 */
+	assert_int_equal(s.regs_user.regs[9], 0x109); /* r8: bit 16, the 10th set */
+	assert_int_equal(s.regs_user.regs[16], 0x110); /* r15 */
+	assert_int_equal(s.stack_user.size, 64);
+	assert_int_equal(s.stack_user.dyn_size, 40);
+	assert_int_equal(((const uint64_t *)s.stack_user.data)[0], 0x7000);
+	assert_int_equal(((const uint64_t *)s.stack_user.data)[7], 0x7007);
+	expect_strict_size(rb_finish(&b), &a);
+	/* a stack copy longer than the record */
+	b.buf[b.n - 10] = 72;
+	assert_int_equal(psc_record__parse_sample(rb_finish(&b), &a, &s), -EINVAL);
+}
+
 static void test_weight_struct(void **state)
 {
 	struct perf_event_attr a = attr_of(PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC);
@@ -884,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_callchain),
 		cmocka_unit_test(test_branch_stack),
 		cmocka_unit_test(test_regs_and_stack),
+		cmocka_unit_test(test_dwarf_sample),
 		cmocka_unit_test(test_weight_struct),
 		cmocka_unit_test(test_everything),
 		cmocka_unit_test(test_sample_rejects),

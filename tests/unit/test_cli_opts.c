@@ -1,0 +1,146 @@
+/* Unit tests of the shared stack options: -g, perf's --call-graph fp|dwarf[,SIZE] and perf-prof's
+ * --user-callchain=dwarf, their defaults, rounding and limits. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "options.h"
+
+static int parse(struct cli_opts *o, unsigned int flags, int argc, const char **argv)
+{
+	return cli_opts_parse(o, argc, (char **)argv, flags, NULL, "help\n");
+}
+
+#define PARSE(o, flags, ...)                                                                     \
+	({                                                                                       \
+		const char *argv_[] = { "trace", __VA_ARGS__, NULL };                           \
+		parse(o, flags, (int)(sizeof(argv_) / sizeof(argv_[0])) - 1, argv_);            \
+	})
+
+static void t_g_is_frame_pointers(void **state)
+{
+	struct cli_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "-g"), 0);
+	assert_true(o.callchain);
+	assert_false(o.dwarf);
+	/* perf-prof's --call-graph alone is -g */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph"), 0);
+	assert_true(o.callchain);
+	assert_false(o.dwarf);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "fp"), 0);
+	assert_true(o.callchain);
+	assert_false(o.dwarf);
+}
+
+static void t_dwarf_default_and_size(void **state)
+{
+	struct cli_opts o;
+
+	(void)state;
+	/* perf's spelling, the mode a separate word */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf"), 0);
+	assert_true(o.callchain);
+	assert_true(o.dwarf);
+	assert_int_equal(o.stack_dump_size, CLI_STACK_DUMP_DEFAULT);
+	assert_int_equal(CLI_STACK_DUMP_DEFAULT, 8192);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph=dwarf,16384"), 0);
+	assert_true(o.dwarf);
+	assert_int_equal(o.stack_dump_size, 16384);
+	/* rounded up to the multiple of 8 the kernel requires */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,100"), 0);
+	assert_int_equal(o.stack_dump_size, 104);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,0x1000"), 0);
+	assert_int_equal(o.stack_dump_size, 4096);
+	/* the kernel's largest */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,65528"), 0);
+	assert_int_equal(o.stack_dump_size, CLI_STACK_DUMP_MAX);
+	/* -g after --call-graph dwarf keeps dwarf; fp after it goes back */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf", "-g"), 0);
+	assert_true(o.dwarf);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf", "--call-graph=fp"),
+			 0);
+	assert_false(o.dwarf);
+}
+
+static void t_dwarf_refused(void **state)
+{
+	struct cli_opts o;
+
+	(void)state;
+	/* over the kernel's limit (65536 is not below USHRT_MAX), rounding included */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,65536"), 2);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,65529"), 2);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,0"), 2);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,-8"), 2);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,8k"), 2);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "dwarf,"), 2);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph=lbr"), 2);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph=fp,8192"), 2);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph=dwarfx"), 2);
+	/* not a mode: with no command allowed, an unexpected argument */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--call-graph", "lbr"), 2);
+	/* a profiler without stacks has no such option */
+	assert_int_equal(PARSE(&o, CLI_OPT_EVENTS, "--call-graph", "dwarf"), 2);
+}
+
+static void t_user_callchain_dwarf(void **state)
+{
+	struct cli_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--user-callchain=dwarf"), 0);
+	assert_int_equal(o.user_callchain, 1);
+	assert_false(o.callchain);
+	assert_true(o.dwarf);
+	assert_int_equal(o.stack_dump_size, 8192);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--user-callchain=dwarf,4096"), 0);
+	assert_int_equal(o.stack_dump_size, 4096);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--user-callchain=fp"), 0);
+	assert_int_equal(o.user_callchain, 1);
+	assert_false(o.dwarf);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--user-callchain"), 0);
+	assert_false(o.dwarf);
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--user-callchain=lbr"), 2);
+}
+
+static void t_command_after(void **state)
+{
+	struct cli_opts o;
+
+	(void)state;
+	/* -g never takes a value: what follows is the command */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN | CLI_OPT_TARGET, "-g", "dwarf"), 0);
+	assert_false(o.dwarf);
+	assert_non_null(o.command);
+	assert_string_equal(o.command[0], "dwarf");
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN | CLI_OPT_TARGET, "--call-graph", "dwarf",
+			       "--", "./a.out"),
+			 0);
+	assert_true(o.dwarf);
+	assert_string_equal(o.command[0], "./a.out");
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN | CLI_OPT_TARGET, "--call-graph", "--",
+			       "./a.out"),
+			 0);
+	assert_true(o.callchain);
+	assert_false(o.dwarf);
+	assert_string_equal(o.command[0], "./a.out");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_g_is_frame_pointers),
+		cmocka_unit_test(t_dwarf_default_and_size),
+		cmocka_unit_test(t_dwarf_refused),
+		cmocka_unit_test(t_user_callchain_dwarf),
+		cmocka_unit_test(t_command_after),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
