@@ -8,7 +8,7 @@ SRC=${SOURCE_ROOT:?}/tests/cli/split31.c
 CC=${CC:-cc}
 WIN=0.8 # seconds a line without a bound of its own runs before its SIGINT
 
-plan 42
+plan 43
 if ! need_root; then
 	skip_all "needs root (system-wide sampling)"
 fi
@@ -211,6 +211,16 @@ else
 	fail "-fomit-frame-pointer: truncated '$tr' (exit $RC)"
 fi
 check "-fomit-frame-pointer: stderr advises --call-graph dwarf" grep -q 'stops before main.*--call-graph dwarf' "$ERR"
+run_capture "$P" profile -F 999 --call-graph dwarf --format folded -- "$TMP/split31_omit" 100
+reach=$(awk '/;work_[ab]( |$)/ { t += $NF; if ($0 ~ /;main;work_[ab] [0-9]+$/) m += $NF }
+	END { printf "%d %d\n", m, t }' "$OUT")
+read -r m t <<<"$reach"
+if [ "$RC" -eq 0 ] && [ "${t:-0}" -gt 0 ] && [ $((m * 100)) -ge $((t * 95)) ]; then
+	ok "-fomit-frame-pointer with --call-graph dwarf: $m of $t work_a/work_b samples reach main"
+else
+	fail "--call-graph dwarf: $m of $t samples reach main (exit $RC)"
+	sort -k2nr "$OUT" | head -3 | sed 's/^/#   /'
+fi
 run_capture "$P" profile -F 999 -- "$TMP/split31_omit" 100
 check "-fomit-frame-pointer: the text report says it too" grep -q '^# [0-9]* samples (.*%) have a user stack that stops before main' "$OUT"
 
