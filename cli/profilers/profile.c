@@ -1238,15 +1238,17 @@ const struct profiler profiler_profile = {
 	.name = "profile",
 	.summary = "sample the CPUs: where the time goes, as top functions, flame graphs or pprof",
 	.usage = "[-F HZ | -c PERIOD] [-a | -C CPUS] [-p PID,... | -t TID,... | -G CGROUP]\n"
-		 "                         [-g] [--duration S] [-i MS] [--format folded|text|json|svg|pprof]\n"
-		 "                         [-o FILE] [--flame-graph FILE] [-- COMMAND ARGS...]",
+		 "                         [-g | --call-graph fp|dwarf[,SIZE]] [--duration S] [-i MS]\n"
+		 "                         [--format folded|text|json|svg|pprof] [-o FILE] [--flame-graph FILE]\n"
+		 "                         [-- COMMAND ARGS...]",
 	.description =
 		"Samples what the CPUs run, at -F HZ (99 by default), with the kernel and user stack of each\n"
-		"sample (frame pointers), and counts the samples by stack in memory: memory grows with the\n"
-		"distinct stacks, not with the run time, and nothing is written until a profile is.\n"
-		"Stacks are symbolized when the profile is written (at the end, or every -i MS), each\n"
-		"distinct address once. The event is cycles where a hardware PMU counts them, else\n"
-		"cpu-clock, and the output says which (-e samples any other event).\n"
+		"sample (frame pointers; --call-graph dwarf unwinds code built without them), and counts\n"
+		"the samples by stack in memory: memory grows with the distinct stacks, not with the run\n"
+		"time, and nothing is written until a profile is. Stacks are symbolized when the profile\n"
+		"is written (at the end, or every -i MS), each distinct address once. The event is cycles\n"
+		"where a hardware PMU counts them, else cpu-clock, and the output says which (-e samples\n"
+		"any other event).\n"
 		"\n"
 		"Formats: text lists the functions with the most samples, their total (samples with the\n"
 		"function anywhere in the stack) and self (at the top) shares, as perf report --stdio does;\n"
@@ -1271,6 +1273,7 @@ const struct profiler profiler_profile = {
 		    "profile -F 999 -o cpu.svg -- ./a.out\n"
 		    "profile -F 999 -o cpu.pb.gz -- ./a.out && go tool pprof -top cpu.pb.gz\n"
 		    "profile -F 499 -a -i 1000 -o slice.svg --duration 5\n"
+		    "profile -F 999 --call-graph dwarf -o cpu.svg -- ./a.out\n"
 		    "profile -F 997 -p 1 -g --flame-graph cpu --duration 2\n"
 		    "profile -F 997 -C 0 --than 30 -g --duration 3\n"
 		    "profile -F 997 --exclude-user -g --flame-graph kernel --duration 2\n"
