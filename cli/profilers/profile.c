@@ -57,7 +57,7 @@ struct profile {
 	/* options */
 	long freq, period;
 	const char *format_arg, *output, *flame_graph;
-	bool exclude_user, exclude_kernel, per_pid, per_thread;
+	bool exclude_user, exclude_kernel, exclude_guest, per_pid, per_thread;
 	double than;
 	long top; /* text rows; 0: all */
 	bool top_set;
@@ -310,6 +310,8 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 		a->exclude_user = 1;
 	if (pf->exclude_kernel)
 		a->exclude_kernel = 1;
+	if (pf->exclude_guest)
+		a->exclude_guest = 1;
 	(void)p;
 	return 0;
 }
@@ -1222,6 +1224,8 @@ static const struct prof_opt profile_opts[] = {
 	  "sample only while the CPU runs the kernel" },
 	{ "exclude-kernel", 0, NULL, PROF_OPT_FLAG, OFF(exclude_kernel), 0, 0, NULL,
 	  "sample only while the CPU runs user code" },
+	{ "exclude-guest", 0, NULL, PROF_OPT_FLAG, OFF(exclude_guest), 0, 0, NULL,
+	  "not while the CPU runs a KVM guest (perf-prof's)" },
 	{ "per-pid", 0, NULL, PROF_OPT_FLAG, OFF(per_pid), 0, 0, NULL,
 	  "root frame comm-PID instead of the process name" },
 	{ "per-thread", 0, NULL, PROF_OPT_FLAG, OFF(per_thread), 0, 0, NULL,
@@ -1265,7 +1269,8 @@ const struct profiler profiler_profile = {
 		 "Lost samples (rings full) are counted and reported; raise -m if you see them.\n"
 		 "\n"
 		 "Stops on SIGINT/SIGTERM, at --duration, after -N samples, or when COMMAND or the -p\n"
-		 "process exits; the profile is written then. Exit status: COMMAND's status when it ends;\n"
+		 "process exits; the profile is written then (SIGUSR1 writes the one so far and starts a\n"
+		 "new one, as -i does). Exit status: COMMAND's status when it ends;\n"
 		 "0 after any other clean stop; 1 on a runtime failure (e.g. -o not writable, said before\n"
 		 "sampling starts); 2 on a usage error (e.g. -F above kernel.perf_event_max_sample_rate).",
 	.examples = "profile -F 999 --duration 5\n"

@@ -8,7 +8,7 @@ SRC=${SOURCE_ROOT:?}/tests/cli/split31.c
 CC=${CC:-cc}
 WIN=0.8 # seconds a line without a bound of its own runs before its SIGINT
 
-plan 43
+plan 44
 if ! need_root; then
 	skip_all "needs root (system-wide sampling)"
 fi
@@ -296,6 +296,8 @@ run_window profile -F 997 -g -i 300 --flame-graph sliced
 check "perf-prof: profile -F 997 -g -i 300 --flame-graph sliced: sliced.0001.folded" test -s "$TMP/sliced.0001.folded"
 kill "$busy" 2>/dev/null
 wait "$busy" 2>/dev/null
+run_capture "$P" profile -F 997 --exclude-guest -g --duration 0.5
+check "perf-prof: profile -F 997 --exclude-guest -g: a report (exit $RC)" grep -q '^# perfscope profile: [1-9]' "$OUT"
 run_capture "$P" profile -F 997 -N 50 -g
 check "perf-prof: -N 50 stops after 50 samples (exit $RC)" grep -qE '^# perfscope profile: 50 samples' "$OUT"
 
