@@ -312,6 +312,14 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 		a->exclude_kernel = 1;
 	if (pf->exclude_guest)
 		a->exclude_guest = 1;
+	/* what the first event samples at is what the outputs say (every event of a tracepoint) */
+	if (ev->idx == 0) {
+		pf->use_freq = a->freq;
+		if (a->freq)
+			pf->freq_used = (long)a->sample_freq;
+		else
+			pf->period_used = (long)a->sample_period;
+	}
 	(void)p;
 	return 0;
 }
@@ -632,6 +640,11 @@ static struct stack_ent **sorted_stacks(struct profile *pf, size_t *nr)
 
 /* ---- writing ---- */
 
+static bool time_event(const char *ev)
+{
+	return ev && (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"));
+}
+
 static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0;
@@ -643,8 +656,11 @@ static void describe(struct prof *p, struct profile *pf, char *buf, size_t len)
 
 	if (pf->use_freq)
 		n += snprintf(buf + n, len - (size_t)n, " at %ld Hz", pf->freq_used);
+	else if (pf->period_used == 1)
+		n += snprintf(buf + n, len - (size_t)n, " (every event)");
 	else
-		n += snprintf(buf + n, len - (size_t)n, " every %ld events", pf->period_used);
+		n += snprintf(buf + n, len - (size_t)n, " every %ld %s", pf->period_used,
+			      time_event(pf->event) ? "ns" : "events");
 	if (pf->why_event)
 		snprintf(buf + n, len - (size_t)n, " (%s)", pf->why_event);
 	(void)p;
@@ -808,11 +824,6 @@ static struct flame *build_flame(struct prof *p, struct profile *pf, struct stac
 			pf->dropped += arr[i]->count;
 	}
 	return fl;
-}
-
-static bool time_event(const char *ev)
-{
-	return ev && (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"));
 }
 
 /* The profile as pprof: samples/count and cpu/nanoseconds (or the event's count), pid and comm
@@ -1136,6 +1147,10 @@ static int profile_start(struct prof *p, void *priv)
 	/* symbols are read when a profile is written: the maps of exited processes wait for it */
 	callchain__hold_exits(prof__callchain(p), true);
 	pf->slice_wall_ns = wall_ns();
+	if (pf->than && !pf->use_freq)
+		return prof_usage(p, "--than judges CPU use from a sampling frequency, and %s is "
+				     "sampled by period (%ld); give it freq=N or leave -e out",
+				  pf->event, pf->period_used);
 	if (pf->than) {
 		pf->nr_wins = psc_cpu__nr_possible();
 		pf->wins = calloc((size_t)pf->nr_wins, sizeof(*pf->wins));

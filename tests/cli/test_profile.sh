@@ -8,7 +8,7 @@ SRC=${SOURCE_ROOT:?}/tests/cli/split31.c
 CC=${CC:-cc}
 WIN=0.8 # seconds a line without a bound of its own runs before its SIGINT
 
-plan 44
+plan 48
 if ! need_root; then
 	skip_all "needs root (system-wide sampling)"
 fi
@@ -263,6 +263,17 @@ import json, sys
 d = json.loads(open(sys.argv[1]).readline())
 assert d["event"] == "page-faults" and d["samples"] > 0, d["event"]' "$OUT"
 
+run_capture "$P" profile -c 1000000 --format json -- "$TMP/split31" 20
+check "-c 1000000: sampled by period, said in the JSON" python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+assert d["period"] == 1000000 and "freq" not in d and d["samples"] > 50, d' "$OUT"
+run_capture "$P" profile -e sched:sched_switch --duration 0.3
+check "-e sched:sched_switch: '(every event)', not a frequency it does not have" \
+	grep -q '^# perfscope profile: [0-9]* samples of sched:sched_switch (every event)' "$OUT"
+expect_rc "--than with a tracepoint sampled every event: usage error" 2 \
+	"$P" profile -e sched:sched_switch --than 30 --duration 0.3
+
 # ---- perf-prof's profile command lines (its -h examples and docs) ----
 # run ARGS...: runs perfscope profile with perf-prof's arguments for $WIN seconds, then SIGINT
 run_window() {
@@ -281,7 +292,9 @@ BG_PIDS+=("$busy")
 run_window profile -F 997 -p "$busy" -g --flame-graph cpu
 check "perf-prof: profile -F 997 -p PID -g --flame-graph cpu: cpu.folded with work_a (exit $RC)" \
 	grep -q ';work_a [0-9]*$' "$TMP/cpu.folded"
+WIN=2 # a second's window judged at least once, even when a loaded machine starts it slowly
 run_window profile -F 997 -C 0-1 --than 30 -g --flame-graph cpu2
+WIN=0.8
 check "perf-prof: profile -F 997 -C 0-3 --than 30 -g --flame-graph cpu (as 0-1): hot lines (exit $RC)" \
 	grep -q '^hot: cpu [01] [0-9]*% busy' "$OUT"
 run_window profile -F 997 --exclude-user -g --flame-graph kernel
@@ -296,6 +309,8 @@ run_window profile -F 997 -g -i 300 --flame-graph sliced
 check "perf-prof: profile -F 997 -g -i 300 --flame-graph sliced: sliced.0001.folded" test -s "$TMP/sliced.0001.folded"
 kill "$busy" 2>/dev/null
 wait "$busy" 2>/dev/null
+run_capture "$P" profile -F 997 -m 64 --watermark 50 -g --duration 0.5
+check "perf-prof: profile -F 997 -m 64 --watermark 50 -g: a report (exit $RC)" grep -q '^# perfscope profile: [1-9]' "$OUT"
 run_capture "$P" profile -F 997 --exclude-guest -g --duration 0.5
 check "perf-prof: profile -F 997 --exclude-guest -g: a report (exit $RC)" grep -q '^# perfscope profile: [1-9]' "$OUT"
 run_capture "$P" profile -F 997 -N 50 -g
