@@ -373,9 +373,12 @@ int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint
 		bool kernel;
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			ctx = ip == (uint64_t)PERF_CONTEXT_KERNEL ? KERNEL
-			      : ip == (uint64_t)PERF_CONTEXT_USER ? USER
-								   : SKIP;
+			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+				ctx = KERNEL;
+			else if (ip == (uint64_t)PERF_CONTEXT_USER)
+				ctx = USER;
+			else
+				ctx = SKIP; /* hypervisor, guest: not ours to name */
 			first_in_ctx = true;
 			continue;
 		}

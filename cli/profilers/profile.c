@@ -130,8 +130,9 @@ static int parse_than(struct prof *p, void *priv, const char *arg)
 	if (*end == '%')
 		end++;
 	if (errno || end == arg || *end || !(v > 0) || v > 100)
-		return prof_usage(p, "--than must be a percentage of a CPU above 0 and at most 100, "
-				     "not '%s'",
+		return prof_usage(p,
+				  "--than must be a percentage of a CPU above 0 and at most 100, "
+				  "not '%s'",
 				  arg);
 	pf->than = v;
 	return 0;
@@ -146,8 +147,9 @@ static int parse_top(struct prof *p, void *priv, const char *arg)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v < 0 || v > 1000000)
-		return prof_usage(p, "--top must be a number of functions from 0 (all) to 1000000, "
-				     "not '%s'",
+		return prof_usage(p,
+				  "--top must be a number of functions from 0 (all) to 1000000, "
+				  "not '%s'",
 				  arg);
 	pf->top = v;
 	pf->top_set = true;
@@ -205,8 +207,9 @@ static int profile_check(struct prof *p, void *priv)
 		return prof_usage(p, "-F (a frequency) and -c (a period) contradict each other; "
 				     "give one");
 	if (pf->exclude_user && pf->exclude_kernel)
-		return prof_usage(p, "--exclude-user and --exclude-kernel together leave nothing to "
-				     "sample; give one");
+		return prof_usage(p,
+				  "--exclude-user and --exclude-kernel together leave nothing to "
+				  "sample; give one");
 	if (pf->per_pid && pf->per_thread)
 		return prof_usage(p, "--per-pid and --per-thread contradict each other; give one");
 	if (pf->than && pf->period)
@@ -224,16 +227,19 @@ static int profile_check(struct prof *p, void *priv)
 			pf->fmt = PF_JSON;
 	}
 	if (p->opts.interval_ms && file_format(pf->fmt) && !pf->output)
-		return prof_usage(p, "-i with --format %s writes one file per interval: give -o FILE "
-				     "(FILE.0001.%s, FILE.0002.%s ...)",
-				  format_names[pf->fmt], format_names[pf->fmt], format_names[pf->fmt]);
+		return prof_usage(p,
+				  "-i with --format %s writes one file per interval: give -o FILE "
+				  "(FILE.0001.%s, FILE.0002.%s ...)",
+				  format_names[pf->fmt], format_names[pf->fmt],
+				  format_names[pf->fmt]);
 	max = max_sample_rate();
 	if (pf->freq && max && pf->freq > max)
-		return prof_usage(p,
-				  "-F %ld is above the kernel's limit, kernel.perf_event_max_sample_rate "
-				  "= %ld; use -F %ld or less, or raise the limit (sysctl -w "
-				  "kernel.perf_event_max_sample_rate=%ld)",
-				  pf->freq, max, max, pf->freq);
+		return prof_usage(
+			p,
+			"-F %ld is above the kernel's limit, kernel.perf_event_max_sample_rate "
+			"= %ld; use -F %ld or less, or raise the limit (sysctl -w "
+			"kernel.perf_event_max_sample_rate=%ld)",
+			pf->freq, max, max, pf->freq);
 	if (!pf->top_set)
 		pf->top = 30;
 	pf->use_freq = !pf->period;
@@ -257,9 +263,10 @@ static int profile_check(struct prof *p, void *priv)
 			p->opts.events = "cycles";
 		} else {
 			p->opts.events = "cpu-clock";
-			pf->why_event = err == -ENOENT || err == -EOPNOTSUPP
-						? "no hardware PMU on this machine: cycles cannot be sampled"
-						: "cycles cannot be opened here";
+			pf->why_event =
+				err == -ENOENT || err == -EOPNOTSUPP
+					? "no hardware PMU on this machine: cycles cannot be sampled"
+					: "cycles cannot be opened here";
 		}
 	}
 	/* stacks are what a profile is about: -g is the default (perf-prof's -g still accepted),
@@ -271,7 +278,7 @@ static int profile_check(struct prof *p, void *priv)
 	/* an unwritable -o is said now, not after the run */
 	if (pf->output) {
 		char *name = p->opts.interval_ms && file_format(pf->fmt) ? slice_name(pf->output, 1)
-									: NULL;
+									 : NULL;
 
 		pf->file = out__open(name ? name : pf->output, 256 * 1024);
 		if (!pf->file) {
@@ -343,8 +350,7 @@ static bool same_stack(const struct stack_ent *e, const struct profile *pf,
 		       uint32_t nr)
 {
 	return e->nr == nr && e->pid == s->pid && (!pf->per_thread || e->tid == s->tid) &&
-	       !strncmp(e->comm, comm, sizeof(e->comm)) &&
-	       !memcmp(e->ips, ips, nr * sizeof(*ips));
+	       !strncmp(e->comm, comm, sizeof(e->comm)) && !memcmp(e->ips, ips, nr * sizeof(*ips));
 }
 
 static struct stack_ent *count_stack(struct profile *pf, const struct psc_sample *s,
@@ -456,9 +462,18 @@ static void free_stacks(struct profile *pf)
 static bool is_root(const char *sym)
 {
 	static const char *const roots[] = {
-		"main",		 "_start",     "__libc_start_main", "__libc_start_call_main",
-		"start_thread", "clone",      "clone3",		   "__clone",
-		"__clone3",	 "thread_start", "_dl_start",		   "_dl_start_user",
+		"main",
+		"_start",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"start_thread",
+		"clone",
+		"clone3",
+		"__clone",
+		"__clone3",
+		"thread_start",
+		"_dl_start",
+		"_dl_start_user",
 	};
 
 	if (!sym)
@@ -630,9 +645,9 @@ static struct stack_ent **sorted_stacks(struct profile *pf, size_t *nr)
 	*nr = 0;
 	if (!arr)
 		return NULL;
-	keymap__for_each(&pf->stacks, &it, key, head)
-		for (struct stack_ent *e = *head; e && n < pf->nr_stacks; e = e->next)
-			arr[n++] = e;
+	keymap__for_each(&pf->stacks, &it, key, head) for (struct stack_ent *e = *head;
+							   e && n < pf->nr_stacks; e = e->next)
+		arr[n++] = e;
 	qsort(arr, n, sizeof(*arr), by_count);
 	*nr = n;
 	return arr;
@@ -833,7 +848,7 @@ static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stac
 {
 	struct pprof_value_type types[2] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
 	struct pprof_frame *pfr = calloc(MAX_FRAMES, sizeof(*pfr));
-	char (*bid)[2 * 20 + 1] = calloc(MAX_FRAMES, sizeof(*bid));
+	char(*bid)[2 * 20 + 1] = calloc(MAX_FRAMES, sizeof(*bid));
 	int64_t period = pf->use_freq ? 1000000000ll / pf->freq_used : pf->period_used;
 	struct pprof *pp = NULL;
 	char what[300], comment[600];
@@ -860,7 +875,8 @@ static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stac
 	}
 	if (pf->truncated) {
 		snprintf(comment, sizeof(comment),
-			 "%" PRIu64 " samples with a user stack that stops before main", pf->truncated);
+			 "%" PRIu64 " samples with a user stack that stops before main",
+			 pf->truncated);
 		pprof__add_comment(pp, comment);
 	}
 	for (size_t i = 0; i < nr; i++) {
@@ -1070,11 +1086,11 @@ static void than_report(struct prof *p, struct profile *pf, int cpu, struct cpu_
 	if (busy < pf->than)
 		return;
 	pf->hot_windows++;
-	keymap__for_each(&w->stacks, &it, key, cnt)
-		if (*cnt > best) {
-			best = *cnt;
-			top = (struct stack_ent *)(uintptr_t)key;
-		}
+	keymap__for_each(&w->stacks, &it, key, cnt) if (*cnt > best)
+	{
+		best = *cnt;
+		top = (struct stack_ent *)(uintptr_t)key;
+	}
 	len = snprintf(line, sizeof(line),
 		       "hot: cpu %d %.0f%% busy (%" PRIu64 " samples in %.2f s, --than %g%%)", cpu,
 		       busy > 100 ? 100 : busy, w->n, (double)span_ns / 1e9, pf->than);
@@ -1148,8 +1164,9 @@ static int profile_start(struct prof *p, void *priv)
 	callchain__hold_exits(prof__callchain(p), true);
 	pf->slice_wall_ns = wall_ns();
 	if (pf->than && !pf->use_freq)
-		return prof_usage(p, "--than judges CPU use from a sampling frequency, and %s is "
-				     "sampled by period (%ld); give it freq=N or leave -e out",
+		return prof_usage(p,
+				  "--than judges CPU use from a sampling frequency, and %s is "
+				  "sampled by period (%ld); give it freq=N or leave -e out",
 				  pf->event, pf->period_used);
 	if (pf->than) {
 		pf->nr_wins = psc_cpu__nr_possible();
@@ -1159,8 +1176,9 @@ static int profile_start(struct prof *p, void *priv)
 		for (int i = 0; i < pf->nr_wins; i++)
 			if (keymap__init(&pf->wins[i].stacks, sizeof(uint64_t), 64))
 				return -ENOMEM;
-		pf->than_window_ns = p->opts.interval_ms ? (uint64_t)p->opts.interval_ms * 1000000ull
-							 : THAN_WINDOW_NS;
+		pf->than_window_ns = p->opts.interval_ms
+					     ? (uint64_t)p->opts.interval_ms * 1000000ull
+					     : THAN_WINDOW_NS;
 	}
 	return 0;
 }
@@ -1197,7 +1215,8 @@ static int profile_report(struct prof *p, void *priv)
 		fprintf(stderr, "perfscope %s: %" PRIu64 " samples left out: out of memory\n",
 			p->name, pf->dropped);
 	if (pf->than && !p->opts.quiet)
-		fprintf(stderr, "perfscope %s: %" PRIu64 " windows of a CPU at or above --than %g%%\n",
+		fprintf(stderr,
+			"perfscope %s: %" PRIu64 " windows of a CPU at or above --than %g%%\n",
 			p->name, pf->hot_windows, pf->than);
 	return err;
 }
@@ -1256,10 +1275,11 @@ static const struct prof_opt profile_opts[] = {
 const struct profiler profiler_profile = {
 	.name = "profile",
 	.summary = "sample the CPUs: where the time goes, as top functions, flame graphs or pprof",
-	.usage = "[-F HZ | -c PERIOD] [-a | -C CPUS] [-p PID,... | -t TID,... | -G CGROUP]\n"
-		 "                         [-g | --call-graph fp|dwarf[,SIZE]] [--duration S] [-i MS]\n"
-		 "                         [--format folded|text|json|svg|pprof] [-o FILE] [--flame-graph FILE]\n"
-		 "                         [-- COMMAND ARGS...]",
+	.usage =
+		"[-F HZ | -c PERIOD] [-a | -C CPUS] [-p PID,... | -t TID,... | -G CGROUP]\n"
+		"                         [-g | --call-graph fp|dwarf[,SIZE]] [--duration S] [-i MS]\n"
+		"                         [--format folded|text|json|svg|pprof] [-o FILE] [--flame-graph FILE]\n"
+		"                         [-- COMMAND ARGS...]",
 	.description =
 		"Samples what the CPUs run, at -F HZ (99 by default), with the kernel and user stack of each\n"
 		"sample (frame pointers; --call-graph dwarf unwinds code built without them), and counts\n"
@@ -1279,15 +1299,16 @@ const struct profiler profiler_profile = {
 	.events_help = "what to sample instead of cycles/cpu-clock: any event perfscope\n"
 		       "knows (e.g. -e page-faults, -e sched:sched_switch); period=/freq=\n"
 		       "on the event win over -F/-c",
-	.notes = "Samples whose user stack stops before main, _start or a thread's start (code built\n"
-		 "without frame pointers) are counted and reported, with the advice to use DWARF stacks.\n"
-		 "Lost samples (rings full) are counted and reported; raise -m if you see them.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, after -N samples, or when COMMAND or the -p\n"
-		 "process exits; the profile is written then (SIGUSR1 writes the one so far and starts a\n"
-		 "new one, as -i does). Exit status: COMMAND's status when it ends;\n"
-		 "0 after any other clean stop; 1 on a runtime failure (e.g. -o not writable, said before\n"
-		 "sampling starts); 2 on a usage error (e.g. -F above kernel.perf_event_max_sample_rate).",
+	.notes =
+		"Samples whose user stack stops before main, _start or a thread's start (code built\n"
+		"without frame pointers) are counted and reported, with the advice to use DWARF stacks.\n"
+		"Lost samples (rings full) are counted and reported; raise -m if you see them.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, after -N samples, or when COMMAND or the -p\n"
+		"process exits; the profile is written then (SIGUSR1 writes the one so far and starts a\n"
+		"new one, as -i does). Exit status: COMMAND's status when it ends;\n"
+		"0 after any other clean stop; 1 on a runtime failure (e.g. -o not writable, said before\n"
+		"sampling starts); 2 on a usage error (e.g. -F above kernel.perf_event_max_sample_rate).",
 	.examples = "profile -F 999 --duration 5\n"
 		    "profile -F 999 --format folded -o cpu.folded -- ./a.out\n"
 		    "profile -F 999 -o cpu.svg -- ./a.out\n"
@@ -1301,8 +1322,7 @@ const struct profiler profiler_profile = {
 		    "profile -F 99 -a --per-pid --format folded --duration 2 > all.folded",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_ORDER | CLI_OPT_CALLCHAIN |
-		       CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET |
-		       CLI_OPT_USAGE_SELF,
+		       CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = profile_opts,
 	.needs = PROF_RINGS | PROF_COMM | PROF_STACKS,
 	.conformance_args = "-F 99 -i 200",
