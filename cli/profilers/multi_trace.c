@@ -88,7 +88,7 @@ static const char *const impl_names[] = {
 #define MT_OPTS \
 	{ "key", 'k', "EXPR", PROF_OPT_STRING, offsetof(struct mt, key_text), 0, 0, NULL, \
 	  "the key of events without key=: a field or any EXPR\n" \
-	  "(default: the thread, _tid)" }, \
+	  "(default: the thread; idle tasks apart per CPU)" }, \
 	{ "impl", 0, "IMPL", PROF_OPT_STRING, offsetof(struct mt, impl_text), 0, 0, NULL, \
 	  "what pairs mean: delay (latency statistics, default),\n" \
 	  "pair (what never paired), syscalls (latency and errors per\n" \
@@ -619,7 +619,8 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		mt->last_time = s->time;
 	if (mt->preset == MT_PRESET_RUNDELAY && !mt_rundelay_pass(p, mt, ev, s))
 		return 0;
-	pe.key = s->tid;
+	/* the thread; the idle tasks are all tid 0, one per CPU: told apart by their CPU */
+	pe.key = s->tid ? s->tid : (1ull << 63) | (uint32_t)cpu;
 	if (me->key && !eval_u64(me->key, s, &pe.key, &me->key_errors))
 		return 0;
 	if (mt->dt)
