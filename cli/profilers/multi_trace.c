@@ -122,26 +122,11 @@ const struct prof_opt mt_opts[] = {
 	{ NULL },
 };
 
-static int opt_pids(struct prof *p, void *priv, const char *arg)
-{
-	struct mt *mt = priv;
-
-	for (const char *c = arg; *c; c++)
-		if ((*c < '0' || *c > '9') && *c != ',')
-			return prof_usage(p, "-p takes process ids separated by commas, not '%s'",
-					  arg);
-	mt->pids = arg;
-	return 0;
-}
-
 /* rundelay's: multi-trace's, and its filters that also set the keys. */
 const struct prof_opt mt_rundelay_opts[] = {
 	MT_OPTS
 	{ "filter", 0, "COMM", PROF_OPT_STRING, offsetof(struct mt, filter_comm), 0, 0, NULL,
 	  "only tasks whose name matches COMM (a glob: java*)" },
-	{ "pids", 'p', "PID[,PID...]", PROF_OPT_FN, 0, 0, 0, opt_pids,
-	  "only these processes' threads (the events stay\n"
-	  "system wide: their wakeups come from other tasks)" },
 	{ NULL },
 };
 

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "evprint.h"
 #include "hist.h"
@@ -86,7 +87,10 @@ struct mt {
 	bool detail;
 	long max_pending;
 	const char *filter_comm; /* rundelay --filter */
-	const char *pids; /* rundelay -p */
+	char pids[1024]; /* rundelay -p/-t: "12,34", filters on the events (system wide) */
+	pid_t watch[CLI_MAX_TASKS]; /* rundelay: -p/-t, it stops when they are all gone */
+	int nr_watch;
+	int timer_fd;
 	/* state */
 	enum mt_preset preset;
 	enum mt_impl impl;
