@@ -47,6 +47,8 @@ struct mt_link {
 	struct keymap by; /* per key (--perins) or per syscall id: struct mt_stat * */
 	struct heatmap *hm;
 	struct mt *mt;
+	struct mt_stat *last; /* the row of the last pair (syscalls come in runs) */
+	uint64_t dropped; /* latencies without a row: no memory */
 	uint64_t ival_counts[PAIR_NR_OUTCOMES]; /* outcome counts at the last interval */
 };
 
@@ -68,7 +70,7 @@ struct mt_ev {
 	bool untraced;
 	struct evprint_event print;
 	bool print_ok;
-	struct expr *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
+	const struct psc_tp_field *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
 	struct expr *pass; /* a preset's own condition (rundelay: prev_state, --filter, -p) */
 	uint64_t key_errors, role_errors, pass_errors;
 };
@@ -95,6 +97,7 @@ struct mt {
 	enum mt_preset preset;
 	enum mt_impl impl;
 	bool print_outliers; /* --than, --only-than or --lower */
+	bool ival; /* -i: interval histograms are kept too */
 	int nr_groups;
 	struct mt_link links[MT_MAX_GROUPS];
 	int nr_links;
