@@ -173,7 +173,7 @@ int mt_check(struct prof *p, void *priv)
 				     "could be both",
 				  (unsigned long long)mt->lower, (unsigned long long)mt->than);
 	mt->print_outliers = mt->than || mt->lower;
-	mt->ival = p->opts.interval_ms > 0;
+	mt->ival = p->opts.interval_ms > 0 || (p->opts.events && strstr(p->opts.events, "trigger"));
 	if (mt->detail && !mt->print_outliers)
 		return prof_usage(p, "--detail prints the events around outliers: give --than T, "
 				     "--only-than T or --lower T too");
@@ -241,6 +241,7 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	if (me->group + 1 > mt->nr_groups)
 		mt->nr_groups = me->group + 1;
 	me->untraced = prof_event__attr(ev, "untraced") != NULL;
+	me->trigger = prof_event__attr(ev, "trigger") != NULL;
 	me->role = role ? role->expr : NULL;
 	if (key) {
 		me->key = key->expr;
@@ -617,7 +618,7 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	if (mt->dt)
 		mt_detail__add(p, mt, ev->idx, cpu, s, pe.key);
 	if (me->untraced)
-		return 0;
+		return me->trigger ? mt_interval(p, mt, s->time) : 0;
 	if (me->role && !eval_u64(me->role, s, &role, &me->role_errors))
 		return 0;
 	/* the end of the pair into this group first, then the start of the pair out of it */
@@ -631,6 +632,9 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		pair__start(mt->links[g].pr, &pe);
 	if (mt->dt)
 		mt_detail__flush(p, mt, false);
+	/* perf-prof's trigger: the event, not a timer, says when the interval's tables come */
+	if (me->trigger)
+		return mt_interval(p, mt, s->time);
 	return 0;
 }
 

@@ -68,6 +68,7 @@ struct mt_ev {
 	bool own_key;
 	struct expr *role; /* role=EXPR: bit 0 start, bit 1 end; NULL: both where possible */
 	bool untraced;
+	bool trigger; /* trigger ATTR: each of its events prints the tables, as -i does */
 	struct evprint_event print;
 	bool print_ok;
 	const struct psc_tp_field *sc_id, *sc_ret; /* syscalls: id and ret of the end event */

@@ -12,6 +12,7 @@
 
 #include "expr.h"
 #include "multi_trace.h"
+#include "sched_state.h"
 #include "session.h"
 
 #define RD_STARTS "sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_switch"
@@ -47,39 +48,6 @@ const char *mt_rundelay_key(const struct prof_event *ev, int group)
 	}
 }
 
-/*
- * The prev_state a preempted task has in sched_switch. The kernel reports a preemption as
- * TASK_REPORT_MAX, one bit above the states it names, a value that moved between versions; the
- * event's own print format says which: the bit printed as "R+". 0 when none is.
- */
-static uint64_t preempted_state(struct psc_tp_format *fmt)
-{
-	const struct psc_tp_field *f = psc_tp_format__field(fmt, "prev_state");
-	char raw[512], text[1024];
-	uint32_t size = 0;
-
-	if (!f || f->size > 8)
-		return 0;
-	for (int i = 0; i < psc_tp_format__nr_fields(fmt); i++) {
-		const struct psc_tp_field *g = psc_tp_format__field_at(fmt, i);
-
-		if (g && g->offset + g->size > size)
-			size = g->offset + g->size;
-	}
-	if (size > sizeof(raw))
-		return 0;
-	for (int bit = 0; bit < (int)f->size * 8 && bit < 32; bit++) {
-		uint64_t v = 1ull << bit;
-
-		memset(raw, 0, size);
-		memcpy(raw + f->offset, &v, f->size); /* little-endian: the low bytes first */
-		if (psc_tp_format__print(fmt, raw, size, text, sizeof(text)) > 0 &&
-		    strstr(text, "prev_state=R+"))
-			return v;
-	}
-	return 0;
-}
-
 /* "(a==1||a==2)" for -p's list on field a. */
 static void pid_cond(char *buf, size_t len, const char *field, const char *pids)
 {
@@ -109,7 +77,7 @@ static void rd_cond(struct mt *mt, struct prof_event *ev, int kind, char *buf, s
 
 	buf[0] = 0;
 	if (kind == RD_SWITCH_OUT) {
-		uint64_t r = ev->fmt ? preempted_state(ev->fmt) : 0;
+		uint64_t r = ev->fmt ? sched_switch__preempted_state(ev->fmt) : 0;
 
 		if (r)
 			n += (size_t)snprintf(buf + n, len - n,
