@@ -23,6 +23,8 @@ const struct prof_attr mt_attrs[] = {
 	{ "role", PROF_ATTR_EXPR, false, "role=EXPR: bit 0: may start, bit 1: may end (default 3)" },
 	{ "untraced", PROF_ATTR_FLAG, false, "untraced: context for --detail only, never paired" },
 	{ "trigger", PROF_ATTR_FLAG, false, "trigger: each of its events prints the interval" },
+	{ "size", PROF_ATTR_EXPR, false, "size=EXPR: kmemprof: the bytes of an allocation "
+					 "(default: bytes_alloc)" },
 	{ NULL },
 };
 
@@ -92,7 +94,8 @@ static const char *const impl_names[] = {
 	{ "impl", 0, "IMPL", PROF_OPT_STRING, offsetof(struct mt, impl_text), 0, 0, NULL, \
 	  "what pairs mean: delay (latency statistics, default),\n" \
 	  "pair (what never paired), syscalls (latency and errors per\n" \
-	  "system call of the end event's id and ret)" }, \
+	  "system call of the end event's id and ret), kmemprof\n" \
+	  "(bytes allocated, freed, not freed, by allocation stack)" }, \
 	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than, \
 	  "print each pair whose latency is above T (s, ms, us, ns)\n" \
 	  "and count them in the tables (over_than)" }, \
@@ -141,10 +144,10 @@ static int parse_impl(struct prof *p, struct mt *mt)
 		if (strcmp(mt->impl_text, impl_names[i]))
 			continue;
 		mt->impl = (enum mt_impl)i;
-		if (mt->impl == MT_KMEMPROF || mt->impl == MT_CALL || mt->impl == MT_CALL_DELAY)
+		if (mt->impl == MT_CALL || mt->impl == MT_CALL_DELAY)
 			return prof_usage(p,
-					  "--impl %s is not available yet: use delay, pair or "
-					  "syscalls (perfscope kmemleak reports allocations by stack)",
+					  "--impl %s is not available yet (it is nested-trace's): use "
+					  "delay, pair, syscalls or kmemprof",
 					  mt->impl_text);
 		return 0;
 	}
@@ -252,6 +255,25 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 		if ((ret = compile_key(p, ev, me, mt_rundelay_key(ev, me->group), "key")))
 			return ret;
 	}
+	if (mt->impl == MT_KMEMPROF) {
+		const struct prof_attr_val *size = prof_event__attr(ev, "size");
+
+		if (size) {
+			me->size = size->expr;
+		} else if (int_field(ev, "bytes_alloc") || int_field(ev, "bytes_req")) {
+			struct expr_opts o;
+			struct expr_error err;
+
+			prof__expr_opts(p, ev, &o);
+			o.want_int = true;
+			me->size = expr__compile(int_field(ev, "bytes_alloc") ? "bytes_alloc"
+									    : "bytes_req",
+						 &o, &err);
+			if (!me->size)
+				return -ENOMEM;
+			me->own_size = true;
+		}
+	}
 	if (mt->impl == MT_SYSCALLS) {
 		me->sc_id = int_field(ev, "id");
 		me->sc_ret = int_field(ev, "ret");
@@ -342,6 +364,8 @@ int mt_start(struct prof *p, void *priv)
 		group_name(p, lk->to, b, sizeof(b));
 		snprintf(lk->name, sizeof(lk->name), "%s -> %s", a, b);
 		lk->pr = pair__new(&po);
+		if (mt->impl == MT_KMEMPROF && mt_kmem__new(lk))
+			return -ENOMEM;
 		lk->all = stat_new(0);
 		if (!lk->pr || !lk->all || keymap__init(&lk->by, sizeof(struct mt_stat *), 0))
 			return -ENOMEM;
@@ -432,16 +456,14 @@ const char *mt_key_str(struct prof *p, struct mt *mt, int ev_idx, uint64_t key)
 
 /* ---- the impl: what a pair does ---- */
 
-struct mt_data {
-	struct mt_copy *copy; /* the start event, when outliers are printed */
-};
-
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
 {
 	struct mt_link *lk = ctx;
 	struct mt_data *d = data;
 
 	(void)e;
+	if (lk->kmem)
+		mt_kmem__alloc(ev->ctx, lk, d, ev);
 	if (!lk->mt->print_outliers || !ev->sample)
 		return 0;
 	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
@@ -493,6 +515,8 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 	bool over = (mt->than && delta > mt->than) || (mt->lower && delta < mt->lower);
 	bool error = false;
 
+	if (lk->kmem)
+		mt_kmem__free(lk, data);
 	if (mt->impl == MT_SYSCALLS) {
 		/* per system call only: the pair's total is their sum, merged when printed */
 		struct mt_ev *me = p->events_arr[end->idx].priv;
@@ -798,7 +822,7 @@ static void print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool f
 	struct mt_stat **rows = NULL;
 	size_t nr = 0;
 	char label[96];
-	bool table = !mt->only_than && mt->impl != MT_PAIR;
+	bool table = !mt->only_than && mt->impl != MT_PAIR && mt->impl != MT_KMEMPROF;
 
 	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
 		c[o] = final ? now[o] : now[o] - lk->ival_counts[o];
@@ -806,6 +830,12 @@ static void print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool f
 		sum_rows(lk);
 	if (mt->impl == MT_SYSCALLS || mt->perins)
 		rows = sorted_by(lk, &nr);
+	if (lk->kmem && final) {
+		mt_kmem__print(p, lk);
+		if (!p->json_fmt)
+			print_outcomes_text(p, lk, c);
+		return;
+	}
 	if (p->json_fmt) {
 		json__begin(&p->json, p->out);
 		JSON_KEY(&p->json, "pair");
@@ -1012,6 +1042,7 @@ void mt_teardown(struct prof *p, void *priv)
 			stat_delete(*v);
 		keymap__exit(&lk->by);
 		heatmap__delete(lk->hm);
+		mt_kmem__delete(lk->kmem);
 	}
 	for (int i = 0; i < p->nr_events; i++) {
 		struct mt_ev *me = p->events_arr[i].priv;
@@ -1021,6 +1052,8 @@ void mt_teardown(struct prof *p, void *priv)
 		if (me->own_key)
 			expr__delete(me->key);
 		expr__delete(me->pass);
+		if (me->own_size)
+			expr__delete(me->size);
 		if (me->print_ok)
 			evprint_event__exit(&me->print);
 	}

@@ -10,7 +10,7 @@ PP=${PERF_PROF:-$SOURCE_ROOT/../shared/peers/perf-prof/perf-prof}
 ENTER=syscalls:sys_enter_nanosleep
 EXIT=syscalls:sys_exit_nanosleep
 
-plan 28
+plan 30
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -83,10 +83,13 @@ sys.exit(not (len(k) == 1 and k[0]["count"] == 101 and int(k[0]["key"]) > 0))' "
 
 # 11: --lower prints the pairs below it
 run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" --lower 20ms --format json -- "$W" sleeps
-check "--lower 20ms: the 100 short sleeps are outliers" json_check '
+check "--lower 20ms: the pairs below it are printed (the short sleeps), not the 30 ms one" json_check '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
-sys.exit(not (len([x for x in o if x.get("outlier")]) == 100))' "$OUT"
+out = [x for x in o if x.get("outlier")]
+s = [x for x in o if x.get("pair") and x.get("final")][0]
+sys.exit(not (0 < len(out) <= 100 and all(x["latency_ns"] < 20000000 for x in out)
+  and s["over_than"] == len(out)))' "$OUT"
 
 # 12: --only-than: the outlier, no table
 run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" --only-than 20ms -- "$W" sleeps
@@ -137,7 +140,30 @@ s = [x for x in o if x.get("pair") and x.get("final")]
 sys.exit(not (len(s) == 2 and s[0]["count"] == 101 and s[1]["count"] == 1
   and s[1]["outcomes"]["replaced"] == 100))' "$OUT"
 
-# 19-22: a forced loss: one-page rings and 300000 close/dup rounds. Each close and dup carry the
+# 19-20: --impl kmemprof on the kernel's kmalloc/kfree: bytes allocated, freed, not freed
+if [ -d /sys/kernel/tracing/events/kmem/kmalloc ]; then
+	run_capture "$P" multi-trace -e 'kmem:kmalloc//key=ptr/stack/' -e 'kmem:kfree//key=ptr/' --impl kmemprof \
+		--format json --duration 0.5
+	check "kmemprof: freed = paired, not freed = allocated - freed, in objects and bytes" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+t = [x for x in o if x.get("pair") and "outcomes" in x][0]
+sys.exit(not (t["alloc_count"] > 0 and t["free_count"] == t["outcomes"]["paired"]
+  and t["count"] == t["alloc_count"] - t["free_count"]
+  and t["bytes"] == t["alloc_bytes"] - t["free_bytes"]))' "$OUT"
+	check "kmemprof: stacks (innermost first) adding up to the totals" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+t = [x for x in o if x.get("pair") and "outcomes" in x][0]
+g = [x for x in o if "stack" in x]
+sys.exit(not (len(g) > 0 and isinstance(g[0]["stack"], list) and
+  sum(x["alloc_bytes"] for x in g) == t["alloc_bytes"] and sum(x["count"] for x in g) == t["count"]))' "$OUT"
+else
+	skip "no kmem:kmalloc tracepoint"
+	skip "no kmem:kmalloc tracepoint"
+fi
+
+# 21-24: a forced loss: one-page rings and 300000 close/dup rounds. Each close and dup carry the
 # round number; a pair across lost events would join two rounds.
 run_capture "$P" multi-trace -e 'syscalls:sys_enter_close/fd>=1000000/' \
 	-e 'syscalls:sys_enter_dup/fildes>=1000000/' --lower 100s -m 1 --format json -- "$W" closedup 300000
@@ -171,7 +197,7 @@ else
 	skip "no loss forced on this machine (the rings kept up)"
 fi
 
-# 23-28: usage errors
+# 25-30: usage errors
 expect_rc "one -e group without --cycle" 2 "$P" multi-trace -e "$ENTER" -- true
 expect_rc "--impl bogus" 2 "$P" multi-trace -e "$ENTER" -e "$EXIT" --impl bogus -- true
 expect_rc "--detail without --than" 2 "$P" multi-trace -e "$ENTER" -e "$EXIT" --detail -- true
