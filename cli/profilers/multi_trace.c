@@ -1089,7 +1089,8 @@ const struct profiler profiler_multi_trace = {
 		"and end (bit 1); untraced events are not paired but shown by --detail, which prints\n"
 		"the events around each outlier from a backlog of the last 65536 events.",
 	.events_help = "a group of starts, then a group of ends (-e again); ATTRs: key=EXPR,\n"
-		       "printkey=EXPR, role=EXPR, untraced, stack, alias=NAME",
+		       "printkey=EXPR, role=EXPR, untraced, trigger, stack, size=EXPR,\n"
+		       "alias=NAME",
 	.notes = "With -i the table of the interval is printed every MS milliseconds; at the end the\n"
 		 "totals. --format json gives one object per line: per pair {\"pair\", \"count\",\n"
 		 "\"min_ns\", \"max_ns\", \"mean_ns\", \"p50_ns\", \"p95_ns\", \"p99_ns\", \"p999_ns\",\n"
@@ -1114,7 +1115,9 @@ const struct profiler profiler_multi_trace = {
 		"multi-trace -e 'sched:sched_switch//role=(next_pid?1:0)|(prev_pid?2:0)/' --cycle -i "
 		"1000\n"
 		"multi-trace -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit --impl syscalls "
-		"--format json -- ls",
+		"--format json -- ls\n"
+		"multi-trace -e 'kmem:kmalloc//key=ptr/stack/' -e 'kmem:kfree//key=ptr/' --impl "
+		"kmemprof --duration 1",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |

@@ -13,7 +13,11 @@ P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 WIN=2 # seconds before the SIGINT: setup under a loaded machine can take one
 
-plan 16
+# the --help examples of the three, run as they are written (each for $WIN s at most)
+mapfile -t EXAMPLES < <(for n in multi-trace syscalls rundelay; do
+	"$P" "$n" --help | sed -n '/^Examples:$/,$p' | sed -n 's/^  perfscope //p'
+done)
+plan $((16 + ${#EXAMPLES[@]}))
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -96,5 +100,17 @@ line profile 'sched_switch' rundelay -e 'sched:sched_wakeup*,sched:sched_switch'
 	--detail=samecpu
 # the preset with no events at all
 line rd_bare 'sched_switch -> sched_switch' rundelay -i 1000
+
+# the examples of --help: each exits 0 (on its own or at the SIGINT)
+for ex in "${EXAMPLES[@]}"; do
+	eval "timeout -s INT -k 10 --preserve-status $WIN \"\$P\" $ex" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		ok "help example: $ex"
+	else
+		fail "help example: $ex (exit $rc)"
+		sed 's/^/#   /' "$TMP/err" | head -5
+	fi
+done
 
 done_testing
