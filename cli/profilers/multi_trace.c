@@ -111,8 +111,9 @@ static const char *const impl_names[] = {
 	{ "detail", 0, "[=SPEC]", PROF_OPT_FN, 0, 0, 0, opt_detail, \
 	  "with --than: print the events around each outlier:\n" \
 	  "-N before the start, +N after the end (times: 1ms),\n" \
-	  "samecpu, samepid, sametid, samekey, hide<N (hide gaps\n" \
-	  "below N), comma separated; untraced events included" }, \
+	  "samecpu, samepid, sametid, samekey (1, 2: as the start\n" \
+	  "or the end only), hide<N (hide gaps below N), comma\n" \
+	  "separated; untraced events included" }, \
 	{ "cycle", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, cycle), 0, 0, NULL, \
 	  "pair the last group back to the first one too" }, \
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct mt, max_pending), 1, 1L << 30, \
