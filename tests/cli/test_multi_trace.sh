@@ -22,9 +22,16 @@ trap 'rm -rf "$TMPD"' EXIT
 
 json_check() { python3 -c "$1" "$2"; }
 
-# 1-6: the correctness test of the issue, in JSON
-run_capture "$P" multi-trace -e "$ENTER//key=common_pid/" -e "$EXIT//key=common_pid/" --than 20ms \
-	--format json -- "$W" sleeps
+# 1-6: the correctness test of the issue, in JSON. On a loaded machine one of the 2 ms sleeps
+# may really take over 20 ms (the kernel's own timestamps say so): the run is then tried again,
+# up to 3 times, so that "exactly one outlier" asserts the tool, not the machine's load.
+for try in 1 2 3; do
+	run_capture "$P" multi-trace -e "$ENTER//key=common_pid/" -e "$EXIT//key=common_pid/" --than 20ms \
+		--format json -- "$W" sleeps
+	n=$(grep -c '"outlier":true' "$OUT")
+	[ "$n" -eq 1 ] && break
+	diag "try $try: $n outliers (sleeps over 20 ms on a loaded machine?); again"
+done
 check "sleeps: exit 0 (exit $RC)" test "$RC" -eq 0
 check "sleeps: 101 calls, min >= 2 ms, max >= 30 ms, over_than 1" json_check '
 import json, sys
@@ -57,7 +64,11 @@ import json, sys
 [json.loads(l) for l in open(sys.argv[1])]' "$OUT"
 
 # 7-8: the same in text
-run_capture "$P" multi-trace -e "$ENTER//key=common_pid/" -e "$EXIT//key=common_pid/" --than 20ms -- "$W" sleeps
+for try in 1 2 3; do
+	run_capture "$P" multi-trace -e "$ENTER//key=common_pid/" -e "$EXIT//key=common_pid/" --than 20ms -- "$W" sleeps
+	grep -q '^outliers: 1$' "$OUT" && break
+	diag "try $try: $(grep '^outliers:' "$OUT"); again"
+done
 check "text: the row of 101 calls with 1 over --than" \
 	awk '$1 == "all" && $2 == 101 && $NF == 1 { f = 1 } END { exit !f }' "$OUT"
 check "text: 'outliers: 1' and the outlier's latency line" \
