@@ -10,10 +10,11 @@ extern const struct profiler profiler_expr;
 extern const struct profiler profiler_top;
 extern const struct profiler profiler_num_dist;
 extern const struct profiler profiler_exporter;
+extern const struct profiler profiler_trigger;
 
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
-	&profiler_num_dist, &profiler_exporter, NULL,
+	&profiler_num_dist, &profiler_trigger, &profiler_exporter, NULL,
 };
 
 const struct profiler *profiler_find(const char *name)
