@@ -441,9 +441,8 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 		/* a profiler's own option of the same name wins over a shared alias (trigger --cpu) */
 		for (int k = 0; extra && extra->longopts && extra->longopts[k].name; k++)
 			own |= !strcmp(extra->longopts[k].name, shared_opts[i].lo.name);
-		if (own)
-			continue;
-		longopts[nlong++] = shared_opts[i].lo;
+		if (!own)
+			longopts[nlong++] = shared_opts[i].lo;
 		if (shared_opts[i].shortopt)
 			strcat(shortopts, shared_opts[i].shortopt);
 	}
