@@ -11,10 +11,11 @@ extern const struct profiler profiler_top;
 extern const struct profiler profiler_num_dist;
 extern const struct profiler profiler_exporter;
 extern const struct profiler profiler_trigger;
+extern const struct profiler profiler_flamegraph;
 
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
-	&profiler_num_dist, &profiler_trigger, &profiler_exporter, NULL,
+	&profiler_num_dist, &profiler_trigger, &profiler_exporter, &profiler_flamegraph, NULL,
 };
 
 const struct profiler *profiler_find(const char *name)
