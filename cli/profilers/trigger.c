@@ -20,6 +20,7 @@
 
 #include "callchain.h"
 #include "capdir.h"
+#include "capwrite.h"
 #include "cpustat.h"
 #include "flame.h"
 #include "flightrec.h"
@@ -404,7 +405,7 @@ static int set_freq(struct trigger *t, int unit, long hz)
 
 /* ---- captures ---- */
 
-/* A sample's stack into a capture, weighed as the number of -F samples its period stands for. */
+/* A sample's stack into a capture, weighed as the number of -F samples it stands for. */
 static void cap_add(struct trigger *t, struct capture *c, const struct psc_sample *s, bool before)
 {
 	struct prof *p = t->p;
@@ -414,8 +415,13 @@ static void cap_add(struct trigger *t, struct capture *c, const struct psc_sampl
 
 	if (!cc || !c->fl)
 		return;
-	if ((s->sample_type & PERF_SAMPLE_PERIOD) && s->period)
-		n = (s->period * (uint64_t)t->freq + NS / 2) / NS;
+	/*
+	 * Not from the sample's period: a timer event's reported period stays the one it was
+	 * created with (hw.last_period) whatever PERF_EVENT_IOC_PERIOD set since. The rate is
+	 * known instead: the recorder's before the fire, -F's after.
+	 */
+	if (before)
+		n = ((uint64_t)t->freq + (uint64_t)t->standby_hz / 2) / (uint64_t)t->standby_hz;
 	if (!n)
 		n = 1;
 	len = callchain__fold(cc, s, prof__comm(p, s->pid, s->tid), t->fold, sizeof(t->fold));
@@ -479,7 +485,7 @@ static void fire(struct trigger *t, int unit, const struct cond *cond, double va
 }
 
 static void write_record(struct trigger *t, struct out *out, struct json *j, int unit,
-			 const struct capture *c, const char *folded, int err, bool cut)
+			 const struct capture *c, const struct capwrite_result *res, bool cut)
 {
 	char when[40], un[32];
 	int cpu = t->process ? -1 : t->unit_cpu[unit];
@@ -526,12 +532,12 @@ static void write_record(struct trigger *t, struct out *out, struct json *j, int
 		json__bool(j, cut);
 		json__key(j, "files");
 		json__arr(j);
-		if (!err)
-			json__str(j, folded);
+		for (int i = 0; i < res->nr; i++)
+			json__str(j, res->files[i]);
 		json__end(j);
-		if (err) {
+		if (res->err) {
 			json__key(j, "error");
-			json__str(j, strerror(-err));
+			json__str(j, strerror(-res->err));
 		}
 		json__key(j, "removed");
 		json__u64(j, t->ds.removed);
@@ -551,19 +557,24 @@ static void write_record(struct trigger *t, struct out *out, struct json *j, int
 			out__printf(out, ", %llu left out (no memory)", (unsigned long long)c->dropped);
 		if (cut)
 			out__puts(out, ", cut short");
-		if (err)
-			out__printf(out, "; not written: %s\n", strerror(-err));
-		else
-			out__printf(out, ": %s\n", folded);
+		if (res->err)
+			out__printf(out, "; %s not written: %s", res->failed ? res->failed : "",
+				    strerror(-res->err));
+		out__puts(out, res->nr ? ":" : "");
+		for (int i = 0; i < res->nr; i++)
+			out__printf(out, " %s", res->files[i]);
+		out__putc(out, '\n');
 	}
 }
 
 static void finish(struct trigger *t, int unit, bool cut)
 {
 	struct capture *c = &t->caps[unit];
-	char stem[4096], tag[96], un[32], folded[4200];
-	uint64_t removed = t->ds.removed;
-	int err;
+	char stem[4096], tag[96], un[32], title[256], sub[256], when[40];
+	uint64_t removed = t->ds.removed, now = now_ns(CLOCK_MONOTONIC);
+	struct capwrite_opts wo = { .title = title, .subtitle = sub, .freq = t->freq,
+				    .root_is_comm = true };
+	struct capwrite_result res;
 
 	if (!c->active)
 		return;
@@ -573,30 +584,36 @@ static void finish(struct trigger *t, int unit, bool cut)
 	unit_name(t, unit, un, sizeof(un));
 	snprintf(tag, sizeof(tag), "%s-%s", c->cond->tag, un);
 	capdir__stem(stem, sizeof(stem), t->dir, CAP_PREFIX, c->fire_real_ns, tag);
-	snprintf(folded, sizeof(folded), "%s.folded", stem);
-	err = flame__write(c->fl, folded);
-	if (err) {
+	fmt_time(c->fire_real_ns, when, sizeof(when), true);
+	snprintf(title, sizeof(title), "perfscope trigger: %s on %s (%.1f) at %s", c->cond->name, un,
+		 c->value, when);
+	snprintf(sub, sizeof(sub), "%.1f s before the fire (flight recorder) + %.1f s at %ld Hz%s",
+		 (double)(c->fire_ns - c->from_ns) / 1e9,
+		 (double)((now < c->end_ns ? now : c->end_ns) - c->fire_ns) / 1e9, t->freq,
+		 cut ? ", cut short" : "");
+	wo.start_real_ns = c->fire_real_ns - (c->fire_ns - c->from_ns);
+	wo.duration_ns = (now < c->end_ns ? now : c->end_ns) - c->from_ns;
+	if (capwrite__all(c->fl, stem, &wo, &res))
 		t->nr_failed++;
-		unlink(folded);
-	} else {
+	else
 		t->nr_written++;
-	}
-	capdir__enforce(t->dir, CAP_PREFIX, t->max_disk, err ? NULL : stem, &t->ds);
-	write_record(t, t->p->out, &t->p->json, unit, c, folded, err, cut);
+	capdir__enforce(t->dir, CAP_PREFIX, t->max_disk, res.nr ? stem : NULL, &t->ds);
+	write_record(t, t->p->out, &t->p->json, unit, c, &res, cut);
 	out__flush(t->p->out);
 	if (t->log) {
-		write_record(t, t->log, &t->log_json, unit, c, folded, err, cut);
+		write_record(t, t->log, &t->log_json, unit, c, &res, cut);
 		out__flush(t->log);
 	}
-	if (err)
-		note(t, "capture %d: cannot write '%s': %s", c->seq, folded, strerror(-err));
+	if (res.err)
+		note(t, "capture %d: cannot write %s%s: %s", c->seq, stem,
+		     res.failed ? res.failed : "", strerror(-res.err));
 	if (t->ds.removed > removed)
 		note(t, "removed the %llu oldest capture(s) to stay under --max-disk %s",
 		     (unsigned long long)(t->ds.removed - removed),
 		     t->max_disk_text ? t->max_disk_text : "100M");
 	flame__delete(c->fl);
 	c->fl = NULL;
-	t->cooldown_until[unit] = now_ns(CLOCK_MONOTONIC) + (uint64_t)(t->cooldown_s * 1e9);
+	t->cooldown_until[unit] = now + (uint64_t)(t->cooldown_s * 1e9);
 }
 
 static bool any_active(const struct trigger *t)
