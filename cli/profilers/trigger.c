@@ -83,6 +83,12 @@ struct trigger {
 	struct cpustat cs;
 	bool cs_ready, need_cs;
 	struct flightrec *fr;
+	/*
+	 * Stacks symbolized only when a capture is written: processes' maps are read from /proc
+	 * then (lazily), not followed through every fork and mmap of the machine while waiting,
+	 * which cost most of the standby CPU on a busy machine (2-3 ms/s at a build's churn).
+	 */
+	struct callchain *cc;
 	struct capture *caps; /* per unit */
 	uint64_t *cooldown_until; /* per unit */
 
@@ -409,7 +415,7 @@ static int set_freq(struct trigger *t, int unit, long hz)
 static void cap_add(struct trigger *t, struct capture *c, const struct psc_sample *s, bool before)
 {
 	struct prof *p = t->p;
-	struct callchain *cc = prof__callchain(p);
+	struct callchain *cc = t->cc;
 	uint64_t n = 1;
 	int len;
 
@@ -723,6 +729,7 @@ static int on_tick(void *ctx, int fd, uint32_t revents)
 	}
 	t->last_tick = now;
 	t->ticks++;
+	callchain__round_end(t->cc);
 	/* a capture ends once its samples up to end_ns have had time to come out of the rings */
 	for (int u = 0; u < t->nr_units; u++)
 		if (t->caps[u].active && now >= t->caps[u].end_ns + period_ns)
@@ -802,8 +809,6 @@ static int trigger_check(struct prof *p, void *priv)
 	t->clk_tck = sysconf(_SC_CLK_TCK);
 	if (t->clk_tck <= 0)
 		t->clk_tck = 100;
-	/* stacks in every sample: the flight recorder and the captures are made of them */
-	p->callchain = true;
 	log_open(t);
 	return 0;
 }
@@ -817,6 +822,7 @@ static int trigger_event(struct prof *p, void *priv, struct prof_event *ev,
 	(void)ev;
 	attr->freq = 0;
 	attr->sample_period = NS / (uint64_t)t->standby_hz;
+	/* stacks in every sample: the flight recorder and the captures are made of them */
 	attr->sample_type |= PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	return 0;
 }
@@ -941,6 +947,10 @@ static int trigger_start(struct prof *p, void *priv)
 	}
 	if (t->process)
 		t->pid = p->opts.nr_pids ? p->opts.pids[0] : p->target.launch.pid;
+	t->cc = callchain__new(p->name);
+	if (!t->cc)
+		return -ENOMEM;
+	callchain__prepare(t->cc); /* kallsyms now, not in the loop at the first capture */
 	t->caps = calloc((size_t)t->nr_units, sizeof(*t->caps));
 	t->cooldown_until = calloc((size_t)t->nr_units, sizeof(uint64_t));
 	if (!t->caps || !t->cooldown_until)
@@ -1024,6 +1034,17 @@ static int trigger_sample(struct prof *p, void *priv, struct prof_event *ev, int
 	c = &t->caps[unit];
 	if (c->active && s->time >= c->from_ns && s->time < c->end_ns)
 		cap_add(t, c, s, s->time < c->fire_ns);
+	return 0;
+}
+
+/* Exits and execs only: a pid's maps are dropped when it is gone or replaced, read again lazily. */
+static int trigger_record(struct prof *p, void *priv, const struct psc_record *rec)
+{
+	struct trigger *t = priv;
+
+	(void)p;
+	if (t->cc && (rec->type == PERF_RECORD_EXIT || rec->type == PERF_RECORD_COMM))
+		callchain__record(t->cc, rec);
 	return 0;
 }
 
@@ -1163,6 +1184,7 @@ static void trigger_teardown(struct prof *p, void *priv)
 	free(t->unit_cpu);
 	free(t->cpu_unit);
 	flightrec__delete(t->fr);
+	callchain__delete(t->cc);
 	if (t->cs_ready)
 		cpustat__exit(&t->cs);
 	if (t->timer_fd >= 0)
@@ -1217,7 +1239,7 @@ const struct profiler profiler_trigger = {
 	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = trigger_opts,
-	.needs = PROF_RINGS | PROF_COMM | PROF_STACKS,
+	.needs = PROF_RINGS | PROF_COMM,
 	.default_events = "cpu-clock",
 	.conformance_args = "--sys 99 --for 3600 -i 300 -o /tmp/perfscope-trigger-conformance",
 	.priv_size = sizeof(struct trigger),
@@ -1225,6 +1247,7 @@ const struct profiler profiler_trigger = {
 	.event = trigger_event,
 	.start = trigger_start,
 	.sample = trigger_sample,
+	.record = trigger_record,
 	.lost = trigger_lost,
 	.interval = trigger_interval,
 	.sigusr1 = trigger_sigusr1,
