@@ -12,7 +12,7 @@
 # perfscope, is the kernel's time per cpu-clock sample with a callchain (measured here as the
 # slowdown of a pinned loop under 1000 Hz sampling) times the recorder's rate.
 # Reaction: a SCHED_FIFO loop of read(/dev/zero) on CPU 1 (sys ~100% within a tick) starts at t0;
-# the capture's "start" (when it fired) minus t0 minus --for is the reaction; TRIALS times, with
+# the capture's "start" (when it fired) minus t0 is the delay, --for (1 s) of it by design; TRIALS times, with
 # the defaults and with coolbpf's 3 s poll (--period 3000). Output: markdown on stdout.
 set -uo pipefail
 D=30
@@ -84,23 +84,26 @@ cpu_ns() { # PID: ns on CPU of all its threads so far
 	echo $s
 }
 
-standby() { # LABEL ARGS...: one row
-	local label=$1 pid ns
+standby() { # LABEL ARGS...: one row, the steady state (after 3 s of start-up)
+	local label=$1 pid a b
 	shift
 	"$P" trigger --sys 99 --for 3600 -q -o "$TMP/cap" "$@" >/dev/null 2>&1 &
 	pid=$!
+	sleep 3
+	a=$(cpu_ns $pid)
 	sleep "$D"
-	ns=$(cpu_ns $pid)
-	kill -INT $pid
+	b=$(cpu_ns $pid)
+	# SIGTERM: a background job of a script has SIGINT ignored
+	kill -TERM $pid
 	wait $pid
-	awk -v l="$label" -v ns="$ns" -v d="$D" \
-		'BEGIN { printf "| %s | %.1f ms | %.3f%% |\n", l, ns / 1e6, 100 * ns / 1e9 / d }'
+	awk -v l="$label" -v a="$a" -v b="$b" -v d="$D" \
+		'BEGIN { printf "| %s | %.1f ms | %.1f ms | %.3f%% |\n", l, a / 1e6, (b - a) / 1e6, 100 * (b - a) / 1e9 / d }'
 }
 
-echo "### Standby cost: perfscope's own CPU time over $D s ($(nproc) CPUs, $(uname -r))"
+echo "### Standby cost: perfscope's own CPU time ($(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1 /proc/loadavg))"
 echo
-echo "| options | CPU time | share of one CPU |"
-echo "|---|---|---|"
+echo "| options | start-up (3 s) | next $D s | share of one CPU |"
+echo "|---|---|---|---|"
 standby "defaults (--period 200, --standby-hz 10)"
 standby "--period 100" --period 100
 standby "--standby-hz 49" --standby-hz 49
@@ -111,12 +114,15 @@ echo
 # the kernel's cost per sample: a pinned loop with and without 1000 Hz cpu-clock sampling of it
 echo "### Kernel time per recorder sample (cpu-clock with a callchain), on CPU 1"
 echo
-base=$(taskset -c 1 "$TMP/spin" 5)
+# SCHED_FIFO: the loop is not shared with other work on CPU 1, only the sampling takes from it
+RT="chrt -f 1"
+$RT true 2>/dev/null || RT=
+base=$($RT taskset -c 1 "$TMP/spin" 5)
 "$P" trigger --sys 99 --for 3600 -q -C 1 --standby-hz 1000 -o "$TMP/cap" >/dev/null 2>&1 &
 pid=$!
 sleep 1
-loaded=$(taskset -c 1 "$TMP/spin" 5)
-kill -INT $pid
+loaded=$($RT taskset -c 1 "$TMP/spin" 5)
+kill -TERM $pid
 wait $pid
 awk -v a="$base" -v b="$loaded" 'BEGIN {
 	loss = (a - b) / a; if (loss < 0) loss = 0
@@ -124,38 +130,38 @@ awk -v a="$base" -v b="$loaded" 'BEGIN {
 	printf "at the recorder'"'"'s 10 Hz that is %.4f%% of each CPU\n", loss * 1e6 / 1000 * 10 / 1e4 }'
 echo
 
-reaction() { # LABEL ARGS...: N trials
-	local label=$1 i t0 line start out=$TMP/r.out pid r list=""
+reaction() { # LABEL ARGS...: N trials; the delay from t0 to the first capture fired after it
+	local label=$1 i t0 start out=$TMP/r.out pid list=""
 	shift
 	: >"$out"
-	"$P" trigger --sys 50 --for 1 --capture 1 --cooldown 0 -C 1 -q --format json \
+	"$P" trigger --sys 50 --for 1 --capture 1 --cooldown 3 -C 1 -q --format json \
 		-o "$TMP/cap" "$@" >"$out" 2>/dev/null &
 	pid=$!
 	sleep 2
 	for i in $(seq "$N"); do
 		t0=$(date +%s%N)
-		chrt -f 1 taskset -c 1 "$TMP/w" 2.5 2>/dev/null || taskset -c 1 "$TMP/w" 2.5
-		# wait for the capture to be written, then for CPU 1 to be quiet again
-		for _ in $(seq 100); do
-			[ "$(grep -c '"capture"' "$out")" -ge "$i" ] && break
-			sleep 0.1
+		chrt -f 1 taskset -c 1 "$TMP/w" 4 2>/dev/null || taskset -c 1 "$TMP/w" 4
+		sleep 3 # the capture written, the cooldown over, CPU 1 quiet again
+		start=
+		for s in $(sed -n 's/.*"start":"\([^"]*\)".*/\1/p' "$out"); do
+			ns=$(date -d "$s" +%s%N)
+			if [ "$ns" -ge "$t0" ]; then
+				start=$ns
+				break
+			fi
 		done
-		line=$(grep '"capture"' "$out" | sed -n "${i}p")
-		start=$(sed -n 's/.*"start":"\([^"]*\)".*/\1/p' <<<"$line")
 		if [ -n "$start" ]; then
-			r=$(awk -v s="$(date -d "$start" +%s%N)" -v t="$t0" 'BEGIN { printf "%.2f", (s - t) / 1e9 - 1 }')
-			list="$list $r"
+			list="$list $(awk -v s="$start" -v t="$t0" 'BEGIN { printf "%.2f", (s - t) / 1e9 }')"
 		else
 			list="$list none"
 		fi
-		sleep 4
 	done
-	kill -INT $pid
+	kill -TERM $pid
 	wait $pid
 	echo "| $label | $list |"
 }
 
-echo "### Reaction time: condition true -> capture start, minus --for 1 (s), $N trials"
+echo "### Reaction time: condition true -> capture start (s) with --for 1, $N trials"
 echo
 echo "| options | trials |"
 echo "|---|---|"

@@ -30,6 +30,8 @@
 #define MAX_CONDS 8
 #define CAP_PREFIX "trigger-"
 #define NS 1000000000ull
+/* a capture is written this long after its end: its last samples out of the rings by then */
+#define END_GRACE_NS 200000000ull
 
 enum cond_type { COND_SHARE, COND_RATE };
 
@@ -93,6 +95,7 @@ struct trigger {
 	uint64_t *cooldown_until; /* per unit */
 
 	int timer_fd, hup_fd;
+	int end_fd; /* a timer at the next capture's end (+ END_GRACE_NS), whatever --period is */
 	uint64_t last_tick, ticks;
 	int nr_captures, nr_written, nr_failed;
 	bool stopping; /* a stop signal came: no new capture, stop when the last one is written */
@@ -630,6 +633,44 @@ static bool any_active(const struct trigger *t)
 	return false;
 }
 
+/* Writes the captures that ended, arms the timer at the next end, stops when all is done. */
+static void check_ends(struct trigger *t, uint64_t now)
+{
+	uint64_t next = 0;
+
+	for (int u = 0; u < t->nr_units; u++) {
+		struct capture *c = &t->caps[u];
+
+		if (c->active && now >= c->end_ns + END_GRACE_NS)
+			finish(t, u, false);
+		if (c->active && (!next || c->end_ns + END_GRACE_NS < next))
+			next = c->end_ns + END_GRACE_NS;
+	}
+	if (next && t->end_fd >= 0) {
+		struct itimerspec its = { .it_value = { (time_t)(next / NS), (long)(next % NS) } };
+
+		timerfd_settime(t->end_fd, TFD_TIMER_ABSTIME, &its, NULL);
+	}
+	if (!any_active(t) && (t->stopping || (t->max && t->nr_captures >= t->max))) {
+		if (!t->stopping)
+			note(t, "%d captures made (--max %ld); stopping", t->nr_captures, t->max);
+		prof__stop(t->p);
+	}
+}
+
+static int on_end_timer(void *ctx, int fd, uint32_t revents)
+{
+	struct trigger *t = ctx;
+	uint64_t expirations;
+
+	if (revents == SESSION_FD_END)
+		return 0;
+	if (read(fd, &expirations, sizeof(expirations)) < 0)
+		return 0;
+	check_ends(t, now_ns(CLOCK_MONOTONIC));
+	return 0;
+}
+
 /* ---- the conditions, every --period ---- */
 
 /* The condition's value on unit over the last period, or < 0 when unknown. */
@@ -689,6 +730,7 @@ static int on_tick(void *ctx, int fd, uint32_t revents)
 	uint64_t for_ns = (uint64_t)(t->for_s * 1e9), period_ns = (uint64_t)t->period_ms * 1000000;
 	double dt_s = t->last_tick ? (double)(now - t->last_tick) / 1e9 : 0;
 	double task_share[CPUSTAT_NR];
+	bool fired = false;
 
 	if (revents == SESSION_FD_END)
 		return 0;
@@ -722,6 +764,7 @@ static int on_tick(void *ctx, int fd, uint32_t revents)
 			    (t->max && t->nr_captures >= t->max))
 				continue;
 			fire(t, u, c, c->sum[u] / c->n[u], now);
+			fired = true;
 			c->since[u] = 0;
 			c->sum[u] = 0;
 			c->n[u] = 0;
@@ -730,15 +773,9 @@ static int on_tick(void *ctx, int fd, uint32_t revents)
 	t->last_tick = now;
 	t->ticks++;
 	callchain__round_end(t->cc);
-	/* a capture ends once its samples up to end_ns have had time to come out of the rings */
-	for (int u = 0; u < t->nr_units; u++)
-		if (t->caps[u].active && now >= t->caps[u].end_ns + period_ns)
-			finish(t, u, false);
-	if (!any_active(t) && (t->stopping || (t->max && t->nr_captures >= t->max))) {
-		if (!t->stopping)
-			note(t, "%d captures made (--max %ld); stopping", t->nr_captures, t->max);
-		prof__stop(t->p);
-	}
+	/* a capture started: the end timer armed (check_ends), or written at once if --capture 0 */
+	if (fired || t->stopping || t->max)
+		check_ends(t, now);
 	return 0;
 }
 
@@ -766,7 +803,7 @@ static int trigger_check(struct prof *p, void *priv)
 	struct trigger *t = priv;
 
 	t->p = p;
-	t->timer_fd = t->hup_fd = -1;
+	t->timer_fd = t->hup_fd = t->end_fd = -1;
 	if (!t->nr_conds)
 		return prof_usage(p, "which condition? give --sys, --user, --cpu, --iowait or --rate, "
 				     "e.g. --sys 50");
@@ -992,6 +1029,11 @@ static int trigger_start(struct prof *p, void *priv)
 		return -errno;
 	if ((err = prof__add_fd(p, t->timer_fd, EPOLLIN, on_tick, t)))
 		return err;
+	t->end_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (t->end_fd < 0)
+		return -errno;
+	if ((err = prof__add_fd(p, t->end_fd, EPOLLIN, on_end_timer, t)))
+		return err;
 	/* SIGHUP reopens the log instead of ending the run */
 	sigemptyset(&hup);
 	sigaddset(&hup, SIGHUP);
@@ -1191,6 +1233,8 @@ static void trigger_teardown(struct prof *p, void *priv)
 		close(t->timer_fd);
 	if (t->hup_fd >= 0)
 		close(t->hup_fd);
+	if (t->end_fd >= 0)
+		close(t->end_fd);
 	log_close(t);
 }
 
