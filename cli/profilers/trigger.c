@@ -1,6 +1,7 @@
 /* perfscope trigger: watch CPU shares and event rates cheaply, capture stacks when one holds. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -516,7 +517,7 @@ static void write_record(struct trigger *t, struct out *out, struct json *j, int
 		json__key(j, "condition");
 		json__str(j, c->cond->name);
 		json__key(j, "value");
-		json__dbl(j, c->value);
+		json__dbl(j, round(c->value * 10) / 10); /* /proc/stat's ticks: 0.1 is already noise */
 		json__key(j, "threshold");
 		json__dbl(j, c->cond->threshold);
 		json__key(j, "for_s");
@@ -654,6 +655,7 @@ static void check_ends(struct trigger *t, uint64_t now)
 	if (!any_active(t) && (t->stopping || (t->max && t->nr_captures >= t->max))) {
 		if (!t->stopping)
 			note(t, "%d captures made (--max %ld); stopping", t->nr_captures, t->max);
+		t->stopping = true; /* said once: the loop may still call here before it ends */
 		prof__stop(t->p);
 	}
 }
@@ -1141,7 +1143,7 @@ static int trigger_interval(struct prof *p, void *priv, uint64_t now)
 				if (t->conds[i].value[u] < 0)
 					json__null(&p->json);
 				else
-					json__dbl(&p->json, t->conds[i].value[u]);
+					json__dbl(&p->json, round(t->conds[i].value[u] * 10) / 10);
 			}
 			json__end(&p->json);
 		}
