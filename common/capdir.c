@@ -1,4 +1,5 @@
 /* capdir: captures in a directory, named by time, trimmed oldest first to a disk budget. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,10 +47,7 @@ int capdir__stem(char *stem, size_t len, const char *dir, const char *prefix, ui
 	for (i = 0; tag[i] && i < sizeof(clean) - 1; i++) {
 		char c = tag[i];
 
-		clean[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-					   c == '-' || c == '_'
-				   ? c
-				   : '_';
+		clean[i] = isalnum((unsigned char)c) || c == '-' || c == '_' ? c : '_';
 	}
 	clean[i] = '\0';
 	return snprintf(stem, len, "%s/%s%s.%03u-%s", dir, prefix, when,
@@ -181,12 +179,10 @@ int capdir__parse_size(const char *text, uint64_t *bytes)
 	v = strtoull(text, &end, 10);
 	if (errno || end == text || *text == '-')
 		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
+	if (*end && strchr("kKmMgGtT", *end)) {
+		shift = 10 *
+			(unsigned int)(strchr("kmgt", tolower((unsigned char)*end)) - "kmgt" + 1);
+		end++;
 	}
 	if (*end == 'i' && shift)
 		end++;

@@ -1,4 +1,5 @@
-/* capwrite: folded, SVG and pprof files of one set of stacks, each written whatever the others do. */
+/* capwrite: folded, SVG and pprof files of one set of stacks, each written whatever the others do.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,8 @@ static int add_stack(void *ctx, const char *text, size_t len, uint64_t count)
 		frames[i] = (struct pprof_frame){ .function = buf + used };
 		used += l + 1;
 	}
-	err = pprof__add_sample(tp->pp, frames, n, values, comm[0] ? &label : NULL, comm[0] ? 1 : 0);
+	err = pprof__add_sample(tp->pp, frames, n, values, comm[0] ? &label : NULL,
+				comm[0] ? 1 : 0);
 	if (err)
 		tp->err = err;
 	return err;
@@ -95,7 +97,8 @@ static int write_svg(const struct flame *f, const char *path, const struct capwr
 
 static int write_pprof(const struct flame *f, const char *path, const struct capwrite_opts *o)
 {
-	const struct pprof_value_type types[] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
+	const struct pprof_value_type types[] = { { "samples", "count" },
+						  { "cpu", "nanoseconds" } };
 	const struct pprof_value_type period = { "cpu", "nanoseconds" };
 	struct to_pprof tp = { .period = o->freq > 0 ? 1000000000 / o->freq : 1,
 			       .root_is_comm = o->root_is_comm };

@@ -1,4 +1,5 @@
-/* capwrite: one set of folded stacks written as folded text, an SVG flame graph and a pprof file. */
+/* capwrite: one set of folded stacks written as folded text, an SVG flame graph and a pprof file.
+ */
 #ifndef PERFSCOPE_COMMON_CAPWRITE_H
 #define PERFSCOPE_COMMON_CAPWRITE_H
 

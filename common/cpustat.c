@@ -162,8 +162,8 @@ int cpustat__task(pid_t pid, uint64_t *user, uint64_t *sys)
 	/* the comm may hold spaces and ')': fields start after the last ')' */
 	s = strrchr(buf, ')');
 	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime */
-	if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-			 &st) != 2)
+	if (!s ||
+	    sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return -EINVAL;
 	*user = ut;
 	*sys = st;

@@ -180,8 +180,9 @@ static int opt_rate(struct prof *p, void *priv, const char *arg)
 	if (t->nr_conds == MAX_CONDS)
 		return prof_usage(p, "at most %d conditions", MAX_CONDS);
 	if (!gt || gt == arg)
-		return prof_usage(p, "--rate takes EVENT>N (events per second), e.g. "
-				     "'sched:sched_switch>50000', not '%s'",
+		return prof_usage(p,
+				  "--rate takes EVENT>N (events per second), e.g. "
+				  "'sched:sched_switch>50000', not '%s'",
 				  arg);
 	errno = 0;
 	v = strtod(gt + 1 + (gt[1] == '='), &end);
@@ -204,8 +205,8 @@ static int opt_rate(struct prof *p, void *priv, const char *arg)
 		free(ev);
 		psc_event_list__delete(c->specs);
 		c->specs = NULL;
-		return prof_usage(p, "--rate %s: one event per --rate (give --rate again for another)",
-				  arg);
+		return prof_usage(
+			p, "--rate %s: one event per --rate (give --rate again for another)", arg);
 	}
 	t->nr_conds++;
 	c->type = COND_RATE;
@@ -214,7 +215,7 @@ static int opt_rate(struct prof *p, void *priv, const char *arg)
 	snprintf(c->name, sizeof(c->name), "%s>=%g/s", ev, v);
 	{
 		const char *n = c->specs->specs[0].event ? c->specs->specs[0].event
-							  : c->specs->specs[0].name;
+							 : c->specs->specs[0].name;
 
 		snprintf(c->tag, sizeof(c->tag), "rate-%s", n);
 	}
@@ -483,8 +484,9 @@ static void fire(struct trigger *t, int unit, const struct cond *cond, double va
 	err = set_freq(t, unit, t->freq);
 	unit_name(t, unit, un, sizeof(un));
 	if (err)
-		note(t, "capture %d (%s): the sampling rate could not be raised to %ld Hz: %s; "
-			"profiling at %ld Hz",
+		note(t,
+		     "capture %d (%s): the sampling rate could not be raised to %ld Hz: %s; "
+		     "profiling at %ld Hz",
 		     c->seq, un, t->freq, strerror(-err), t->standby_hz);
 	/* what the flight recorder holds of the seconds before: the onset */
 	if (t->fr && t->before_s > 0)
@@ -517,7 +519,8 @@ static void write_record(struct trigger *t, struct out *out, struct json *j, int
 		json__key(j, "condition");
 		json__str(j, c->cond->name);
 		json__key(j, "value");
-		json__dbl(j, round(c->value * 10) / 10); /* /proc/stat's ticks: 0.1 is already noise */
+		json__dbl(j,
+			  round(c->value * 10) / 10); /* /proc/stat's ticks: 0.1 is already noise */
 		json__key(j, "threshold");
 		json__dbl(j, c->cond->threshold);
 		json__key(j, "for_s");
@@ -564,7 +567,8 @@ static void write_record(struct trigger *t, struct out *out, struct json *j, int
 		if (c->lost)
 			out__printf(out, ", %llu lost", (unsigned long long)c->lost);
 		if (c->dropped)
-			out__printf(out, ", %llu left out (no memory)", (unsigned long long)c->dropped);
+			out__printf(out, ", %llu left out (no memory)",
+				    (unsigned long long)c->dropped);
 		if (cut)
 			out__puts(out, ", cut short");
 		if (res->err)
@@ -582,8 +586,9 @@ static void finish(struct trigger *t, int unit, bool cut)
 	struct capture *c = &t->caps[unit];
 	char stem[4096], tag[96], un[32], title[256], sub[256], when[40];
 	uint64_t removed = t->ds.removed, now = now_ns(CLOCK_MONOTONIC);
-	struct capwrite_opts wo = { .title = title, .subtitle = sub, .freq = t->freq,
-				    .root_is_comm = true };
+	struct capwrite_opts wo = {
+		.title = title, .subtitle = sub, .freq = t->freq, .root_is_comm = true
+	};
 	struct capwrite_result res;
 
 	if (!c->active)
@@ -595,8 +600,8 @@ static void finish(struct trigger *t, int unit, bool cut)
 	snprintf(tag, sizeof(tag), "%s-%s", c->cond->tag, un);
 	capdir__stem(stem, sizeof(stem), t->dir, CAP_PREFIX, c->fire_real_ns, tag);
 	fmt_time(c->fire_real_ns, when, sizeof(when), true);
-	snprintf(title, sizeof(title), "perfscope trigger: %s on %s (%.1f) at %s", c->cond->name, un,
-		 c->value, when);
+	snprintf(title, sizeof(title), "perfscope trigger: %s on %s (%.1f) at %s", c->cond->name,
+		 un, c->value, when);
 	snprintf(sub, sizeof(sub), "%.1f s before the fire (flight recorder) + %.1f s at %ld Hz%s",
 		 (double)(c->fire_ns - c->from_ns) / 1e9,
 		 (double)((now < c->end_ns ? now : c->end_ns) - c->fire_ns) / 1e9, t->freq,
@@ -759,8 +764,8 @@ static int on_tick(void *ctx, int fd, uint32_t revents)
 				c->since[u] = t->last_tick ? t->last_tick : now;
 			c->sum[u] += v;
 			c->n[u]++;
-			/* a quarter period of slack: the timer's own lateness is no reason to wait one
-			 * more period */
+			/* a quarter period of slack: the timer's own lateness is no reason to wait
+			 * one more period */
 			if (now - c->since[u] + period_ns / 4 < for_ns || t->caps[u].active ||
 			    t->stopping || now < t->cooldown_until[u] ||
 			    (t->max && t->nr_captures >= t->max))
@@ -807,8 +812,9 @@ static int trigger_check(struct prof *p, void *priv)
 	t->p = p;
 	t->timer_fd = t->hup_fd = t->end_fd = -1;
 	if (!t->nr_conds)
-		return prof_usage(p, "which condition? give --sys, --user, --cpu, --iowait or --rate, "
-				     "e.g. --sys 50");
+		return prof_usage(p,
+				  "which condition? give --sys, --user, --cpu, --iowait or --rate, "
+				  "e.g. --sys 50");
 	if (!t->for_s)
 		t->for_s = 1;
 	if (!t->capture_s)
@@ -933,12 +939,15 @@ static void status_line(struct prof *p, struct trigger *t)
 		json__str(&p->json, t->dir);
 		json__end_line(&p->json);
 	} else {
-		out__printf(p->out,
-			    "perfscope trigger: watching %s%s every %ld ms: %s for %g s; captures of "
-			    "%g s at %ld Hz (+%g s before) into %s\n",
-			    t->process ? "" : t->machine ? "the machine, " : "each CPU of ",
-			    p->title, t->period_ms, conds, t->for_s, t->capture_s, t->freq,
-			    t->before_s, t->dir);
+		out__printf(
+			p->out,
+			"perfscope trigger: watching %s%s every %ld ms: %s for %g s; captures of "
+			"%g s at %ld Hz (+%g s before) into %s\n",
+			t->process   ? ""
+			: t->machine ? "the machine, "
+				     : "each CPU of ",
+			p->title, t->period_ms, conds, t->for_s, t->capture_s, t->freq, t->before_s,
+			t->dir);
 	}
 	out__flush(p->out);
 }
@@ -1173,10 +1182,9 @@ static void summary(struct trigger *t, const char *when)
 	note(t,
 	     "%s%d captures (%d written, %d failed), %llu removed for --max-disk, %d in %s (%llu "
 	     "KiB), %llu samples lost, log reopened %llu times",
-	     when, t->nr_captures, t->nr_written, t->nr_failed,
-	     (unsigned long long)t->ds.removed, t->ds.captures, t->dir,
-	     (unsigned long long)(t->ds.bytes / 1024), (unsigned long long)t->lost,
-	     (unsigned long long)t->reopened);
+	     when, t->nr_captures, t->nr_written, t->nr_failed, (unsigned long long)t->ds.removed,
+	     t->ds.captures, t->dir, (unsigned long long)(t->ds.bytes / 1024),
+	     (unsigned long long)t->lost, (unsigned long long)t->reopened);
 }
 
 static int trigger_sigusr1(struct prof *p, void *priv)
@@ -1243,11 +1251,12 @@ static void trigger_teardown(struct prof *p, void *priv)
 const struct profiler profiler_trigger = {
 	.name = "trigger",
 	.summary = "wait for a CPU or event-rate condition, then capture stacks (with the onset)",
-	.usage = "(--sys|--user|--cpu|--iowait PCT | --rate EVENT>N)... [--for S] [--machine]\n"
-		 "                       [-C CPUS | -p PID | -- COMMAND] [--capture S] [--before S] "
-		 "[-F HZ]\n"
-		 "                       [-o DIR] [--cooldown S] [--max N] [--max-disk SIZE] "
-		 "[--format json]",
+	.usage =
+		"(--sys|--user|--cpu|--iowait PCT | --rate EVENT>N)... [--for S] [--machine]\n"
+		"                       [-C CPUS | -p PID | -- COMMAND] [--capture S] [--before S] "
+		"[-F HZ]\n"
+		"                       [-o DIR] [--cooldown S] [--max N] [--max-disk SIZE] "
+		"[--format json]",
 	.description =
 		"Watches conditions continuously at a low cost and profiles what runs when one holds:\n"
 		"a CPU's (or, with --machine, the machine's) share of system, user, busy or iowait time\n"
