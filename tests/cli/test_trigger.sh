@@ -11,7 +11,7 @@ SCALE=1
 [ "${B_SANITIZE:-none}" != none ] && SCALE=3
 FN=perfscope_trigger_test_syscalls
 
-plan 25
+plan 29
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -205,5 +205,26 @@ check "--rate context-switches>1 --max 1: one capture, then exit 0 (exit $RC)" \
 	test "$RC" -eq 0 -a "$(grep -c ' capture 1: cpu1 context-switches>=1/s' "$TMP/out3")" -eq 1
 check "--max: said why it stopped" grep -q -- "--max 1" "$TMP/err3"
 kill "$WPID" 2>/dev/null
+wait "$WPID" 2>/dev/null
+
+# 26-27: --machine: the CPUs together, a capture of all of them ("cpu":-1, named "all")
+"$P" trigger --machine --cpu 0.1 --for 0.2 --capture 0.5 --max 1 -o "$TMP/cap4" --format json \
+	>"$TMP/out4" 2>"$TMP/err4"
+RC=$?
+check "--machine --cpu 0.1: one capture of every CPU, exit 0 (exit $RC)" \
+	grep -q '"capture":1,"cpu":-1,' "$TMP/out4"
+check "--machine: its files are named 'all'" test -n "$(ls "$TMP/cap4" | grep -- '-cpu-all\.svg$')"
+
+# 28-29: -p PID: the process's own system time, its stacks
+$HI taskset -c 1 "$TMP/w" 3 &
+WPID=$!
+PIDS+=("$WPID")
+"$P" trigger -p "$WPID" --sys 50 --for 0.5 --capture 1 --max 1 -o "$TMP/cap5" --format json \
+	>"$TMP/out5" 2>"$TMP/err5"
+RC=$?
+check "-p PID --sys 50: a capture of the process, exit 0 (exit $RC)" \
+	grep -q "\"pid\":$WPID," "$TMP/out5"
+F5=$(ls "$TMP/cap5"/*-sys-pid"$WPID".folded 2>/dev/null | head -1)
+check "-p PID: its folded file is named pid$WPID and names $FN" grep -q "$FN" "${F5:-/nonexistent}"
 wait "$WPID" 2>/dev/null
 done_testing
