@@ -1090,14 +1090,27 @@ static int trigger_sample(struct prof *p, void *priv, struct prof_event *ev, int
 	return 0;
 }
 
-/* Exits and execs only: a pid's maps are dropped when it is gone or replaced, read again lazily. */
+/*
+ * Exits and execs only: a pid's maps are dropped when it is gone or replaced, and read again
+ * from /proc at its next lookup. An exec is passed on as an exit of the old image: the
+ * callchain's own exec handling waits for MMAP2 records, which trigger does not ask for (it
+ * would leave the new image without maps).
+ */
 static int trigger_record(struct prof *p, void *priv, const struct psc_record *rec)
 {
 	struct trigger *t = priv;
 
 	(void)p;
-	if (t->cc && (rec->type == PERF_RECORD_EXIT || rec->type == PERF_RECORD_COMM))
+	if (!t->cc)
+		return 0;
+	if (rec->type == PERF_RECORD_EXIT) {
 		callchain__record(t->cc, rec);
+	} else if (rec->type == PERF_RECORD_COMM && rec->comm.exec) {
+		struct psc_record gone = { .type = PERF_RECORD_EXIT };
+
+		gone.fork.pid = gone.fork.tid = rec->comm.pid;
+		callchain__record(t->cc, &gone);
+	}
 	return 0;
 }
 

@@ -17,7 +17,7 @@ PIDS=()
 cleanup() {
 	local pid
 	for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
-	rm -rf "$TMP"
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
 
@@ -106,37 +106,64 @@ wait_for() {
 		sleep 0.05
 	done
 }
-# cpu1_captures FILE: JSON capture lines of CPU 1
-cpu1_captures() { grep '"capture"' "$1" 2>/dev/null | grep -c '"cpu":1,'; }
-has_cpu1() { [ "$(cpu1_captures "$1")" -ge 1 ]; }
+# cpu1_after FILE MS: the first JSON capture line of CPU 1 that fired at or after MS (epoch ms)
+cpu1_after() {
+	local line start
+	while read -r line; do
+		start=$(sed -n 's/.*"start":"\([^"]*\)".*/\1/p' <<<"$line")
+		[ -n "$start" ] && [ $(($(date -d "$start" +%s%N) / 1000000)) -ge "$2" ] && {
+			echo "$line"
+			return 0
+		}
+	done < <(grep '"capture"' "$1" 2>/dev/null | grep '"cpu":1,')
+	return 1
+}
+has_cpu1_after() { cpu1_after "$1" "$2" >/dev/null; }
+# fired_cpu1 FILE: captures of CPU 1 fired so far (-v says so when they start)
+fired_cpu1() { grep -c 'capture [0-9]*: sys>=50% on cpu1 ' "$1"; }
 
 # An old capture of an earlier run, bigger than the budget: removed first, and said.
 D=$TMP/cap
 mkdir -p "$D"
-head -c 600000 /dev/zero >"$D/trigger-20200101-000000.000-sys-cpu1.folded"
+head -c 3000000 /dev/zero >"$D/trigger-20200101-000000.000-sys-cpu1.folded"
 echo x >"$D/unrelated.txt"
 
 # 7-15: the issue's scenario
-"$P" trigger --sys 50 --for 1 --capture 2 --cooldown 30 --max-disk 512k -o "$D" \
-	--log "$TMP/log" --format json >"$TMP/out" 2>"$TMP/err" &
+"$P" trigger --sys 50 --for 1 --capture 2 --cooldown 0 --max-disk 2M -o "$D" \
+	--log "$TMP/log" --format json -v >"$TMP/out" 2>"$TMP/err" &
 TPID=$!
 PIDS+=("$TPID")
 wait_for 10 test -s "$TMP/out"
 check "a status line at start" grep -q '"status":"watching"' "$TMP/out"
+# The machine is shared: other work may really hold CPU 1 at 50% system time for a second, and
+# then a capture is right; quietness can only be checked when CPU 1 was quiet (its own reading).
+Q0=$(grep '^cpu1 ' /proc/stat)
 sleep 3
-check "three quiet seconds: no capture of CPU 1" test "$(cpu1_captures "$TMP/out")" -eq 0
-grep -q '"capture"' "$TMP/out" && diag "other CPUs fired meanwhile (a busy machine): $(grep -c '"capture"' "$TMP/out")"
+Q1=$(grep '^cpu1 ' /proc/stat)
+BUSY=$(awk -v a="$Q0" -v b="$Q1" 'BEGIN { split(a, x); split(b, y); t = 0
+	for (i = 2; i <= 9; i++) t += y[i] - x[i]
+	printf "%d", t ? 100 * (y[4] - x[4]) / t : 0 }')
+N=$(fired_cpu1 "$TMP/err")
+if [ "$N" -eq 0 ]; then
+	ok "three quiet seconds: no capture of CPU 1"
+elif [ "$BUSY" -ge 25 ]; then
+	skip "CPU 1 was busy with other work (${BUSY}% system time over the 3 s): $N capture(s) of it, rightly"
+else
+	fail "three quiet seconds (CPU 1 at ${BUSY}% system time): $N capture(s) of CPU 1"
+fi
+grep -q '"capture"' "$TMP/out" && diag "captures of other CPUs meanwhile (a busy machine): $(grep -c '"capture"' "$TMP/out")"
 # logrotate: the log moved away, SIGHUP, lines go to a new file
 mv "$TMP/log" "$TMP/log.1"
 kill -HUP "$TPID"
 # the workload first on CPU 1 (SCHED_FIFO: other work there, builds in other cgroups that nice
 # cannot outweigh, would dilute its share; the kernel's RT throttling leaves them 5%)
+T0=$(($(date +%s%N) / 1000000))
 $HI taskset -c 1 "$TMP/w" 4 &
 WPID=$!
 PIDS+=("$WPID")
-wait_for 15 has_cpu1 "$TMP/out"
-check "system calls on CPU 1 for 4 s: a capture of CPU 1" has_cpu1 "$TMP/out"
-LINE=$(grep '"capture"' "$TMP/out" | grep '"cpu":1,' | head -1)
+wait_for 15 has_cpu1_after "$TMP/out" "$T0"
+check "system calls on CPU 1 for 4 s: a capture of CPU 1" has_cpu1_after "$TMP/out" "$T0"
+LINE=$(cpu1_after "$TMP/out" "$T0")
 FOLDED=$(sed -n 's/.*"files":\["\([^"]*\.folded\)".*/\1/p' <<<"$LINE")
 diag "$LINE"
 check "its condition is sys>=50% with a value of 50 or more" \
@@ -155,7 +182,7 @@ BEFORE=$(sed -n 's/.*"before_samples":\([0-9]*\).*/\1/p' <<<"$LINE")
 check "the seconds before the fire are in it (before_samples $BEFORE > 0)" test "${BEFORE:-0}" -gt 0
 check "the old capture was removed for --max-disk, other files kept" \
 	test ! -e "$D/trigger-20200101-000000.000-sys-cpu1.folded" -a -e "$D/unrelated.txt"
-check "the capture line counts the removal" grep -q '"removed":1' <<<"$LINE"
+check "the capture line counts the removal" grep -qE '"removed":[1-9]' <<<"$LINE"
 check "SIGHUP reopened --log: the capture is in the new log" grep -q "\"cpu\":1," "$TMP/log"
 wait "$WPID" 2>/dev/null
 
@@ -166,7 +193,7 @@ wait "$TPID"
 RC=$?
 check "SIGTERM: exit 0 (exit $RC)" test "$RC" -eq 0
 check "the end report counts the captures and the removal" \
-	grep -qE 'trigger: [0-9]+ captures .* 1 removed for --max-disk' "$TMP/err"
+	grep -qE 'trigger: [0-9]+ captures .* [1-9][0-9]* removed for --max-disk' "$TMP/err"
 
 # 18-20: SIGTERM during a capture finishes it; --max 1 would have stopped after it
 D2=$TMP/cap2
@@ -216,7 +243,7 @@ check "--machine --cpu 0.1: one capture of every CPU, exit 0 (exit $RC)" \
 check "--machine: its files are named 'all'" test -n "$(ls "$TMP/cap4" | grep -- '-cpu-all\.svg$')"
 
 # 28-29: -p PID: the process's own system time, its stacks
-$HI taskset -c 1 "$TMP/w" 3 &
+$HI taskset -c 1 "$TMP/w" 5 &
 WPID=$!
 PIDS+=("$WPID")
 "$P" trigger -p "$WPID" --sys 50 --for 0.5 --capture 1 --max 1 -o "$TMP/cap5" --format json \
