@@ -10,7 +10,7 @@
 enum kind { KIND_USER, KIND_KERNEL, KIND_UNKNOWN, KIND_ROOT };
 
 struct name {
-	const char *s; /* points into the stack text or the "all" literal: not owned */
+	const char *s; /* points into a flame's stack text or the "all" literal: not owned */
 	uint32_t len; /* shown length (an "_[k]"-like suffix cut off) */
 	uint32_t full_len;
 	uint8_t kind;
@@ -32,8 +32,6 @@ struct tree {
 	struct keymap child_map; /* parent << 32 | name -> child node */
 	bool reverse;
 	int which; /* the count being added: 0 or 1 */
-	char **texts; /* copies of the stacks names point into, so the flames may go */
-	size_t nr_texts, cap_texts;
 	int err;
 };
 
@@ -162,32 +160,18 @@ static int add_stack(void *ctx, const char *text, size_t len, uint64_t count)
 {
 	struct tree *t = ctx;
 	uint32_t at = 0;
-	char *copy;
 	int err;
 
-	if (t->nr_texts == t->cap_texts) {
-		size_t cap = t->cap_texts ? t->cap_texts * 2 : 1024;
-		char **n = realloc(t->texts, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->texts = n;
-		t->cap_texts = cap;
-	}
-	copy = malloc(len + 1);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, text, len + 1);
-	t->texts[t->nr_texts++] = copy;
+	/* names point into the flame's own text, which stays while the SVG is written */
 	if (t->nodes[0].total[t->which] > UINT64_MAX - count)
 		return -ERANGE;
 	t->nodes[0].total[t->which] += count;
 	if (!t->reverse) {
 		for (size_t i = 0; i <= len;) {
-			const char *e = memchr(copy + i, ';', len - i);
-			size_t flen = e ? (size_t)(e - (copy + i)) : len - i;
+			const char *e = memchr(text + i, ';', len - i);
+			size_t flen = e ? (size_t)(e - (text + i)) : len - i;
 
-			err = add_frame(t, &at, copy + i, flen, count);
+			err = add_frame(t, &at, text + i, flen, count);
 			if (err)
 				return err;
 			i += flen + 1;
@@ -196,9 +180,9 @@ static int add_stack(void *ctx, const char *text, size_t len, uint64_t count)
 		for (size_t end = len;;) {
 			size_t start = end;
 
-			while (start && copy[start - 1] != ';')
+			while (start && text[start - 1] != ';')
 				start--;
-			err = add_frame(t, &at, copy + start, end - start, count);
+			err = add_frame(t, &at, text + start, end - start, count);
 			if (err)
 				return err;
 			if (!start)
@@ -211,9 +195,6 @@ static int add_stack(void *ctx, const char *text, size_t len, uint64_t count)
 
 static void tree_free(struct tree *t)
 {
-	for (size_t i = 0; i < t->nr_texts; i++)
-		free(t->texts[i]);
-	free(t->texts);
 	free(t->names);
 	free(t->nodes);
 	keymap__exit(&t->name_map);
@@ -236,7 +217,8 @@ static int tree_build(struct tree *t, const struct flame *after, const struct fl
 		return -ENOMEM;
 	t->nr_nodes = 1;
 	/* the root: no frame of a stack can match it (its length is not a stack's) */
-	t->names[0] = (struct name){ .s = "all", .len = 3, .full_len = UINT32_MAX, .kind = KIND_ROOT };
+	t->names[0] =
+		(struct name){ .s = "all", .len = 3, .full_len = UINT32_MAX, .kind = KIND_ROOT };
 	t->nr_names = 1;
 	err = flame__for_each(after, add_stack, t);
 	if (!err && before) {
@@ -256,6 +238,8 @@ struct layout {
 	double scale; /* pixels per sample */
 	double min_width;
 	uint64_t min_count; /* frames of fewer samples are left out (max_frames) */
+	size_t max_frames; /* and never more than these, whatever the counts (ties at 2^64 - 1) */
+	uint64_t emitted; /* pass 2: frames written so far */
 	unsigned int width, fh, top, bottom;
 	uint64_t total[2];
 	/* pass 1 */
@@ -312,16 +296,24 @@ static void put_escaped(FILE *out, const char *s, size_t len, size_t max)
 			cp = cp << 6 | (p[i] & 0x3f);
 		}
 		if ((need == 1 && cp < 0x80) || (need == 2 && cp < 0x800) ||
-		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff) ||
-		    cp == 0xfffe || cp == 0xffff)
+		    (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
 			goto bad;
 		fwrite(p, 1, need + 1, out);
 		p += need + 1;
 		continue;
-bad:
+	bad:
 		fputs("\xef\xbf\xbd", out);
 		p++;
 	}
+}
+
+/* How the share of all samples of n changed from before to after (a fraction, not points). */
+static double delta(const struct layout *l, const struct node *n)
+{
+	double before = l->total[1] ? (double)n->total[1] / (double)l->total[1] : 0;
+
+	return (double)n->total[0] / (double)l->total[0] - before;
 }
 
 static void color(const struct layout *l, const struct node *n, const struct name *nm, char *buf,
@@ -330,8 +322,7 @@ static void color(const struct layout *l, const struct node *n, const struct nam
 	double v1 = (nm->hash & 0xff) / 255.0, v2 = ((nm->hash >> 8) & 0xff) / 255.0;
 
 	if (l->diff) {
-		double d = (double)n->total[0] / (double)l->total[0] -
-			   (l->total[1] ? (double)n->total[1] / (double)l->total[1] : 0);
+		double d = delta(l, n);
 		int c = l->max_delta > 0 ? (int)lround(210 * fabs(d) / l->max_delta) : 0;
 
 		if (d > 0)
@@ -377,7 +368,8 @@ static void emit(struct layout *l, const struct node *n, double x, double w, uns
 		fprintf(out, "; before %llu, %.2f%%; %+.2f points", (unsigned long long)n->total[1],
 			b, a - b);
 	}
-	fprintf(out, ")</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%u\" fill=\"%s\"/>",
+	fprintf(out,
+		")</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%u\" fill=\"%s\"/>",
 		x, y, w, l->fh - 1, fill);
 	chars = w > 6 ? (size_t)((w - 6) / CHAR_W) : 0;
 	if (chars >= 3) {
@@ -432,21 +424,21 @@ static int walk(struct layout *l)
 			continue; /* only in before: counted apart */
 		if (w < l->min_width || n->total[0] < l->min_count)
 			continue; /* elided, with everything above it */
+		/*
+		 * The cap: preorder draws a frame before anything above it, so stopping here keeps
+		 * what is drawn a tree; pass 2 stops where pass 1 did.
+		 */
+		if (l->emit ? l->emitted >= l->drawn : l->drawn >= l->max_frames)
+			continue;
 		if (l->emit) {
 			emit(l, n, it.x, w, it.depth);
+			l->emitted++;
 		} else {
 			l->drawn++;
 			if (it.depth > l->depth)
 				l->depth = it.depth;
-			if (l->diff) {
-				double d = fabs((double)n->total[0] / (double)l->total[0] -
-						(l->total[1] ? (double)n->total[1] /
-								       (double)l->total[1] :
-							       0));
-
-				if (d > l->max_delta)
-					l->max_delta = d;
-			}
+			if (l->diff && fabs(delta(l, n)) > l->max_delta)
+				l->max_delta = fabs(delta(l, n));
 		}
 		for (uint32_t c = n->first_child; c; c = t->nodes[c].next_sibling) {
 			if (nk == ccap) {
@@ -503,9 +495,13 @@ static int by_count_desc(const void *a, const void *b)
 static int budget(struct layout *l, size_t max)
 {
 	const struct tree *t = l->t;
-	uint64_t *c, floor_count = (uint64_t)ceil(l->min_width / l->scale);
+	double floor_d = ceil(l->min_width / l->scale);
+	/* counts near 2^64 make the floor too large for a u64: nothing below it is drawn anyway */
+	uint64_t *c,
+		floor_count = floor_d >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)floor_d;
 	size_t nr = 0;
 
+	l->max_frames = max;
 	if (t->nr_nodes <= max)
 		return 0;
 	c = malloc(t->nr_nodes * sizeof(*c));
@@ -516,7 +512,8 @@ static int budget(struct layout *l, size_t max)
 			c[nr++] = t->nodes[i].total[0];
 	if (nr > max) {
 		qsort(c, nr, sizeof(*c), by_count_desc);
-		l->min_count = c[max] + 1;
+		/* at UINT64_MAX, more than max frames have every sample: walk's cap decides */
+		l->min_count = c[max] == UINT64_MAX ? UINT64_MAX : c[max] + 1;
 	}
 	free(c);
 	return 0;
@@ -593,8 +590,8 @@ static void put_js_string(FILE *out, const char *s)
 	/* only the unit name: keep letters, digits, spaces */
 	fputc('\'', out);
 	for (; *s; s++)
-		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		    *s == ' ' || *s == '_')
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == ' ' || *s == '_')
 			fputc(*s, out);
 	fputc('\'', out);
 }
@@ -638,10 +635,10 @@ static int write_svg(const struct flame *after, const struct flame *before,
 	l.top = 66;
 	l.bottom = l.top + l.depth * l.fh;
 	height = l.top + (l.depth + 1) * l.fh + 34;
-	title = o.title ? o.title :
-		l.diff	? "Differential Flame Graph" :
-		o.reverse ? "Icicle Graph (callers)" :
-			    "Flame Graph";
+	title = o.title	    ? o.title
+		: l.diff    ? "Differential Flame Graph"
+		: o.reverse ? "Icicle Graph (callers)"
+			    : "Flame Graph";
 
 	fprintf(out,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
@@ -652,8 +649,8 @@ static int write_svg(const struct flame *after, const struct flame *before,
 		"<style type=\"text/css\"><![CDATA[\n%s]]></style>\n"
 		"<script type=\"text/ecmascript\"><![CDATA[\n"
 		"var W=%u,PAD=%d,FH=%u,FONT=%d,REVERSE=%d,TOP=%u,BOTTOM=%u,TOTAL=%llu,UNIT=",
-		l.width, height, l.width, height, style, l.width, PAD, l.fh, FONT, o.reverse ? 1 : 0,
-		l.top, l.bottom, (unsigned long long)l.total[0]);
+		l.width, height, l.width, height, style, l.width, PAD, l.fh, FONT,
+		o.reverse ? 1 : 0, l.top, l.bottom, (unsigned long long)l.total[0]);
 	put_js_string(out, unit);
 	fprintf(out, ";\n%s]]></script>\n", script);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f6f6f0\"/>\n",
@@ -679,13 +676,17 @@ static int write_svg(const struct flame *after, const struct flame *before,
 			(unsigned long long)l.only_before);
 	fputs("</text>\n", out);
 	if (l.diff)
-		fprintf(out, "<text x=\"%d\" y=\"60\" fill=\"#444\">red: share grew, blue: "
+		fprintf(out,
+			"<text x=\"%d\" y=\"60\" fill=\"#444\">red: share grew, blue: "
 			"shrank (the deepest color: the largest change, %.2f points)</text>\n",
 			PAD, 100 * l.max_delta);
 	else
-		fprintf(out, "<text x=\"%d\" y=\"60\" fill=\"#444\">warm: user, blue: kernel, "
-			"grey: unknown</text>\n", PAD);
-	fprintf(out, "<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n",
+		fprintf(out,
+			"<text x=\"%d\" y=\"60\" fill=\"#444\">warm: user, blue: kernel, "
+			"grey: unknown</text>\n",
+			PAD);
+	fprintf(out,
+		"<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"display:none\">Reset Zoom</text>\n",
 		PAD);
 	fprintf(out, "<text id=\"search\" x=\"%u\" y=\"24\">Search</text>\n", l.width - PAD - 50);
 	fprintf(out, "<text id=\"matched\" x=\"%u\" y=\"%u\"> </text>\n", l.width - PAD,

@@ -11,15 +11,16 @@
 /*
  * The stacks are merged into a tree (siblings sorted by name, as flamegraph.pl does), laid out,
  * and each frame at least min_width pixels wide (and within max_frames) is drawn as a rectangle
- * with a <title> (hover text without script) and a label when it fits; narrower frames are elided and counted, and the
- * subtitle says how many. The SVG carries its own script and style (no external resource): hover
- * details, click to zoom, Ctrl-F/search with a regular expression highlighting the matching
- * frames and the share of samples they cover, reset. Colors say the kind of a frame: user (warm
- * red-yellow), kernel ("_[k]" suffix, blue-aqua; the suffix is not shown), unknown ("[unknown]",
- * a bare address or a "[module]", grey).
+ * with a <title> (hover text without script) and a label when it fits; narrower frames are elided
+ * and counted, and the subtitle says how many. The SVG carries its own script and style (no
+ * external resource): hover details, click to zoom, Ctrl-F/search with a regular expression
+ * highlighting the matching frames and the share of samples they cover, reset. Colors say the kind
+ * of a frame: user (warm red-yellow), kernel ("_[k]" suffix, blue-aqua; the suffix is not shown),
+ * unknown ("[unknown]", a bare address or a "[module]", grey).
  */
 struct flame_svg_opts {
-	const char *title; /* NULL: "Flame Graph" ("Icicle Graph" reversed, "Differential ..." diff) */
+	const char
+		*title; /* NULL: "Flame Graph" ("Icicle Graph" reversed, "Differential ..." diff) */
 	const char *subtitle; /* NULL: none (the counts and elision line is always there) */
 	const char *count_name; /* what a count is: NULL: "samples" */
 	/*

@@ -1,4 +1,5 @@
-/* pprof: a profile built in memory with every entity kept once, serialized by protobuf-c, gzipped. */
+/* pprof: a profile built in memory with every entity kept once, serialized by protobuf-c, gzipped.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ struct pprof {
 	struct keymap string_map; /* hash -> index + 1, probed on collision */
 	struct vec mappings, functions, locations, samples;
 	struct keymap mapping_map, function_map, location_map, sample_map; /* hash -> id */
+	struct keymap
+		frame_map; /* a whole frame's hash -> location id: one lookup per known frame */
 	size_t nr_types;
 	uint64_t *types; /* type, unit string indices, per sample type */
 	uint64_t period_type[2];
@@ -71,19 +74,28 @@ static void *vec_at(const struct vec *v, size_t i)
 	return (char *)v->v + i * v->size;
 }
 
-/* FNV-1a over bytes, continuing from h. */
+/*
+ * A hash of bytes, continuing from h: 8 bytes per step (a multiply and a shift mixing them in),
+ * since frames hash names and build-ids of tens of bytes each; collisions are compared anyway.
+ */
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t len)
 {
 	const unsigned char *s = p;
+	uint64_t w;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ s[i]) * 0x100000001b3ull;
-	return h;
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9fb21c651e98df25ull;
+		h ^= h >> 29;
+	}
+	for (; len; s++, len--)
+		h = (h ^ *s) * 0x100000001b3ull;
+	return h ^ (h >> 32);
 }
 
 #define HASH_INIT 0xcbf29ce484222325ull
 /* the next key to probe when a hash's slot holds another entity */
-#define PROBE(h) ((h) * 0x9e3779b97f4a7c15ull + 1)
+#define PROBE(h) ((h)*0x9e3779b97f4a7c15ull + 1)
 
 /* The index of s in the string table, added when new; -1 on ENOMEM. */
 static int64_t intern_string(struct pprof *p, const char *s)
@@ -171,7 +183,8 @@ struct pprof *pprof__new(const struct pprof_value_type *types, size_t nr_types,
 	    keymap__init(&p->mapping_map, sizeof(uint64_t), 16) ||
 	    keymap__init(&p->function_map, sizeof(uint64_t), 256) ||
 	    keymap__init(&p->location_map, sizeof(uint64_t), 256) ||
-	    keymap__init(&p->sample_map, sizeof(uint64_t), 256))
+	    keymap__init(&p->sample_map, sizeof(uint64_t), 256) ||
+	    keymap__init(&p->frame_map, sizeof(uint64_t), 256))
 		goto fail;
 	/* string_table[0] must be "" */
 	if (intern_string(p, "") != 0)
@@ -233,6 +246,7 @@ void pprof__delete(struct pprof *p)
 	keymap__exit(&p->function_map);
 	keymap__exit(&p->location_map);
 	keymap__exit(&p->sample_map);
+	keymap__exit(&p->frame_map);
 	free(p);
 }
 
@@ -309,11 +323,79 @@ static uint64_t frame_location(struct pprof *p, const struct pprof_frame *fr)
 	return intern(&p->location_map, &p->locations, &lk, sizeof(lk), &created);
 }
 
+static const char *string_at(const struct pprof *p, uint64_t i)
+{
+	return *(char **)vec_at(&p->strings, i);
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* Whether location id loc is what frame fr gives. */
+static bool frame_is(const struct pprof *p, uint64_t loc, const struct pprof_frame *fr)
+{
+	const struct location_key *lk = vec_at(&p->locations, loc - 1);
+	const struct mapping *m = vec_at(&p->mappings, lk->mapping_id - 1);
+	const struct function_key *fk;
+	const char *fn = fr->function && *fr->function ? fr->function : NULL;
+
+	if (lk->addr != fr->addr || m->k.start != fr->map_start || m->k.limit != fr->map_limit ||
+	    m->k.offset != fr->map_offset ||
+	    strcmp(string_at(p, m->k.file), fr->module && *fr->module ? fr->module : "[unknown]") ||
+	    strcmp(string_at(p, m->k.build_id), or_empty(fr->build_id)))
+		return false;
+	if (!fn)
+		return !lk->function_id;
+	if (!lk->function_id || lk->line != fr->line)
+		return false;
+	fk = vec_at(&p->functions, lk->function_id - 1);
+	return !strcmp(string_at(p, fk->name), fn) &&
+	       !strcmp(string_at(p, fk->system_name), fr->system_name ? fr->system_name : fn) &&
+	       !strcmp(string_at(p, fk->file), or_empty(fr->source_file));
+}
+
+static uint64_t hash_string(uint64_t h, const char *s)
+{
+	return s ? hash_bytes(h, s, strlen(s) + 1) : h * 0x100000001b3ull;
+}
+
+/* frame_location through the frame cache: a frame seen before costs one hash and one lookup. */
+static uint64_t frame_location_cached(struct pprof *p, const struct pprof_frame *fr)
+{
+	uint64_t num[5] = { fr->addr, fr->map_start, fr->map_limit, fr->map_offset,
+			    (uint64_t)fr->line };
+	uint64_t h = hash_bytes(HASH_INIT, num, sizeof(num)), loc, *v;
+
+	h = hash_string(h, fr->function);
+	h = hash_string(h, fr->module);
+	h = hash_string(h, fr->build_id);
+	h = hash_string(h, fr->system_name);
+	h = hash_string(h, fr->source_file);
+	for (;;) {
+		v = keymap__find(&p->frame_map, h);
+		if (!v)
+			break;
+		if (frame_is(p, *v, fr))
+			return *v;
+		h = PROBE(h);
+	}
+	loc = frame_location(p, fr);
+	if (!loc)
+		return 0;
+	v = keymap__insert(&p->frame_map, h, NULL);
+	if (v) /* else only the cache misses it */
+		*v = loc;
+	return loc;
+}
+
 static bool sample_equal(const struct sample *a, const struct sample *b)
 {
 	return a->nr_locs == b->nr_locs && a->nr_labels == b->nr_labels &&
 	       !memcmp(a->locs, b->locs, a->nr_locs * sizeof(*a->locs)) &&
-	       (!a->nr_labels || !memcmp(a->labels, b->labels, 2 * a->nr_labels * sizeof(*a->labels)));
+	       (!a->nr_labels ||
+		!memcmp(a->labels, b->labels, 2 * a->nr_labels * sizeof(*a->labels)));
 }
 
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
@@ -333,7 +415,7 @@ int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t 
 	if (!s.locs || !s.labels)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		s.locs[i] = frame_location(p, &frames[i]);
+		s.locs[i] = frame_location_cached(p, &frames[i]);
 		if (!s.locs[i])
 			goto out;
 	}
@@ -556,8 +638,8 @@ static int gzip_to(const uint8_t *buf, size_t len, FILE *out)
 	int zr, err = 0;
 
 	/* 15 + 16: a gzip header and trailer around the deflate stream */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
+	/* the fastest level, as Go's runtime/pprof: profiles are written at the end of a run */
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	z.next_in = (Bytef *)buf;
 	do {

@@ -18,7 +18,8 @@
  */
 struct pprof;
 
-/* A sample value's (or the period's) type and unit: {"samples", "count"}, {"cpu", "nanoseconds"}. */
+/* A sample value's (or the period's) type and unit: {"samples", "count"}, {"cpu", "nanoseconds"}.
+ */
 struct pprof_value_type {
 	const char *type;
 	const char *unit;

@@ -13,7 +13,7 @@ TEST_PKGS=(
 	libcmocka-dev libclang-rt-14-dev
 	linux-perf prometheus prometheus-node-exporter
 	curl jq procps python3 bpftrace openssl groff-base man-db systemd time
-	golang-go
+	golang-go nodejs
 )
 
 if [ "$(id -u)" -ne 0 ]; then

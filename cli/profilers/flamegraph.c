@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "flame.h"
 #include "flame_svg.h"
@@ -119,23 +120,26 @@ static int on_extra(void *ctx, int opt, const char *arg)
 		errno = 0;
 		d = strtod(arg, &end);
 		if (errno || end == arg || *end || d < 100 || d > 100000 || d != (unsigned int)d)
-			return usage("--width takes whole pixels from 100 to 100000, not '%s'", arg);
+			return usage("--width takes whole pixels from 100 to 100000, not '%s'",
+				     arg);
 		o->svg.width = (unsigned int)d;
 		return 0;
 	case OPT_MIN_WIDTH:
 		errno = 0;
 		d = strtod(arg, &end);
 		if (errno || end == arg || *end || !(d > 0 && d <= 1000))
-			return usage("--min-width takes pixels above 0 and up to 1000 (e.g. 0.5), not "
-				     "'%s'",
-				     arg);
+			return usage(
+				"--min-width takes pixels above 0 and up to 1000 (e.g. 0.5), not "
+				"'%s'",
+				arg);
 		o->svg.min_width = d;
 		return 0;
 	case OPT_MAX_FRAMES:
 		errno = 0;
 		d = strtod(arg, &end);
 		if (errno || end == arg || *end || d < 1 || d > 10000000 || d != (unsigned int)d)
-			return usage("--max-frames takes a count from 1 to 10000000, not '%s'", arg);
+			return usage("--max-frames takes a count from 1 to 10000000, not '%s'",
+				     arg);
 		o->svg.max_frames = (unsigned int)d;
 		return 0;
 	}
@@ -152,14 +156,16 @@ static int read_folded(const char *path, struct flame *f, int verbose)
 	int err;
 
 	if (!in) {
-		fprintf(stderr, "perfscope flamegraph: cannot read '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "perfscope flamegraph: cannot read '%s': %s\n", path,
+			strerror(errno));
 		return 1;
 	}
 	err = flame__read_file(f, in, &st);
 	if (!is_stdin)
 		fclose(in);
 	if (err) {
-		fprintf(stderr, "perfscope flamegraph: reading %s failed: %s\n", name, strerror(-err));
+		fprintf(stderr, "perfscope flamegraph: reading %s failed: %s\n", name,
+			strerror(-err));
 		return 1;
 	}
 	if (st.bad)
@@ -186,11 +192,14 @@ static int read_folded(const char *path, struct flame *f, int verbose)
 static int flamegraph_run(int argc, char **argv)
 {
 	struct fg_opts fo = { 0 };
-	struct extra_opts extra = { .longopts = flamegraph_longopts, .on_extra = on_extra,
+	struct extra_opts extra = { .longopts = flamegraph_longopts,
+				    .on_extra = on_extra,
 				    .ctx = &fo };
 	struct flame_svg_stats stats = { 0 };
 	struct flame *after = NULL, *before = NULL;
 	struct cli_opts o;
+	struct stat sb;
+	bool regular;
 	FILE *out;
 	int ret, err;
 
@@ -199,15 +208,17 @@ static int flamegraph_run(int argc, char **argv)
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	if (!o.positional)
-		return usage(fo.diff ? "--diff BEFORE needs the AFTER file too" :
-				       "which folded file? give FILE.folded (or - for standard input)");
+		return usage(
+			fo.diff ? "--diff BEFORE needs the AFTER file too"
+				: "which folded file? give FILE.folded (or - for standard input)");
 	if (o.positional[1])
 		return usage("give one folded file (two with --diff BEFORE AFTER), not also '%s'",
 			     o.positional[1]);
 	if (fo.diff && !strcmp(fo.diff, "-") && !strcmp(o.positional[0], "-"))
 		return usage("only one of the files can be standard input ('-')");
 	if (!o.output && isatty(STDOUT_FILENO))
-		return usage("an SVG is not for a terminal: give -o OUT.svg or redirect the output");
+		return usage(
+			"an SVG is not for a terminal: give -o OUT.svg or redirect the output");
 	cli_setup_log(o.verbose);
 
 	ret = 1;
@@ -226,8 +237,10 @@ static int flamegraph_run(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
-	err = fo.diff ? flame_svg__write_diff(before, after, &fo.svg, out, &stats) :
-			flame_svg__write(after, &fo.svg, out, &stats);
+	/* only a regular file is removed after a failed write, never a device or a pipe */
+	regular = o.output && !fstat(fileno(out), &sb) && S_ISREG(sb.st_mode);
+	err = fo.diff ? flame_svg__write_diff(before, after, &fo.svg, out, &stats)
+		      : flame_svg__write(after, &fo.svg, out, &stats);
 	if (o.output && fclose(out) && !err)
 		err = -errno;
 	if (!o.output && fflush(stdout) && !err)
@@ -235,7 +248,7 @@ static int flamegraph_run(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "perfscope flamegraph: writing %s failed: %s\n",
 			o.output ? o.output : "the SVG", strerror(-err));
-		if (o.output)
+		if (regular)
 			unlink(o.output); /* not a truncated SVG that looks whole */
 		goto out;
 	}
@@ -245,8 +258,7 @@ static int flamegraph_run(int argc, char **argv)
 			"%llu narrower than %.2g px left out\n",
 			o.output, (unsigned long long)flame__nr_samples(after),
 			flame__nr_stacks(after), (unsigned long long)stats.drawn,
-			(unsigned long long)stats.elided,
-			stats.min_width);
+			(unsigned long long)stats.elided, stats.min_width);
 	ret = 0;
 out:
 	flame__delete(after);

@@ -1,6 +1,7 @@
 // Runs a perfscope flame graph's own script over a minimal DOM built from the SVG (no browser
 // needed) and checks zoom, reset and search on the known profile of test_flamegraph.sh.
-// usage: node flame_js.js FILE.svg   (exit 1 with the reason on a failure)
+// usage: node flame_js.js FILE.svg [reverse]   (exit 1 with the reason on a failure); reverse:
+// FILE.svg is the --reverse (callers) view of the same profile
 'use strict';
 const fs = require('fs');
 const vm = require('vm');
@@ -88,6 +89,22 @@ const shown = (name) => frame(name).style.display !== 'none';
 const W = +svg.match(/var W=(\d+)/)[1], PAD = +svg.match(/PAD=(\d+)/)[1];
 const near = (a, b, what) => { if (Math.abs(a - b) > 0.02) fail(`${what}: ${a}, expected ${b}`); };
 
+if (process.argv[3] === 'reverse') {
+	// callers view, top-down: hot_a's frame (level 1) and the paths above it fill the width,
+	// hot_b's do not show; 'all' stays, dimmed
+	frames.handlers.click({ target: rect('hot_a') });
+	near(width('hot_a'), W - 2 * PAD, 'zoomed hot_a width');
+	near(width('work'), W - 2 * PAD, 'zoomed work (hot_a\'s caller) width');
+	if (shown('hot_b') || !shown('all') || frame('all').style.opacity !== 0.6)
+		fail('reverse zoom: wrong frames shown');
+	if (frame('work').style.opacity === 0.6)
+		fail('reverse zoom: work, a caller of hot_a, is drawn as an ancestor');
+	if (+rect('work').getAttribute('y') <= +rect('hot_a').getAttribute('y'))
+		fail('reverse: a caller should be drawn below its callee');
+	console.log('reverse zoom: ok (' + frames.children.length + ' frames)');
+	process.exit(0);
+}
+
 // hover: the details line shows the frame's title
 frames.handlers.mouseover({ target: rect('hot_a') });
 if (!byId.details.textContent.startsWith('hot_a (30 samples'))
@@ -114,6 +131,13 @@ windowHandlers.keydown({ keyCode: 27, preventDefault() {} });
 near(width('work'), (W - 2 * PAD) * 40 / 47, 'reset work width');
 if (!shown('sys_read') || byId.unzoom.style.display !== 'none')
 	fail('reset: not everything back');
+
+// zoom on sys_read, between [unknown] and work: its siblings on both sides are hidden
+frames.handlers.click({ target: rect('sys_read') });
+near(width('do_syscall_64'), W - 2 * PAD, 'zoomed do_syscall_64 width');
+if (shown('work') || shown('hot_a') || shown('[unknown]') || shown('0x1234'))
+	fail('zoom on sys_read: a sibling or its frames still shown');
+windowHandlers.keydown({ keyCode: 27, preventDefault() {} });
 
 // search: hot_a and hot_b cover 40 of 47; nested matches are counted once
 ctx.search('^hot_');

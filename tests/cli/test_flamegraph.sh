@@ -8,7 +8,7 @@ P=${PERFSCOPE:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
 CHECK=("python3" "$HERE/flame_check.py")
 
-plan 34
+plan 40
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -22,11 +22,11 @@ printf 'prog;main;work;hot_a 10\r\n' >>"$T/known.folded"
 
 run_capture "$P" flamegraph "$T/known.folded" -o "$T/known.svg"
 check "known profile: exit 0 (exit $RC)" [ "$RC" -eq 0 ]
-check "the SVG is well-formed XML (python3 xml.etree)" "${CHECK[@]}" frames "$T/known.svg" >/dev/null
+"${CHECK[@]}" frames "$T/known.svg" >"$T/known.frames" 2>"$T/known.xmlerr"
+check "the SVG is well-formed XML (python3 xml.etree)" test ! -s "$T/known.xmlerr" -a -s "$T/known.frames"
 check "its frames name the known functions, without the _[k] suffix" \
 	"${CHECK[@]}" names "$T/known.svg" all prog main work hot_a hot_b sys_read do_syscall_64 '[unknown]' 0x1234
 check "every frame's width is its count times one scale" sh -c "'${CHECK[0]}' '${CHECK[1]}' proportional '$T/known.svg' >/dev/null"
-"${CHECK[@]}" frames "$T/known.svg" >"$T/known.frames"
 wa=$(awk -F'\t' '$1 == "hot_a" {print $5}' "$T/known.frames")
 wb=$(awk -F'\t' '$1 == "hot_b" {print $5}' "$T/known.frames")
 check "hot_a is 3 times as wide as hot_b (30:10; $wa vs $wb px)" \
@@ -82,6 +82,15 @@ check "--reverse: all on top, hot_a right under it, prog (the root) at the botto
 check "--reverse: the titled view is the callers' icicle" grep -q 'Icicle Graph (callers)' "$T/rev.svg"
 check "--reverse: main appears once per leaf path (callers of hot_a, hot_b, ...)" \
 	test "$(grep -c '^main	' "$T/rev.frames")" -eq 4
+if command -v node >/dev/null; then
+	if node "$HERE/flame_js.js" "$T/rev.svg" reverse >"$T/js.out" 2>&1; then
+		ok "--reverse: the script zooms top-down ($(cat "$T/js.out"))"
+	else
+		fail "--reverse: the script under node"; sed 's/^/#   /' "$T/js.out" | head -5
+	fi
+else
+	skip "node is not installed: the SVG's script is not run"
+fi
 
 # --diff: before has hot_a 10 / hot_b 30, after (known) 30 / 10: hot_a grew (red), hot_b shrank
 printf '%s\n' 'prog;main;work;hot_a 10' 'prog;main;work;hot_b 30' 'prog;main;gone 7' >"$T/before.folded"
@@ -124,6 +133,20 @@ run_capture "$P" flamegraph --max-frames 500 "$T/big.folded" -o "$T/small.svg"
 n=$("${CHECK[@]}" proportional "$T/small.svg" 2>&1)
 check "--max-frames 500: at most 500 drawn ($n)" test "$n" -le 500 -a "$n" -gt 100
 
+# perfscope's own folded output, end to end: trace --flame-graph, then flamegraph (root needed)
+GEN=${BUILD_ROOT:+$BUILD_ROOT/bench/gen_events}
+if need_root && [ -x "${GEN:-}" ]; then
+	run_capture "$P" trace -e syscalls:sys_enter_getppid --flame-graph "$T/g" -- "$GEN" -q getppid 200
+	run_capture "$P" flamegraph "$T/g.folded" -o "$T/g.svg"
+	check "trace --flame-graph, then flamegraph: exit 0 (exit $RC)" [ "$RC" -eq 0 ]
+	"${CHECK[@]}" frames "$T/g.svg" >"$T/g.frames" 2>&1
+	check "... gen_events is a root frame with the 200 getppid calls" \
+		grep -qE '^gen_events	200	' "$T/g.frames"
+else
+	skip "trace --flame-graph needs root and bench/gen_events"
+	skip "trace --flame-graph needs root and bench/gen_events"
+fi
+
 # errors
 expect_rc "no FILE: usage error" 2 "$P" flamegraph -o "$T/x.svg"
 expect_rc "a missing file: runtime error" 1 "$P" flamegraph "$T/nope.folded" -o "$T/x.svg"
@@ -132,6 +155,15 @@ printf 'garbage\n\nmore garbage\n' >"$T/junk.folded"
 expect_rc "a file without a stack: runtime error" 1 "$P" flamegraph "$T/junk.folded" -o "$T/x.svg"
 check "... saying what it should hold" grep -q "holds no stack to draw (3 lines, 2 not 'STACK COUNT')" "$ERR"
 expect_rc "--width 5: usage error" 2 "$P" flamegraph --width 5 "$T/known.folded" -o "$T/x.svg"
-expect_rc "an unwritable -o: runtime error, nothing left" 1 "$P" flamegraph "$T/known.folded" -o /nonexistent/dir/x.svg
+expect_rc "an unwritable -o: runtime error" 1 "$P" flamegraph "$T/known.folded" -o /nonexistent/dir/x.svg
+# a write that fails part way says so; a regular file is removed (no truncated SVG that looks
+# whole), a device never
+if [ -w /dev/full ]; then
+	run_capture "$P" flamegraph "$T/big.folded" -o /dev/full
+	check "a write that fails (/dev/full): exit 1 saying so, the device left alone (exit $RC)" \
+		sh -c "[ $RC -eq 1 ] && grep -q 'writing /dev/full failed' '$ERR' && [ -c /dev/full ]"
+else
+	skip "/dev/full is not writable"
+fi
 
 done_testing

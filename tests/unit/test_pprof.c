@@ -1,4 +1,5 @@
-/* Unit tests of common/pprof.c: the profile's invariants (decoded back with protobuf-c) and go tool pprof reading it. */
+/* Unit tests of common/pprof.c: the profile's invariants (decoded back with protobuf-c) and go tool
+ * pprof reading it. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +15,7 @@
 #include "pprof.h"
 #include "profile.pb-c.h"
 
-static const struct pprof_value_type types[] = { { "samples", "count" },
-						 { "cpu", "nanoseconds" } };
+static const struct pprof_value_type types[] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
 static const struct pprof_value_type period_type = { "cpu", "nanoseconds" };
 #define PERIOD 10101010 /* 99 Hz */
 
@@ -23,8 +23,10 @@ static const struct pprof_value_type period_type = { "cpu", "nanoseconds" };
 static struct pprof *known_profile(void)
 {
 	struct pprof *p = pprof__new(types, 2, &period_type, PERIOD);
-	struct pprof_frame prog = { .module = "/usr/bin/known", .map_start = 0x400000,
-				    .map_limit = 0x500000, .map_offset = 0x1000,
+	struct pprof_frame prog = { .module = "/usr/bin/known",
+				    .map_start = 0x400000,
+				    .map_limit = 0x500000,
+				    .map_offset = 0x1000,
 				    .build_id = "0123456789abcdef" };
 	struct pprof_frame st_a[4], st_b[3], st_k[2];
 	struct pprof_label labels[] = { { "pid", "1234" }, { "comm", "known" } };
@@ -35,13 +37,16 @@ static struct pprof *known_profile(void)
 	st_a[0].source_file = "known.c", st_a[0].line = 12;
 	st_a[1] = prog, st_a[1].addr = 0x401100, st_a[1].function = "work";
 	st_a[2] = prog, st_a[2].addr = 0x401200, st_a[2].function = "main";
-	st_a[3] = (struct pprof_frame){ .addr = 0x7f0000001234, .module = "/usr/lib/libc.so.6",
-					.map_start = 0x7f0000000000, .map_limit = 0x7f0000100000,
+	st_a[3] = (struct pprof_frame){ .addr = 0x7f0000001234,
+					.module = "/usr/lib/libc.so.6",
+					.map_start = 0x7f0000000000,
+					.map_limit = 0x7f0000100000,
 					.function = "__libc_start_main" };
 	st_b[0] = prog, st_b[0].addr = 0x401020, st_b[0].function = "hot_b";
 	st_b[1] = st_a[1], st_b[2] = st_a[2];
 	/* a kernel leaf under an unknown user frame */
-	st_k[0] = (struct pprof_frame){ .addr = 0xffffffff81000010, .function = "do_syscall_64",
+	st_k[0] = (struct pprof_frame){ .addr = 0xffffffff81000010,
+					.function = "do_syscall_64",
 					.module = "[kernel.kallsyms]" };
 	st_k[1] = (struct pprof_frame){ .addr = 0xdead0 };
 
@@ -224,8 +229,8 @@ static void t_go_tool_pprof(void **state)
 	assert_int_equal(top_flat(out, "do_syscall_64"), 5);
 	/* cpu time: 45 periods of 10.1 ms */
 	snprintf(cmd, sizeof(cmd),
-		 GOENV "go tool pprof -top -sample_index=cpu -symbolize=none %2$s 2>/dev/null", home,
-		 path);
+		 GOENV "go tool pprof -top -sample_index=cpu -symbolize=none %2$s 2>/dev/null",
+		 home, path);
 	out = run(cmd);
 	assert_non_null(out);
 	assert_non_null(strstr(out, "of 454.55ms total"));
@@ -274,8 +279,11 @@ static void t_many(void **state)
 	(void)state;
 	for (int i = 0; i < 20000; i++) {
 		snprintf(name, sizeof(name), "leaf_%d", i % 5000);
-		fr[0] = (struct pprof_frame){ .addr = 0x1000 + (uint64_t)(i % 5000), .function = name,
-					      .module = "/bin/x", .map_start = 0, .map_limit = 1 << 20 };
+		fr[0] = (struct pprof_frame){ .addr = 0x1000 + (uint64_t)(i % 5000),
+					      .function = name,
+					      .module = "/bin/x",
+					      .map_start = 0,
+					      .map_limit = 1 << 20 };
 		fr[1] = fr[0], fr[1].addr = 0x9000 + (uint64_t)(i % 7), fr[1].function = "mid";
 		fr[2] = fr[0], fr[2].addr = 0xa000, fr[2].function = "main";
 		assert_int_equal(pprof__add_sample(p, fr, 3, v, NULL, 0), 0);
