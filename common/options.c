@@ -482,9 +482,15 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 	memset(o, 0, sizeof(*o));
 	o->user_callchain = o->kernel_callchain = -1;
 	for (size_t i = 0; i < NR_SHARED; i++) {
+		bool own = false;
+
 		if (!(shared_opts[i].flag & flags))
 			continue;
-		longopts[nlong++] = shared_opts[i].lo;
+		/* a profiler's own option of the same name wins over a shared alias (trigger --cpu) */
+		for (int k = 0; extra && extra->longopts && extra->longopts[k].name; k++)
+			own |= !strcmp(extra->longopts[k].name, shared_opts[i].lo.name);
+		if (!own)
+			longopts[nlong++] = shared_opts[i].lo;
 		if (shared_opts[i].shortopt)
 			strcat(shortopts, shared_opts[i].shortopt);
 	}

@@ -193,6 +193,13 @@ static void hook_sigusr1(void *ctx)
 	out__flush(p->out);
 }
 
+static int hook_stop_signal(void *ctx, int signo)
+{
+	struct prof *p = ctx;
+
+	return p->decl->stop_signal ? p->decl->stop_signal(p, p->priv, signo) : 0;
+}
+
 /* ---- setup ---- */
 
 static int parse_events(struct prof *p)
@@ -457,6 +464,7 @@ static int start_session(struct prof *p)
 		.round_end = hook_round_end,
 		.interval = hook_interval,
 		.sigusr1 = hook_sigusr1,
+		.stop_signal = hook_stop_signal,
 	};
 
 	p->session = session__new(p->evlist, &so, &hooks);

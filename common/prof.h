@@ -145,6 +145,8 @@ struct profiler {
 	void (*lost)(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
 	int (*interval)(struct prof *p, void *priv, uint64_t now_ns); /* -i */
 	int (*sigusr1)(struct prof *p, void *priv); /* absent: interval's job */
+	/* SIGINT/SIGTERM: 1 to finish first and prof__stop() later (a second one stops now) */
+	int (*stop_signal)(struct prof *p, void *priv, int signo);
 	/*
 	 * After each run, the counters still open and read-able: once, or p->repeat times when the
 	 * check hook set it (-r N: the command is run again on fresh counters, and report comes

@@ -12,6 +12,38 @@ static void emit_line(void *ctx, const char *line)
 	fputc('\n', ctx);
 }
 
+/* A shared option's line without the aliases the profiler's own options take over. */
+struct shared_ctx {
+	FILE *out;
+	const struct profiler *decl;
+};
+
+static void emit_shared(void *ctx, const char *line)
+{
+	const struct shared_ctx *sc = ctx;
+	char buf[512], alias[64];
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (const struct prof_opt *o = sc->decl->opts; o && o->name; o++) {
+		char *at;
+
+		snprintf(alias, sizeof(alias), ", --%s", o->name);
+		at = strstr(buf, alias);
+		size_t n = strlen(alias);
+
+		if (!at || (at[n] != ',' && at[n] != ' ') || at >= buf + 26)
+			continue;
+		memmove(at, at + n, strlen(at + n) + 1);
+		/* the text stays in its column: as many spaces in the gap before it */
+		at = strstr(at, "  ");
+		if (at && strlen(buf) + n < sizeof(buf)) {
+			memmove(at + n, at, strlen(at) + 1);
+			memset(at, ' ', n);
+		}
+	}
+	emit_line(sc->out, buf);
+}
+
 /* "  -k, --key EXPR          text", continuation lines under the text. */
 static void own_option(FILE *out, const struct prof_opt *o)
 {
@@ -74,7 +106,11 @@ void prof__help(const struct profiler *decl, FILE *out)
 		fputs("\n\n", out);
 	}
 	fputs("Options:\n", out);
-	cli_opts_help(decl->shared_opts, decl->events_help, emit_line, out);
+	{
+		struct shared_ctx sc = { out, decl };
+
+		cli_opts_help(decl->shared_opts, decl->events_help, emit_shared, &sc);
+	}
 	for (const struct prof_opt *o = decl->opts; o && o->name; o++)
 		own_option(out, o);
 	emit_line(out, "  -v, --verbose            more diagnostics on stderr (-vv: debug)");

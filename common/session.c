@@ -73,6 +73,7 @@ struct session {
 	int command_exit;
 	bool watch_is_command;
 	bool signalled; /* a stop signal was passed on to the command */
+	bool stop_deferred; /* the stop_signal hook finishes its work first; a second one stops */
 	int nr_watching; /* -p/-t lists: tasks not yet seen to exit */
 	/* PERF_FORMAT_LOST: the kernel's exact count per fd, read at intervals and at the end */
 	bool lost_fmt;
@@ -1228,6 +1229,11 @@ static void on_signal(struct session *s)
 			target_forward_signal(s->opts.target,
 					      s->signalled ? SIGKILL : (int)si.ssi_signo);
 			s->signalled = true;
+			continue;
+		}
+		if (s->hooks.stop_signal && !s->stop_deferred &&
+		    s->hooks.stop_signal(s->hooks.ctx, (int)si.ssi_signo) == 1) {
+			s->stop_deferred = true;
 			continue;
 		}
 		if (s->end == SESSION_RUNNING)

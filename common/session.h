@@ -59,6 +59,12 @@ struct session_hooks {
 	void (*interval)(void *ctx);
 	/* SIGUSR1: print the current state (the session prints its statistics first). */
 	void (*sigusr1)(void *ctx);
+	/*
+	 * SIGINT/SIGTERM (not passed on to a command): 1 when the profiler finishes what it is
+	 * doing first and stops the loop itself (session__stop) later; a second signal stops at
+	 * once. Absent or 0: stop now.
+	 */
+	int (*stop_signal)(void *ctx, int signo);
 };
 
 struct session_opts {
