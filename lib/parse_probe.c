@@ -101,10 +101,11 @@ static int resolve_uprobe(struct psc_evparse *ps, struct psc_probe_spec *pr, con
 		return psc_evparse_fail(ps, err, bin_pos, "the path of '%s' is too long", typed);
 	if (err)
 		return psc_evparse_fail(
-			ps, -ENOENT, bin_pos,
-			"no binary '%s': %s (a name without '/' is a library found as ld.so finds it, "
-			"or a program in $PATH)",
-			typed, strerror(-err));
+			ps, -ENOENT, bin_pos, "no binary '%s': %s%s", typed, strerror(-err),
+			strchr(typed, '/')
+				? " (quote a path that a filter follows: @\"/path\"/FILTER/)"
+				: " (a name without '/' is a library found as ld.so finds "
+				  "it, or a program in $PATH)");
 	if (strpbrk(path, " \t\n"))
 		return psc_evparse_fail(
 			ps, -EINVAL, bin_pos,
