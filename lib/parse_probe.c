@@ -122,10 +122,8 @@ static int resolve_uprobe(struct psc_evparse *ps, struct psc_probe_spec *pr, con
 	err = psc_elf__for_each_sym(&e, find_func, &l);
 	if (!err && !l.found) {
 		psc_suggest__format(&l.sg, hint, sizeof(hint));
-		err = psc_evparse_fail(ps, -ENOENT, func_pos,
-				       "no function '%s' in %s%s ('perfscope list uprobe:%s' lists "
-				       "them)",
-				       pr->func, path, hint, typed);
+		err = psc_evparse_fail(ps, -ENOENT, func_pos, "no function '%s' in %s%s", pr->func,
+				       path, hint);
 	} else if (err) {
 		err = psc_evparse_fail(ps, err, bin_pos, "cannot read the symbols of %s: %s", path,
 				       strerror(-err));
@@ -229,9 +227,13 @@ int psc_evparse_probe(struct psc_evparse *ps, const char *s, int start, int head
 		} else {
 			bool path = s[p] == '/' || s[p] == '.';
 
-			/* a path runs to "//" (no filter) or the end; a name to its first '/' */
+			/*
+			 * a path runs to "//" (no filter) or the end; a name to its first '/';
+			 * both end at ':' (modifiers, refused after)
+			 */
 			ba = p;
-			while (!is_end(s[p]) && !(s[p] == '/' && (!path || s[p + 1] == '/')))
+			while (!is_end(s[p]) && s[p] != ':' &&
+			       !(s[p] == '/' && (!path || s[p + 1] == '/')))
 				p++;
 			bb = p;
 			for (int i = bb - 1; i > ba; i--) {

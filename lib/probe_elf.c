@@ -44,7 +44,14 @@ int psc_elf__open(const char *path, struct psc_elf *e)
 	int fd, err = 0;
 
 	memset(e, 0, sizeof(*e));
-	/* O_NONBLOCK: a FIFO named as the binary must not hang the parse */
+	/*
+	 * Regular files only, checked before open: opening a device can act (a watchdog starts
+	 * on open) and a FIFO would block; O_NONBLOCK for one swapped in between.
+	 */
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
