@@ -66,8 +66,8 @@ PSC_API int psc_probes__remove_stale(const char *tracefs_dir);
 PSC_API int psc_probe__find_binary(const char *name, char *buf, size_t len);
 
 /*
- * Calls cb for every function defined in the ELF file at path (symbol tables .symtab and
- * .dynsym; a name in both is given once), with its address and size as the file says them;
+ * Calls cb for every function defined in the ELF file at path (its .symtab, or .dynsym when
+ * it was stripped), with its address and size as the file says them;
  * stops at the first non-zero return of cb and returns it. Returns 0, or -ENOENT, -EINVAL (no
  * ELF64 file of this machine), -ENOMEM.
  */
