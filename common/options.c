@@ -235,6 +235,11 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 			o->events_joined[have] = ',';
 			memcpy(o->events_joined + have + 1, arg, add + 1);
 			arg = o->events_joined;
+			if (o->nr_event_args < CLI_MAX_EVENT_ARGS)
+				o->event_arg_pos[o->nr_event_args++] = (int)have + 1;
+		} else {
+			o->nr_event_args = 1;
+			o->event_arg_pos[0] = 0;
 		}
 		o->events = arg;
 		return 0;

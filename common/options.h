@@ -13,6 +13,7 @@ enum out_format {
 
 #define CLI_MAX_TASKS 64 /* -p/-t list entries */
 #define CLI_MAX_POSITIONAL 16 /* operands */
+#define CLI_MAX_EVENT_ARGS 16 /* -e options whose start is remembered */
 
 struct cli_opts {
 	const char *events; /* -e, NULL when absent; -e given again adds to the list, as in perf */
@@ -51,6 +52,9 @@ struct cli_opts {
 	int nr_positional;
 	char *positional_buf[CLI_MAX_POSITIONAL + 1];
 	char events_joined[4096]; /* several -e: their lists joined by ','; events points here */
+	/* where each -e began in events (multi-trace's groups: a spec's text_pos tells its -e) */
+	int nr_event_args;
+	int event_arg_pos[CLI_MAX_EVENT_ARGS];
 };
 
 /*

@@ -23,8 +23,8 @@ static void own_option(FILE *out, const struct prof_opt *o)
 		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
 	else
-		snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
+		snprintf(left, sizeof(left), "    --%s%s%s", o->name,
+			 o->arg ? o->arg[0] == '[' ? "" : " " : "", o->arg ? o->arg : "");
 	if (strlen(left) > 24) {
 		snprintf(line, sizeof(line), "  %s", left);
 		emit_line(out, line);

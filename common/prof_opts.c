@@ -78,14 +78,21 @@ int prof_opts__parse(struct prof *p, int argc, char **argv)
 	int n = 0, i = 0, ret;
 
 	for (const struct prof_opt *o = p->decl->opts; o && o->name && n < 47; o++, i++) {
-		longopts[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+		/* a metavariable in brackets ("[SPEC]") makes the value optional: --detail[=SPEC] */
+		bool opt_arg = o->arg && o->arg[0] == '[';
+
+		longopts[n++] = (struct option){ o->name,
+						 opt_arg ? optional_argument
+						 : o->arg ? required_argument
+							  : no_argument,
 						 NULL, o->short_name ? o->short_name : OWN_BASE + i };
-		if (o->short_name && strlen(shortopts) + 3 < sizeof(shortopts)) {
+		if (o->short_name && strlen(shortopts) + 4 < sizeof(shortopts)) {
 			size_t l = strlen(shortopts);
 
 			shortopts[l] = (char)o->short_name;
 			shortopts[l + 1] = o->arg ? ':' : '\0';
-			shortopts[l + 2] = '\0';
+			shortopts[l + 2] = opt_arg ? ':' : '\0';
+			shortopts[l + 3] = '\0';
 		}
 	}
 	longopts[n] = (struct option){ 0 };

@@ -1,0 +1,147 @@
+/* multi-trace and its presets (syscalls, rundelay): -e groups paired by key over common/pair.h. */
+#ifndef PERFSCOPE_CLI_MULTI_TRACE_H
+#define PERFSCOPE_CLI_MULTI_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "evprint.h"
+#include "hist.h"
+#include "keymap.h"
+#include "pair.h"
+#include "profiler.h"
+
+#define MT_MAX_GROUPS CLI_MAX_EVENT_ARGS
+
+enum mt_impl {
+	MT_DELAY,
+	MT_PAIR,
+	MT_SYSCALLS,
+	MT_KMEMPROF,
+	MT_CALL,
+	MT_CALL_DELAY,
+};
+
+/* What a preset changes in the shared logic. */
+enum mt_preset {
+	MT_MULTI,
+	MT_PRESET_SYSCALLS,
+	MT_PRESET_RUNDELAY,
+};
+
+/* Latency statistics: since the start and since the last interval. Heap only (hist alignment). */
+struct mt_stat {
+	struct hist total, ival;
+	uint64_t over, ival_over; /* above --than (or below --lower) */
+	uint64_t errors, ival_errors; /* syscalls: ret < 0 */
+	uint64_t id; /* syscalls: the number; --perins: the key */
+};
+
+/* One pair of groups: starts of group from, ends of group to. */
+struct mt_link {
+	int from, to;
+	char name[192]; /* "sys_enter_nanosleep -> sys_exit_nanosleep" */
+	struct pair *pr;
+	struct mt_stat *all;
+	struct keymap by; /* per key (--perins) or per syscall id: struct mt_stat * */
+	struct heatmap *hm;
+	struct mt *mt;
+	uint64_t ival_counts[PAIR_NR_OUTCOMES]; /* outcome counts at the last interval */
+};
+
+/* A copy of one sample for printing later (outliers, --detail). */
+struct mt_copy {
+	struct psc_sample s;
+	int ev_idx;
+	int cpu;
+	uint64_t key;
+	/* raw bytes then callchain ips follow */
+};
+
+/* Per -e event (ev_priv). */
+struct mt_ev {
+	int group;
+	struct expr *key;
+	bool own_key;
+	struct expr *role; /* role=EXPR: bit 0 start, bit 1 end; NULL: both where possible */
+	bool untraced;
+	struct evprint_event print;
+	bool print_ok;
+	struct expr *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
+	struct expr *pass; /* a preset's own condition (rundelay: prev_state, --filter, -p) */
+	uint64_t key_errors, role_errors, pass_errors;
+};
+
+struct mt_detail;
+
+/* The priv of multi-trace, syscalls and rundelay. */
+struct mt {
+	/* options */
+	const char *key_text; /* -k */
+	const char *impl_text;
+	uint64_t than, only_than, lower;
+	bool perins, cycle;
+	const char *heatmap;
+	const char *detail_text;
+	bool detail;
+	long max_pending;
+	const char *filter_comm; /* rundelay --filter */
+	const char *pids; /* rundelay -p */
+	/* state */
+	enum mt_preset preset;
+	enum mt_impl impl;
+	bool print_outliers; /* --than, --only-than or --lower */
+	int nr_groups;
+	struct mt_link links[MT_MAX_GROUPS];
+	int nr_links;
+	struct evprint *ep;
+	struct mt_detail *dt;
+	uint64_t outliers;
+	uint64_t lost_windows;
+	uint64_t last_time; /* of the newest event seen */
+	uint64_t ival_start;
+	char events_buf[4096]; /* presets: the events they generate */
+	char keybuf[64];
+	int label_width; /* of the tables' first column */
+};
+
+extern const struct prof_opt mt_opts[];
+extern const struct prof_opt mt_rundelay_opts[];
+extern const struct prof_attr mt_attrs[];
+
+int mt_check(struct prof *p, void *priv);
+int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *attr);
+int mt_start(struct prof *p, void *priv);
+int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+	      const struct psc_sample *s);
+void mt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
+int mt_interval(struct prof *p, void *priv, uint64_t now_ns);
+int mt_report(struct prof *p, void *priv);
+void mt_teardown(struct prof *p, void *priv);
+
+/* The event's text or JSON members from a copy or a live sample. */
+struct mt_copy *mt_copy__new(const struct psc_sample *s, int ev_idx, int cpu, uint64_t key);
+void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu,
+		    const struct psc_sample *s, const char *indent);
+void mt_json_event(struct prof *p, struct mt *mt, int ev_idx, int cpu,
+		   const struct psc_sample *s);
+/* The key as text (printkey= when given). */
+const char *mt_key_str(struct prof *p, struct mt *mt, int ev_idx, uint64_t key);
+
+/* rundelay.c: the key of its sched events by name and group, and its own condition. */
+const char *mt_rundelay_key(const struct prof_event *ev, int group);
+bool mt_rundelay_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
+		      const struct psc_sample *s);
+
+/* --detail (mt_detail.c): a bounded backlog of recent events printed around outliers. */
+int mt_detail__parse(struct prof *p, struct mt *mt, const char *arg);
+int mt_detail__init(struct prof *p, struct mt *mt);
+void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
+		    const struct psc_sample *s, uint64_t key);
+void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *start,
+			const struct mt_copy *end);
+void mt_detail__flush(struct prof *p, struct mt *mt, bool all);
+void mt_detail__report(struct prof *p, struct mt *mt);
+void mt_detail__delete(struct mt_detail *d);
+
+#endif

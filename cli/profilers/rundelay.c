@@ -1,0 +1,262 @@
+/* perfscope rundelay: how long tasks wait to run after a wakeup or a preemption (a preset). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <perfscope/evsel.h>
+
+#include "expr.h"
+#include "multi_trace.h"
+
+#define RD_STARTS "sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_switch"
+#define RD_ENDS "sched:sched_switch"
+
+/* The kind of a sched event by name; 0: none of rundelay's. */
+enum { RD_OTHER, RD_WAKEUP, RD_SWITCH_OUT, RD_SWITCH_IN };
+
+static int rd_kind(const struct prof_event *ev, int group)
+{
+	const char *name = ev->spec->event;
+
+	if (!name || !ev->spec->sys || strcmp(ev->spec->sys, "sched"))
+		return RD_OTHER;
+	if (!strcmp(name, "sched_wakeup") || !strcmp(name, "sched_wakeup_new"))
+		return RD_WAKEUP;
+	if (!strcmp(name, "sched_switch"))
+		return group ? RD_SWITCH_IN : RD_SWITCH_OUT;
+	return RD_OTHER;
+}
+
+const char *mt_rundelay_key(const struct prof_event *ev, int group)
+{
+	switch (rd_kind(ev, group)) {
+	case RD_WAKEUP:
+		return "pid";
+	case RD_SWITCH_OUT:
+		return "prev_pid";
+	case RD_SWITCH_IN:
+		return "next_pid";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * The prev_state a preempted task has in sched_switch. The kernel reports a preemption as
+ * TASK_REPORT_MAX, one bit above the states it names, a value that moved between versions; the
+ * event's own print format says which: the bit printed as "R+". 0 when none is.
+ */
+static uint64_t preempted_state(struct psc_tp_format *fmt)
+{
+	const struct psc_tp_field *f = psc_tp_format__field(fmt, "prev_state");
+	char raw[512], text[1024];
+	uint32_t size = 0;
+
+	if (!f || f->size > 8)
+		return 0;
+	for (int i = 0; i < psc_tp_format__nr_fields(fmt); i++) {
+		const struct psc_tp_field *g = psc_tp_format__field_at(fmt, i);
+
+		if (g && g->offset + g->size > size)
+			size = g->offset + g->size;
+	}
+	if (size > sizeof(raw))
+		return 0;
+	for (int bit = 0; bit < (int)f->size * 8 && bit < 32; bit++) {
+		uint64_t v = 1ull << bit;
+
+		memset(raw, 0, size);
+		memcpy(raw + f->offset, &v, f->size); /* little-endian: the low bytes first */
+		if (psc_tp_format__print(fmt, raw, size, text, sizeof(text)) > 0 &&
+		    strstr(text, "prev_state=R+"))
+			return v;
+	}
+	return 0;
+}
+
+/* "(a==1||a==2)" for -p's list on field a. */
+static void pid_cond(char *buf, size_t len, const char *field, const char *pids)
+{
+	size_t n = (size_t)snprintf(buf, len, "(");
+	const char *c = pids;
+
+	while (*c && n < len) {
+		size_t l = strcspn(c, ",");
+
+		if (l)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s==%.*s", n > 1 ? "||" : "",
+					      field, (int)l, c);
+		c += l + (c[l] == ',');
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
+}
+
+/* The condition rundelay adds to one of its events, "" when none. */
+static void rd_cond(struct mt *mt, struct prof_event *ev, int kind, char *buf, size_t len)
+{
+	const char *comm = kind == RD_WAKEUP ? "comm" : kind == RD_SWITCH_OUT ? "prev_comm"
+										: "next_comm";
+	const char *pid = kind == RD_WAKEUP ? "pid" : kind == RD_SWITCH_OUT ? "prev_pid"
+									    : "next_pid";
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (kind == RD_SWITCH_OUT) {
+		uint64_t r = ev->fmt ? preempted_state(ev->fmt) : 0;
+
+		if (r)
+			n += (size_t)snprintf(buf + n, len - n,
+					      "(prev_state==0||prev_state==%llu)",
+					      (unsigned long long)r);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "prev_state==0");
+	}
+	if (mt->filter_comm && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s~\"%s\"", n ? "&&" : "", comm,
+				      mt->filter_comm);
+	if (mt->pids && n < len) {
+		char pc[1024];
+
+		pid_cond(pc, sizeof(pc), pid, mt->pids);
+		snprintf(buf + n, len - n, "%s%s", n ? "&&" : "", pc);
+	}
+}
+
+static int rundelay_check(struct prof *p, void *priv)
+{
+	struct mt *mt = priv;
+
+	mt->preset = MT_PRESET_RUNDELAY;
+	if (!p->opts.events) {
+		snprintf(mt->events_buf, sizeof(mt->events_buf), "%s,%s", RD_STARTS, RD_ENDS);
+		p->opts.events = mt->events_buf;
+		p->opts.nr_event_args = 2;
+		p->opts.event_arg_pos[0] = 0;
+		p->opts.event_arg_pos[1] = (int)strlen(RD_STARTS) + 1;
+	}
+	return mt_check(p, priv);
+}
+
+static int rundelay_event(struct prof *p, void *priv, struct prof_event *ev,
+			  struct perf_event_attr *attr)
+{
+	struct mt *mt = priv;
+	struct mt_ev *me = ev->priv;
+	int ret = mt_event(p, priv, ev, attr);
+	int kind = rd_kind(ev, me->group);
+	char cond[2048];
+	struct expr_opts o;
+	struct expr_error err;
+
+	if (ret || kind == RD_OTHER)
+		return ret;
+	rd_cond(mt, ev, kind, cond, sizeof(cond));
+	if (!cond[0])
+		return 0;
+	prof__expr_opts(p, ev, &o);
+	o.want_int = true;
+	me->pass = expr__compile(cond, &o, &err);
+	if (!me->pass) {
+		if (errno == ENOMEM)
+			return -ENOMEM;
+		return prof_usage(p, "--filter/-p on %s: %s (%s)", ev->name, err.msg, cond);
+	}
+	return 0;
+}
+
+/* The same conditions in the kernel, beside the user's own filter, so fewer events come. */
+static int rundelay_start(struct prof *p, void *priv)
+{
+	struct mt *mt = priv;
+
+	for (int i = 0; i < p->nr_events; i++) {
+		struct prof_event *ev = &p->events_arr[i];
+		struct mt_ev *me = ev->priv;
+		int kind = rd_kind(ev, me->group);
+		char cond[2048], text[4096];
+
+		if (kind == RD_OTHER || ev->filter)
+			continue; /* a user filter the kernel refused: all in user space */
+		rd_cond(mt, ev, kind, cond, sizeof(cond));
+		if (!cond[0])
+			continue;
+		if (ev->spec->filter)
+			snprintf(text, sizeof(text), "(%s)&&(%s)", ev->spec->filter, cond);
+		else
+			snprintf(text, sizeof(text), "%s", cond);
+		if (psc_evsel__apply_filter(ev->evsel, text) && p->opts.verbose)
+			fprintf(stderr, "perfscope rundelay: the kernel refused the filter '%s' on "
+					"%s: applied in user space\n",
+				text, ev->name);
+	}
+	return mt_start(p, priv);
+}
+
+bool mt_rundelay_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
+		      const struct psc_sample *s)
+{
+	struct mt_ev *me = ev->priv;
+	struct expr_val v;
+
+	(void)p;
+	(void)mt;
+	if (!me->pass)
+		return true;
+	if (expr__eval(me->pass, s->raw.data, s->raw.size, s, &v)) {
+		me->pass_errors++;
+		return false;
+	}
+	return v.i != 0;
+}
+
+const struct profiler profiler_rundelay = {
+	.name = "rundelay",
+	.summary = "scheduling delay: wakeup or preemption -> running, per task, with outliers",
+	.usage = "[-e STARTS -e ENDS] [--filter COMM] [-p PID[,PID...]] [--than T] [--perins]\n"
+		 "                       [--detail[=SPEC]] [--heatmap FILE] [-i MS] [-C CPUS]\n"
+		 "                       [--format text|json] [-o FILE]",
+	.description =
+		"multi-trace with its events, keys and filters written for you: a task's run delay\n"
+		"starts when it is woken (sched_wakeup, sched_wakeup_new: key pid) or preempted while\n"
+		"runnable (sched_switch whose prev_state is R or R+: key prev_pid) and ends when it is\n"
+		"switched in (sched_switch: key next_pid). --filter COMM and -p PIDS become filters on\n"
+		"those events (comm, prev_comm, next_comm; pid, prev_pid, next_pid), in the kernel\n"
+		"where it takes them. perf-prof's form works too: -e 'sched:sched_wakeup*,sched:\n"
+		"sched_switch' -e sched:sched_switch gets the same keys and filters; other events\n"
+		"(untraced ones for --detail) are left as they are. Every multi-trace option applies.",
+	.events_help = "optional: sched:sched_wakeup*,sched:sched_switch, then (-e again)\n"
+		       "sched:sched_switch; ATTRs as multi-trace's",
+	.notes = "The prev_state of a preempted task is read from this kernel's sched_switch format\n"
+		 "(the value printed as R+), not assumed.\n"
+		 "\n"
+		 "Stops on SIGINT/SIGTERM, at --duration or after -N events. Exit status: 0 after a\n"
+		 "clean stop, 1 on a runtime failure, 2 on a usage error.",
+	.examples = "rundelay --than 4ms -i 1000 --duration 2\n"
+		    "rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p 1 "
+		    "-i 1000 --than 4ms --duration 2\n"
+		    "rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e "
+		    "'sched:sched_switch//stack/' --filter 'java*' -i 1000 --than 4ms --duration 2\n"
+		    "rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e "
+		    "'sched:sched_switch,sched:sched_migrate_task//untraced/stack/' -i 1000 --than "
+		    "10ms --detail=samecpu --duration 2\n"
+		    "rundelay --perins --format json --duration 1",
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
+		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+	.opts = mt_rundelay_opts,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.attrs = mt_attrs,
+	.default_events = RD_STARTS "," RD_ENDS,
+	.conformance_args = "-i 200",
+	.priv_size = sizeof(struct mt),
+	.ev_priv_size = sizeof(struct mt_ev),
+	.check = rundelay_check,
+	.event = rundelay_event,
+	.start = rundelay_start,
+	.sample = mt_sample,
+	.lost = mt_lost,
+	.interval = mt_interval,
+	.report = mt_report,
+	.teardown = mt_teardown,
+};

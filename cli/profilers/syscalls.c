@@ -1,0 +1,76 @@
+/* perfscope syscalls: system call latency and errors per call, a multi-trace preset. */
+#include <string.h>
+
+#include "multi_trace.h"
+
+#define SC_ENTER "raw_syscalls:sys_enter"
+#define SC_EXIT "raw_syscalls:sys_exit"
+
+/* sys_enter -> sys_exit of the same thread, per syscall id of the exit, ret < 0 an error. */
+static int syscalls_check(struct prof *p, void *priv)
+{
+	struct mt *mt = priv;
+
+	mt->preset = MT_PRESET_SYSCALLS;
+	if (!mt->impl_text)
+		mt->impl_text = "syscalls";
+	if (!p->opts.events) {
+		snprintf(mt->events_buf, sizeof(mt->events_buf), "%s,%s", SC_ENTER, SC_EXIT);
+		p->opts.events = mt->events_buf;
+		p->opts.nr_event_args = 2;
+		p->opts.event_arg_pos[0] = 0;
+		p->opts.event_arg_pos[1] = (int)strlen(SC_ENTER) + 1;
+	}
+	return mt_check(p, priv);
+}
+
+const struct profiler profiler_syscalls = {
+	.name = "syscalls",
+	.summary = "system call latency and error counts per call (raw_syscalls enter -> exit)",
+	.usage = "[-e raw_syscalls:sys_enter[/FILTER/] -e raw_syscalls:sys_exit[/FILTER/]] "
+		 "[--than T]\n"
+		 "                       [--perins] [--heatmap FILE] [-i MS] [-C CPUS] "
+		 "[-p PID | -t TID]\n"
+		 "                       [--format text|json] [-o FILE] [-- COMMAND ARGS...]",
+	.description =
+		"multi-trace with its events and keys written for you: raw_syscalls:sys_enter starts,\n"
+		"raw_syscalls:sys_exit of the same thread ends, and each call's latency goes to the row\n"
+		"of its system call (name and number, from the exit's id) with the count of those that\n"
+		"failed (ret < 0). Filters narrow it (-e 'raw_syscalls:sys_enter/id==0/' -e\n"
+		"'raw_syscalls:sys_exit/id==0/'); every multi-trace option applies (see perfscope\n"
+		"help multi-trace), and so do its outcomes: an exit with no enter (a call that began\n"
+		"before the run) is no_start, a call still blocked at the end is open.",
+	.events_help = "optional: raw_syscalls:sys_enter[/FILTER/], then (-e again)\n"
+		       "raw_syscalls:sys_exit[/FILTER/]",
+	.notes = "--format json: one object per system call {\"syscall\", \"id\", \"count\", \"min_ns\",\n"
+		 "..., \"errors\"} after the pair's own object, as multi-trace --impl syscalls.\n"
+		 "\n"
+		 "Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
+		 "Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
+		 "failure, 2 on a usage error.",
+	.examples = "syscalls -- ls /\n"
+		    "syscalls -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -p 1 --perins "
+		    "--duration 1\n"
+		    "syscalls -e raw_syscalls:sys_enter/id==0/ -e raw_syscalls:sys_exit/id==0/ -C 0 "
+		    "--than 10ms --duration 1\n"
+		    "syscalls --format json -- ls /",
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
+		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
+		       CLI_OPT_USAGE_SELF,
+	.opts = mt_opts,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.attrs = mt_attrs,
+	.default_events = SC_ENTER "," SC_EXIT,
+	.conformance_args = "-i 200",
+	.priv_size = sizeof(struct mt),
+	.ev_priv_size = sizeof(struct mt_ev),
+	.check = syscalls_check,
+	.event = mt_event,
+	.start = mt_start,
+	.sample = mt_sample,
+	.lost = mt_lost,
+	.interval = mt_interval,
+	.report = mt_report,
+	.teardown = mt_teardown,
+};

@@ -1,0 +1,50 @@
+/* Workloads with known pairs for multi-trace's tests: sleeps of known lengths, failing calls. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static void sleep_ns(long ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L };
+
+	/* the raw call: a libc may route nanosleep through clock_nanosleep */
+	while (syscall(SYS_nanosleep, &ts, &ts) && errno == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: mt_workload sleeps | badclose N | getppid N | naps N MS\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "sleeps")) {
+		/* the correctness program: 100 nanosleeps of 2 ms, then one of 30 ms */
+		for (int i = 0; i < 100; i++)
+			sleep_ns(2000000L);
+		sleep_ns(30000000L);
+	} else if (!strcmp(argv[1], "badclose")) {
+		/* N calls of close(-1): N system calls that fail with EBADF */
+		for (long i = 0; i < n; i++)
+			syscall(SYS_close, -1);
+	} else if (!strcmp(argv[1], "getppid")) {
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+	} else if (!strcmp(argv[1], "naps") && argc > 3) {
+		/* N sleeps of MS milliseconds: N wakeups of this task */
+		long ms = strtol(argv[3], NULL, 10);
+
+		for (long i = 0; i < n; i++)
+			sleep_ns(ms * 1000000L);
+	} else {
+		fprintf(stderr, "mt_workload: unknown workload '%s'\n", argv[1]);
+		return 2;
+	}
+	return 0;
+}
