@@ -121,11 +121,17 @@ static void event_name(const struct psc_probes *pr, const struct psc_probe_spec 
 	}
 }
 
-/* What each probe fetches: the integer arguments by register, or the return value. */
+/*
+ * What each probe fetches: the integer arguments by register and the return address (at the
+ * entry it is on top of the stack, x86-64, or in the link register, arm64: a frame-pointer
+ * unwind from there misses the direct caller, whose frame is not made yet), or the return value.
+ */
 #if defined(__x86_64__)
-#define ENTRY_ARGS "arg1=%di:x64 arg2=%si:x64 arg3=%dx:x64 arg4=%cx:x64 arg5=%r8:x64 arg6=%r9:x64"
+#define ENTRY_ARGS \
+	"arg1=%di:x64 arg2=%si:x64 arg3=%dx:x64 arg4=%cx:x64 arg5=%r8:x64 arg6=%r9:x64 caller=$stack0:x64"
 #elif defined(__aarch64__)
-#define ENTRY_ARGS "arg1=%x0:x64 arg2=%x1:x64 arg3=%x2:x64 arg4=%x3:x64 arg5=%x4:x64 arg6=%x5:x64"
+#define ENTRY_ARGS \
+	"arg1=%x0:x64 arg2=%x1:x64 arg3=%x2:x64 arg4=%x3:x64 arg5=%x4:x64 arg6=%x5:x64 caller=%x30:x64"
 #else
 #define ENTRY_ARGS ""
 #endif

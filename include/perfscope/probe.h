@@ -31,8 +31,9 @@ struct psc_probes_opts {
  * Makes every PSC_EVENT_UPROBE/KPROBE spec of list a dynamic trace event (tracefs
  * uprobe_events/kprobe_events) and turns the spec into that tracepoint (parse.h). Each probe
  * fetches what a caller of the function passed and got: on entry arg1..arg6, the integer
- * arguments by register (x86-64 System V: rdi, rsi, rdx, rcx, r8, r9), on return ret, the
- * return value (rax); fields of type u64. Event names are the function's, "_ret" for return
+ * arguments by register (x86-64 System V: rdi, rsi, rdx, rcx, r8, r9) and caller, the return
+ * address (which a frame-pointer stack taken at the entry lacks), on return ret, the return
+ * value (rax); fields of type u64. Event names are the function's, "_ret" for return
  * probes, made unique in the group.
  * Returns 0 with *out (NULL when the list has no probe), or a negative errno with *err saying
  * which probe and why (the kernel's error_log line when it has one); on failure the probes
