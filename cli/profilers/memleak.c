@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
 #include <unistd.h>
 
 #include <perfscope/probe.h>
@@ -239,6 +242,18 @@ static int ml_event(struct prof *p, void *priv, struct prof_event *ev, struct pe
 	/* the user stack only: callers of malloc are what the report is about */
 	if (!me->ret)
 		a->exclude_callchain_kernel = 1;
+#if defined(__x86_64__)
+	/*
+	 * posix_memalign's block is written to *memptr, which no register holds at the return; it
+	 * is mostly the caller's stack, so the return's sample carries the top of the user stack
+	 * and sp, race-free (read from the process later, it may have exited).
+	 */
+	if (me->ret && me->fn >= 0 && fns[me->fn].kind == ML_MEMALIGN_PTR) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = 1ull << PERF_REG_X86_SP;
+		a->sample_stack_user = 4096;
+	}
+#endif
 	return 0;
 }
 
@@ -301,8 +316,15 @@ static int on_return(struct ml *ml, const struct ml_fn *f, const struct ml_call 
 
 		if (r)
 			break; /* an error number: nothing allocated */
-		/* the block went to *memptr: read it while the process is there */
-		if (process_vm_readv((pid_t)s->pid, &local, 1, &remote, 1, 0) != sizeof(block)) {
+		/* the block went to *memptr: in the stack the sample carries, else still there */
+		if ((s->sample_type & PERF_SAMPLE_STACK_USER) && s->regs_user.abi &&
+		    s->regs_user.nr == 1 && c->ptr >= s->regs_user.regs[0] &&
+		    c->ptr - s->regs_user.regs[0] + sizeof(block) <= s->stack_user.dyn_size) {
+			memcpy(&block,
+			       (const char *)s->stack_user.data + (c->ptr - s->regs_user.regs[0]),
+			       sizeof(block));
+		} else if (process_vm_readv((pid_t)s->pid, &local, 1, &remote, 1, 0) !=
+			   sizeof(block)) {
 			ml->memptr_unread++;
 			break;
 		}
