@@ -136,7 +136,11 @@ int leak__alloc(struct leak *lk, uint64_t ptr, uint64_t size, uint32_t stack, ui
 		int cpu, uint32_t pid, uint32_t tid)
 {
 	struct pair_event ev = {
-		.key = ptr, .time = time, .cpu = cpu, .pid = pid, .tid = tid,
+		.key = ptr,
+		.time = time,
+		.cpu = cpu,
+		.pid = pid,
+		.tid = tid,
 	};
 	struct pair_entry *e;
 
@@ -155,7 +159,11 @@ int leak__alloc(struct leak *lk, uint64_t ptr, uint64_t size, uint32_t stack, ui
 int leak__free(struct leak *lk, uint64_t ptr, uint64_t time, int cpu, uint32_t pid, uint32_t tid)
 {
 	struct pair_event ev = {
-		.key = ptr, .time = time, .cpu = cpu, .pid = pid, .tid = tid,
+		.key = ptr,
+		.time = time,
+		.cpu = cpu,
+		.pid = pid,
+		.tid = tid,
 	};
 
 	return pair__end(lk->pr, &ev);
@@ -207,8 +215,7 @@ static int by_bytes(const void *a, const void *b)
 	return strcmp(x->folded, y->folded);
 }
 
-int leak__groups(struct leak *lk, uint64_t now, uint64_t than, struct leak_group **out,
-		 size_t *nr)
+int leak__groups(struct leak *lk, uint64_t now, uint64_t than, struct leak_group **out, size_t *nr)
 {
 	struct gather g = { .now = now, .than = than };
 	struct keymap_iter it = { 0 };

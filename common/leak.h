@@ -52,8 +52,7 @@ struct leak_group {
  * The live allocations older than `than` ns at `now` (0: all), grouped by folded stack, most
  * bytes first. *out is the caller's to free. 0 or -ENOMEM.
  */
-int leak__groups(struct leak *lk, uint64_t now, uint64_t than, struct leak_group **out,
-		 size_t *nr);
+int leak__groups(struct leak *lk, uint64_t now, uint64_t than, struct leak_group **out, size_t *nr);
 
 /*
  * Prints the groups: text, "N allocations, B bytes not freed, from:" then the frames innermost

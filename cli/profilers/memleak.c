@@ -76,6 +76,7 @@ struct ml {
 	uint64_t unmatched_ret; /* returns whose entry was not seen (or was a nested call's) */
 	uint64_t memptr_unread; /* posix_memalign results that could not be read */
 	uint64_t call_nomem;
+	pid_t self;
 };
 
 static int opt_than(struct prof *p, void *priv, const char *arg)
@@ -83,8 +84,9 @@ static int opt_than(struct prof *p, void *priv, const char *arg)
 	struct ml *ml = priv;
 
 	if (leak__parse_time(arg, &ml->than))
-		return prof_usage(p, "--than takes a time: a number with an optional unit s, ms, "
-				     "us or ns (the default), not '%s'",
+		return prof_usage(p,
+				  "--than takes a time: a number with an optional unit s, ms, "
+				  "us or ns (the default), not '%s'",
 				  arg);
 	ml->than_text = arg;
 	return 0;
@@ -100,8 +102,7 @@ static const struct prof_opt ml_opts[] = {
 	  "only allocations older than T (s, ms, us, ns) when reported" },
 	{ "top", 0, "N", PROF_OPT_LONG, offsetof(struct ml, top), 1, 1000000, NULL,
 	  "only the N stacks holding the most bytes (default: all)" },
-	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ml, max_pending), 1, 1L << 30,
-	  NULL,
+	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ml, max_pending), 1, 1L << 30, NULL,
 	  "live allocations followed at most (default 4194304); beyond, the oldest are\n"
 	  "dropped and counted" },
 	{ NULL },
@@ -158,10 +159,11 @@ static int ml_check(struct prof *p, void *priv)
 	struct ml *ml = priv;
 	struct have have = { 0 };
 	size_t len = 0, cap = 8192;
+	char self[48];
 	int err;
 
-	if (!p->opts.nr_pids && !p->opts.command)
-		return prof_usage(p, "whose allocations? give -p PID or -- COMMAND");
+	bool every = !p->opts.nr_pids && !p->opts.nr_tids && !p->opts.cgroup && !p->opts.command;
+
 	if (ml->libc_opt)
 		err = psc_probe__find_binary(ml->libc_opt, ml->libc, sizeof(ml->libc));
 	else if (p->opts.nr_pids)
@@ -181,8 +183,8 @@ static int ml_check(struct prof *p, void *priv)
 	}
 	err = psc_probe__for_each_func(ml->libc, mark_fn, &have);
 	if (err) {
-		fprintf(stderr, "perfscope memleak: cannot read the functions of %s: %s\n", ml->libc,
-			strerror(-err));
+		fprintf(stderr, "perfscope memleak: cannot read the functions of %s: %s\n",
+			ml->libc, strerror(-err));
 		return 1;
 	}
 	if (!have.found[0] || !have.found[4]) {
@@ -190,6 +192,9 @@ static int ml_check(struct prof *p, void *priv)
 			ml->libc);
 		return 2;
 	}
+	/* never itself: with every process followed, its own allocations would feed back */
+	ml->self = getpid();
+	snprintf(self, sizeof(self), "common_pid!=%d", (int)ml->self);
 	ml->events = malloc(cap);
 	if (!ml->events)
 		return -ENOMEM;
@@ -202,17 +207,23 @@ static int ml_check(struct prof *p, void *priv)
 			continue;
 		/* the stack is taken at the entry; the return has the pointer */
 		if (f->kind == ML_FREE)
-			n = snprintf(ml->events + len, cap - len, "%suprobe:%s@\"%s\"",
-				     len ? "," : "", f->name, ml->libc);
+			n = snprintf(ml->events + len, cap - len, "%suprobe:%s@\"%s\"/%s/",
+				     len ? "," : "", f->name, ml->libc, self);
 		else
 			n = snprintf(ml->events + len, cap - len,
-				     "%suprobe:%s@\"%s\"//stack/,uretprobe:%s@\"%s\"",
-				     len ? "," : "", f->name, ml->libc, f->name, ml->libc);
+				     "%suprobe:%s@\"%s\"/%s/stack/,uretprobe:%s@\"%s\"/%s/",
+				     len ? "," : "", f->name, ml->libc, self, f->name, ml->libc,
+				     self);
 		if (n < 0 || (size_t)n >= cap - len)
 			return prof_usage(p, "the path of the C library is too long: %s", ml->libc);
 		len += (size_t)n;
 	}
 	p->opts.events = ml->events;
+	if (every && !p->opts.quiet)
+		fprintf(stderr,
+			"perfscope memleak: following every process that uses %s (-p PID or -- "
+			"COMMAND for one)\n",
+			ml->libc);
 	/* the user stack only: the kernel part is the uprobe's trap */
 	if (p->opts.kernel_callchain < 0)
 		p->opts.kernel_callchain = 0;
@@ -294,20 +305,30 @@ static const struct psc_sample *with_caller(const struct psc_sample *s, uint64_t
 	return copy;
 }
 
+/* Blocks are told apart by process too (-a, -G): its pid above the 47 bits of a user address. */
+static uint64_t block_key(uint32_t pid, uint64_t ptr)
+{
+	return ptr ^ ((uint64_t)pid << 47);
+}
+
 static int on_return(struct ml *ml, const struct ml_fn *f, const struct ml_call *c,
 		     const struct psc_sample *s, uint64_t r)
 {
 	switch (f->kind) {
 	case ML_ALLOC:
 		if (r && !(f->mmap && r == UINT64_MAX))
-			leak__alloc(ml->lk, r, c->size, c->stack, s->time, (int)s->cpu, s->pid, s->tid);
+			leak__alloc(ml->lk, block_key(s->pid, r), c->size, c->stack, s->time,
+				    (int)s->cpu, s->pid, s->tid);
 		break;
 	case ML_REALLOC:
 		if (!r)
-			break; /* failed: the old block stays; realloc(p, 0) freed it through free */
+			break; /* failed: the old block stays; realloc(p, 0) freed it through free
+				*/
 		if (c->ptr)
-			leak__free(ml->lk, c->ptr, s->time, (int)s->cpu, s->pid, s->tid);
-		leak__alloc(ml->lk, r, c->size, c->stack, s->time, (int)s->cpu, s->pid, s->tid);
+			leak__free(ml->lk, block_key(s->pid, c->ptr), s->time, (int)s->cpu, s->pid,
+				   s->tid);
+		leak__alloc(ml->lk, block_key(s->pid, r), c->size, c->stack, s->time, (int)s->cpu,
+			    s->pid, s->tid);
 		break;
 	case ML_MEMALIGN_PTR: {
 		uint64_t block = 0;
@@ -329,8 +350,8 @@ static int on_return(struct ml *ml, const struct ml_fn *f, const struct ml_call 
 			break;
 		}
 		if (block)
-			leak__alloc(ml->lk, block, c->size, c->stack, s->time, (int)s->cpu, s->pid,
-				    s->tid);
+			leak__alloc(ml->lk, block_key(s->pid, block), c->size, c->stack, s->time,
+				    (int)s->cpu, s->pid, s->tid);
 		break;
 	}
 	case ML_FREE:
@@ -348,7 +369,7 @@ static int ml_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	struct ml_call *c;
 	bool created;
 
-	if (me->fn < 0)
+	if (me->fn < 0 || s->pid == (uint32_t)ml->self)
 		return 0;
 	f = &fns[me->fn];
 	if (s->time > ml->last_time)
@@ -357,7 +378,7 @@ static int ml_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		uint64_t ptr = field(me->arg[f->ptr_arg], s);
 
 		if (ptr)
-			leak__free(ml->lk, ptr, s->time, cpu, s->pid, s->tid);
+			leak__free(ml->lk, block_key(s->pid, ptr), s->time, cpu, s->pid, s->tid);
 		return 0;
 	}
 	if (!me->ret) {
@@ -366,7 +387,8 @@ static int ml_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 			ml->call_nomem++;
 			return 0;
 		}
-		/* a call nested in another (realloc(NULL, n) calls malloc) takes the thread's slot */
+		/* a call nested in another (realloc(NULL, n) calls malloc) takes the thread's slot
+		 */
 		c->fn = me->fn;
 		c->size = field(me->arg[f->size_a], s);
 		if (f->size_b)
@@ -375,7 +397,8 @@ static int ml_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		{
 			uint64_t ips[MAX_FRAMES + 1];
 			struct psc_sample copy;
-			const struct psc_sample *st = with_caller(s, field(me->caller, s), &copy, ips);
+			const struct psc_sample *st =
+				with_caller(s, field(me->caller, s), &copy, ips);
 
 			c->stack = leak__stack(ml->lk, prof__callchain(p), st,
 					       prof__comm(p, s->pid, s->tid));
@@ -429,7 +452,8 @@ static int print_leaks(struct prof *p, struct ml *ml, bool final)
 		json__u64(&p->json, nr);
 		json__end_line(&p->json);
 	} else {
-		out__printf(p->out, "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
+		out__printf(p->out,
+			    "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
 			    final ? "" : "-- ", (unsigned long long)count,
 			    (unsigned long long)bytes, ml->than ? " for more than " : "",
 			    ml->than ? ml->than_text : "", nr, nr ? ":\n" : "");
@@ -478,9 +502,10 @@ static void ml_teardown(struct prof *p, void *priv)
 const struct profiler profiler_memleak = {
 	.name = "memleak",
 	.summary = "a process's heap allocations never freed, by user stack (uprobes on libc)",
-	.usage = "[OPTIONS] {-p PID | -- COMMAND [ARGS]}",
+	.usage = "[OPTIONS] [-p PID | -- COMMAND [ARGS]]",
 	.description =
-		"Follows the C library's allocator functions of one process through uprobes:\n"
+		"Follows the C library's allocator functions of one process (without -p, -t, -G or\n"
+		"a COMMAND: of every process using that library, a heavy load) through uprobes:\n"
 		"malloc, calloc, realloc, reallocarray, posix_memalign, aligned_alloc, memalign,\n"
 		"valloc, pvalloc and free (mmap and munmap with --mmap). Each allocation's size and\n"
 		"user stack come from the call, its address from the return; a free removes it.\n"
@@ -492,17 +517,19 @@ const struct profiler profiler_memleak = {
 		"--format json gives one object per stack: {\"count\", \"bytes\", \"oldest_ns\",\n"
 		"\"comm\", \"stack\": [frames, innermost first]}, then {\"summary\":true, \"final\",\n"
 		"\"count\", \"bytes\", \"stacks\"}.",
-	.notes = "Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
-		 "Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
-		 "failure, 2 on a usage error.",
+	.notes =
+		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
+		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
+		"failure, 2 on a usage error.",
 	.examples = "memleak -- ./myprog\n"
 		    "memleak -p 1234 -i 10000 --than 5s --top 10\n"
 		    "memleak --mmap --format json -- ./myprog | jq -c 'select(.bytes > 4096)'",
-	.shared_opts = CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION | CLI_OPT_MMAP |
-		       CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET |
+		       CLI_OPT_USAGE_SELF,
 	.opts = ml_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
-	.conformance_args = "-i 200 -- sleep 1000",
+	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct ml),
 	.ev_priv_size = sizeof(struct ml_ev),
 	.check = ml_check,

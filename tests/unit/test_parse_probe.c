@@ -111,6 +111,7 @@ static struct psc_event_list *parse_with(const char *str, const char *pmu, int w
 	return list;
 }
 
+static struct psc_event_list *ok(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static struct psc_event_list *ok(const char *fmt, ...)
 {
 	struct psc_parse_error err = { 0 };
@@ -123,6 +124,8 @@ static struct psc_event_list *ok(const char *fmt, ...)
 	return parse_with(str, pmu_none, 0, &err);
 }
 
+static void fails(int want, const char *needle, int pos, const char *pmu, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 static void fails(int want, const char *needle, int pos, const char *pmu, const char *fmt, ...)
 {
 	struct psc_parse_error err = { 0 };
