@@ -13,12 +13,13 @@ extern const struct profiler profiler_multi_trace;
 extern const struct profiler profiler_syscalls;
 extern const struct profiler profiler_rundelay;
 extern const struct profiler profiler_memleak;
+extern const struct profiler profiler_kmemleak;
 extern const struct profiler profiler_exporter;
 
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
 	&profiler_num_dist, &profiler_multi_trace, &profiler_syscalls, &profiler_rundelay,
-	&profiler_memleak, &profiler_exporter, NULL,
+	&profiler_kmemleak, &profiler_memleak, &profiler_exporter, NULL,
 };
 
 const struct profiler *profiler_find(const char *name)
