@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 void *volatile kept[16];
+void *volatile sink; /* churn's blocks pass through it: no compiler may drop the malloc/free */
 
 __attribute__((noinline)) void churn(void)
 {
@@ -16,7 +17,8 @@ __attribute__((noinline)) void churn(void)
 		if (!p)
 			abort();
 		memset(p, i, 8);
-		free(p);
+		sink = p;
+		free(sink);
 	}
 	__asm__ volatile("" ::: "memory");
 }
