@@ -31,9 +31,11 @@ run_one() {
 	wait "$w"
 	t1=$(date +%s.%N)
 	sleep 0.5
-	kill -TERM "$c" 2>/dev/null # a background job ignores SIGINT
+	# the consumer under /usr/bin/time (perfscope -p has ended with the workload; bpftrace has
+	# not): SIGTERM, as a background job ignores SIGINT
+	kill -TERM "$(pgrep -P "$c")" 2>/dev/null
 	wait "$c"
-	read -r u s m <"$tmp/time"
+	read -r u s m < <(tail -1 "$tmp/time")
 	echo "$(echo "$u + $s" | bc) $m $(echo "$t1 - $t0" | bc)"
 }
 
