@@ -141,6 +141,7 @@ struct profiler {
 	int (*sample)(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		      const struct psc_sample *s);
 	int (*record)(struct prof *p, void *priv, const struct psc_record *rec); /* side band */
+	/* events lost on cpu; n = 0: a loss at this point of the stream, counted later (session.h) */
 	void (*lost)(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
 	int (*interval)(struct prof *p, void *priv, uint64_t now_ns); /* -i */
 	int (*sigusr1)(struct prof *p, void *priv); /* absent: interval's job */

@@ -429,8 +429,16 @@ static void count_lost(struct session *s, struct order_ring *r, struct psc_evsel
 		       uint64_t n)
 {
 	s->st.lost_records += n;
-	if (s->lost_fmt)
-		return; /* the per-fd counts are read instead (refresh_lost) */
+	if (s->lost_fmt) {
+		/*
+		 * The per-fd counts are read instead (refresh_lost), later; the hook hears now, with
+		 * n = 0, where in this ring's stream the loss is (two-event profilers must not pair
+		 * across it, and the count comes too late for that).
+		 */
+		if (s->hooks.lost)
+			s->hooks.lost(s->hooks.ctx, evsel, r->cpu, 0);
+		return;
+	}
 	s->lost[(size_t)evsel_idx(s, evsel) * s->nr_rings + r->idx] += n;
 	s->st.lost += n;
 	if (s->hooks.lost)

@@ -47,7 +47,11 @@ struct session_hooks {
 	int (*sample)(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec);
 	/* Any other record (COMM, EXIT, FORK, MMAP2, THROTTLE, ...); evsel may be NULL. */
 	int (*record)(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec);
-	/* The kernel dropped n events of evsel (NULL when it cannot be told) on cpu. */
+	/*
+	 * The kernel dropped n events of evsel (NULL when it cannot be told) on cpu. n = 0: a loss
+	 * seen at this point of cpu's stream whose count comes with a later call (kernels with
+	 * PERF_FORMAT_LOST count per fd, read after).
+	 */
 	void (*lost)(void *ctx, struct psc_evsel *evsel, int cpu, uint64_t n);
 	/* After every round of reading: flush output here. */
 	int (*round_end)(void *ctx);

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: mt_workload sleeps | badclose N | getppid N | naps N MS\n");
+		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "sleeps")) {
@@ -33,6 +33,16 @@ int main(int argc, char **argv)
 		/* N calls of close(-1): N system calls that fail with EBADF */
 		for (long i = 0; i < n; i++)
 			syscall(SYS_close, -1);
+	} else if (!strcmp(argv[1], "closedup")) {
+		/*
+		 * N rounds of close(1000000 + i) then dup(1000000 + i), both failing: a start and an
+		 * end that carry the same round number, so a pair made across lost events (round i's
+		 * close with round j's dup) shows as different numbers.
+		 */
+		for (long i = 0; i < n; i++) {
+			syscall(SYS_close, 1000000 + i);
+			syscall(SYS_dup, 1000000 + i);
+		}
 	} else if (!strcmp(argv[1], "getppid")) {
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid);

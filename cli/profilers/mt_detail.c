@@ -22,6 +22,7 @@ struct mt_outlier {
 struct mt_detail {
 	uint64_t before, after, hide; /* -N, +N, hide<N */
 	bool samecpu, samepid, sametid, samekey;
+	bool only1, only2; /* same* compares with the start (1) or the end (2) only */
 	struct mt_copy **ring;
 	size_t head, nr; /* oldest at head */
 	struct mt_outlier pending[DETAIL_PENDING];
@@ -78,6 +79,10 @@ int mt_detail__parse(struct prof *p, struct mt *mt, const char *arg)
 			d->sametid = true;
 		else if (!strcmp(tok, "samekey"))
 			d->samekey = true;
+		else if (!strcmp(tok, "1"))
+			d->only1 = true;
+		else if (!strcmp(tok, "2"))
+			d->only2 = true;
 		else if (tok[0] == '-' && !parse_ns(tok + 1, &d->before))
 			continue;
 		else if (tok[0] == '+' && !parse_ns(tok + 1, &d->after))
@@ -86,7 +91,8 @@ int mt_detail__parse(struct prof *p, struct mt *mt, const char *arg)
 			continue;
 		else
 			return prof_usage(p, "--detail takes -N, +N (times: 1ms), samecpu, samepid, "
-					     "sametid, samekey and hide<N, comma separated; not '%s'",
+					     "sametid, samekey, 1, 2 and hide<N, comma separated; not "
+					     "'%s'",
 					  tok);
 	}
 	return 0;
@@ -151,15 +157,19 @@ void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *sta
 	d->nr_pending++;
 }
 
+/* Whether c shares what same* asks with the start or the end (only one of them with 1 or 2). */
 static bool same(const struct mt_detail *d, const struct mt_copy *c, const struct mt_outlier *o)
 {
-	if (d->samecpu && c->cpu != o->start->cpu && c->cpu != o->end->cpu)
+	bool s1 = !d->only2 || d->only1, s2 = !d->only1 || d->only2;
+	const struct mt_copy *a = o->start, *b = o->end;
+
+	if (d->samecpu && !((s1 && c->cpu == a->cpu) || (s2 && c->cpu == b->cpu)))
 		return false;
-	if (d->samepid && c->s.pid != o->start->s.pid && c->s.pid != o->end->s.pid)
+	if (d->samepid && !((s1 && c->s.pid == a->s.pid) || (s2 && c->s.pid == b->s.pid)))
 		return false;
-	if (d->sametid && c->s.tid != o->start->s.tid && c->s.tid != o->end->s.tid)
+	if (d->sametid && !((s1 && c->s.tid == a->s.tid) || (s2 && c->s.tid == b->s.tid)))
 		return false;
-	if (d->samekey && c->key != o->start->key)
+	if (d->samekey && !((s1 && c->key == a->key) || (s2 && c->key == b->key)))
 		return false;
 	return true;
 }

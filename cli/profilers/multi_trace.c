@@ -23,6 +23,8 @@ const struct prof_attr mt_attrs[] = {
 	{ "role", PROF_ATTR_EXPR, false, "role=EXPR: bit 0: may start, bit 1: may end (default 3)" },
 	{ "untraced", PROF_ATTR_FLAG, false, "untraced: context for --detail only, never paired" },
 	{ "trigger", PROF_ATTR_FLAG, false, "trigger: each of its events prints the interval" },
+	{ "size", PROF_ATTR_EXPR, false, "size=EXPR: kmemprof: the bytes of an allocation "
+					 "(default: bytes_alloc)" },
 	{ NULL },
 };
 
@@ -88,11 +90,12 @@ static const char *const impl_names[] = {
 #define MT_OPTS \
 	{ "key", 'k', "EXPR", PROF_OPT_STRING, offsetof(struct mt, key_text), 0, 0, NULL, \
 	  "the key of events without key=: a field or any EXPR\n" \
-	  "(default: the thread, _tid)" }, \
+	  "(default: the thread; idle tasks apart per CPU)" }, \
 	{ "impl", 0, "IMPL", PROF_OPT_STRING, offsetof(struct mt, impl_text), 0, 0, NULL, \
 	  "what pairs mean: delay (latency statistics, default),\n" \
 	  "pair (what never paired), syscalls (latency and errors per\n" \
-	  "system call of the end event's id and ret)" }, \
+	  "system call of the end event's id and ret), kmemprof\n" \
+	  "(bytes allocated, freed, not freed, by allocation stack)" }, \
 	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than, \
 	  "print each pair whose latency is above T (s, ms, us, ns)\n" \
 	  "and count them in the tables (over_than)" }, \
@@ -108,8 +111,9 @@ static const char *const impl_names[] = {
 	{ "detail", 0, "[=SPEC]", PROF_OPT_FN, 0, 0, 0, opt_detail, \
 	  "with --than: print the events around each outlier:\n" \
 	  "-N before the start, +N after the end (times: 1ms),\n" \
-	  "samecpu, samepid, sametid, samekey, hide<N (hide gaps\n" \
-	  "below N), comma separated; untraced events included" }, \
+	  "samecpu, samepid, sametid, samekey (1, 2: as the start\n" \
+	  "or the end only), hide<N (hide gaps below N), comma\n" \
+	  "separated; untraced events included" }, \
 	{ "cycle", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, cycle), 0, 0, NULL, \
 	  "pair the last group back to the first one too" }, \
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct mt, max_pending), 1, 1L << 30, \
@@ -122,26 +126,11 @@ const struct prof_opt mt_opts[] = {
 	{ NULL },
 };
 
-static int opt_pids(struct prof *p, void *priv, const char *arg)
-{
-	struct mt *mt = priv;
-
-	for (const char *c = arg; *c; c++)
-		if ((*c < '0' || *c > '9') && *c != ',')
-			return prof_usage(p, "-p takes process ids separated by commas, not '%s'",
-					  arg);
-	mt->pids = arg;
-	return 0;
-}
-
 /* rundelay's: multi-trace's, and its filters that also set the keys. */
 const struct prof_opt mt_rundelay_opts[] = {
 	MT_OPTS
 	{ "filter", 0, "COMM", PROF_OPT_STRING, offsetof(struct mt, filter_comm), 0, 0, NULL,
 	  "only tasks whose name matches COMM (a glob: java*)" },
-	{ "pids", 'p', "PID[,PID...]", PROF_OPT_FN, 0, 0, 0, opt_pids,
-	  "only these processes' threads (the events stay\n"
-	  "system wide: their wakeups come from other tasks)" },
 	{ NULL },
 };
 
@@ -156,10 +145,10 @@ static int parse_impl(struct prof *p, struct mt *mt)
 		if (strcmp(mt->impl_text, impl_names[i]))
 			continue;
 		mt->impl = (enum mt_impl)i;
-		if (mt->impl == MT_KMEMPROF || mt->impl == MT_CALL || mt->impl == MT_CALL_DELAY)
+		if (mt->impl == MT_CALL || mt->impl == MT_CALL_DELAY)
 			return prof_usage(p,
-					  "--impl %s is not available yet: use delay, pair or "
-					  "syscalls (perfscope kmemleak reports allocations by stack)",
+					  "--impl %s is not available yet (it is nested-trace's): use "
+					  "delay, pair, syscalls or kmemprof",
 					  mt->impl_text);
 		return 0;
 	}
@@ -188,6 +177,7 @@ int mt_check(struct prof *p, void *priv)
 				     "could be both",
 				  (unsigned long long)mt->lower, (unsigned long long)mt->than);
 	mt->print_outliers = mt->than || mt->lower;
+	mt->ival = p->opts.interval_ms > 0 || (p->opts.events && strstr(p->opts.events, "trigger"));
 	if (mt->detail && !mt->print_outliers)
 		return prof_usage(p, "--detail prints the events around outliers: give --than T, "
 				     "--only-than T or --lower T too");
@@ -234,17 +224,12 @@ static int compile_key(struct prof *p, struct prof_event *ev, struct mt_ev *me, 
 	return 2;
 }
 
-/* A field of the event as an expression, NULL when it has no such field. */
-static struct expr *field_expr(struct prof *p, struct prof_event *ev, const char *name)
+/* An integer field of the event, NULL when it has none (read inline per event: cheaper). */
+static const struct psc_tp_field *int_field(struct prof_event *ev, const char *name)
 {
-	struct expr_opts o;
-	struct expr_error err;
+	const struct psc_tp_field *f = ev->fmt ? psc_tp_format__field(ev->fmt, name) : NULL;
 
-	if (!ev->fmt || !psc_tp_format__field(ev->fmt, name))
-		return NULL;
-	prof__expr_opts(p, ev, &o);
-	o.want_int = true;
-	return expr__compile(name, &o, &err);
+	return f && !f->is_string && !f->is_array && f->size <= 8 ? f : NULL;
 }
 
 int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *attr)
@@ -260,6 +245,7 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	if (me->group + 1 > mt->nr_groups)
 		mt->nr_groups = me->group + 1;
 	me->untraced = prof_event__attr(ev, "untraced") != NULL;
+	me->trigger = prof_event__attr(ev, "trigger") != NULL;
 	me->role = role ? role->expr : NULL;
 	if (key) {
 		me->key = key->expr;
@@ -270,9 +256,28 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 		if ((ret = compile_key(p, ev, me, mt_rundelay_key(ev, me->group), "key")))
 			return ret;
 	}
+	if (mt->impl == MT_KMEMPROF) {
+		const struct prof_attr_val *size = prof_event__attr(ev, "size");
+
+		if (size) {
+			me->size = size->expr;
+		} else if (int_field(ev, "bytes_alloc") || int_field(ev, "bytes_req")) {
+			struct expr_opts o;
+			struct expr_error err;
+
+			prof__expr_opts(p, ev, &o);
+			o.want_int = true;
+			me->size = expr__compile(int_field(ev, "bytes_alloc") ? "bytes_alloc"
+									    : "bytes_req",
+						 &o, &err);
+			if (!me->size)
+				return -ENOMEM;
+			me->own_size = true;
+		}
+	}
 	if (mt->impl == MT_SYSCALLS) {
-		me->sc_id = field_expr(p, ev, "id");
-		me->sc_ret = field_expr(p, ev, "ret");
+		me->sc_id = int_field(ev, "id");
+		me->sc_ret = int_field(ev, "ret");
 	}
 	if (mt->ep) {
 		ret = evprint_event__init(&me->print, mt->ep, ev->name, ev->fmt);
@@ -360,6 +365,8 @@ int mt_start(struct prof *p, void *priv)
 		group_name(p, lk->to, b, sizeof(b));
 		snprintf(lk->name, sizeof(lk->name), "%s -> %s", a, b);
 		lk->pr = pair__new(&po);
+		if (mt->impl == MT_KMEMPROF && mt_kmem__new(lk))
+			return -ENOMEM;
 		lk->all = stat_new(0);
 		if (!lk->pr || !lk->all || keymap__init(&lk->by, sizeof(struct mt_stat *), 0))
 			return -ENOMEM;
@@ -450,16 +457,14 @@ const char *mt_key_str(struct prof *p, struct mt *mt, int ev_idx, uint64_t key)
 
 /* ---- the impl: what a pair does ---- */
 
-struct mt_data {
-	struct mt_copy *copy; /* the start event, when outliers are printed */
-};
-
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
 {
 	struct mt_link *lk = ctx;
 	struct mt_data *d = data;
 
 	(void)e;
+	if (lk->kmem)
+		mt_kmem__alloc(ev->ctx, lk, d, ev);
 	if (!lk->mt->print_outliers || !ev->sample)
 		return 0;
 	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
@@ -487,14 +492,16 @@ static struct mt_stat *stat_by(struct mt_link *lk, uint64_t id)
 	return *slot;
 }
 
-static void stat_add(struct mt_stat *st, uint64_t delta, bool over, bool error)
+static void stat_add(struct mt_stat *st, uint64_t delta, bool over, bool error, bool ival)
 {
 	hist__add(&st->total, delta);
-	hist__add(&st->ival, delta);
 	st->over += over;
-	st->ival_over += over;
 	st->errors += error;
-	st->ival_errors += error;
+	if (ival) {
+		hist__add(&st->ival, delta);
+		st->ival_over += over;
+		st->ival_errors += error;
+	}
 }
 
 static void print_outlier(struct mt_link *lk, const struct pair_entry *start,
@@ -509,27 +516,37 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 	bool over = (mt->than && delta > mt->than) || (mt->lower && delta < mt->lower);
 	bool error = false;
 
+	if (lk->kmem)
+		mt_kmem__free(lk, data);
 	if (mt->impl == MT_SYSCALLS) {
+		/* per system call only: the pair's total is their sum, merged when printed */
 		struct mt_ev *me = p->events_arr[end->idx].priv;
 		const struct psc_sample *s = end->sample;
-		struct expr_val v;
-		uint64_t id = UINT64_MAX;
+		uint64_t id = UINT64_MAX, ret;
+		struct mt_stat *st;
 
-		if (me->sc_id && s && !expr__eval(me->sc_id, s->raw.data, s->raw.size, s, &v))
-			id = v.i;
-		if (me->sc_ret && s && !expr__eval(me->sc_ret, s->raw.data, s->raw.size, s, &v))
-			error = (int64_t)v.i < 0;
-		struct mt_stat *st = stat_by(lk, id);
+		if (me->sc_id && s && !psc_tp_field__u64(me->sc_id, s->raw.data, s->raw.size, &ret))
+			id = ret;
+		if (me->sc_ret && s && !psc_tp_field__u64(me->sc_ret, s->raw.data, s->raw.size, &ret))
+			error = (int64_t)ret < 0;
+		st = lk->last && lk->last->id == id ? lk->last : stat_by(lk, id);
+		if (st) {
+			lk->last = st;
+			stat_add(st, delta, over, error, mt->ival);
+		} else {
+			lk->dropped++;
+		}
+	} else {
+		if (mt->perins) {
+			struct mt_stat *st = stat_by(lk, start->key);
 
-		if (st)
-			stat_add(st, delta, over, error);
-	} else if (mt->perins) {
-		struct mt_stat *st = stat_by(lk, start->key);
-
-		if (st)
-			stat_add(st, delta, over, false);
+			if (st)
+				stat_add(st, delta, over, false, mt->ival);
+			else
+				lk->dropped++;
+		}
+		stat_add(lk->all, delta, over, error, mt->ival);
 	}
-	stat_add(lk->all, delta, over, error);
 	if (lk->hm)
 		heatmap__add(lk->hm, end->time, delta);
 	if (over) {
@@ -619,13 +636,14 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		mt->last_time = s->time;
 	if (mt->preset == MT_PRESET_RUNDELAY && !mt_rundelay_pass(p, mt, ev, s))
 		return 0;
-	pe.key = s->tid;
+	/* the thread; the idle tasks are all tid 0, one per CPU: told apart by their CPU */
+	pe.key = s->tid ? s->tid : (1ull << 63) | (uint32_t)cpu;
 	if (me->key && !eval_u64(me->key, s, &pe.key, &me->key_errors))
 		return 0;
 	if (mt->dt)
 		mt_detail__add(p, mt, ev->idx, cpu, s, pe.key);
 	if (me->untraced)
-		return 0;
+		return me->trigger ? mt_interval(p, mt, s->time) : 0;
 	if (me->role && !eval_u64(me->role, s, &role, &me->role_errors))
 		return 0;
 	/* the end of the pair into this group first, then the start of the pair out of it */
@@ -639,6 +657,9 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		pair__start(mt->links[g].pr, &pe);
 	if (mt->dt)
 		mt_detail__flush(p, mt, false);
+	/* perf-prof's trigger: the event, not a timer, says when the interval's tables come */
+	if (me->trigger)
+		return mt_interval(p, mt, s->time);
 	return 0;
 }
 
@@ -774,6 +795,26 @@ static void outcomes_json(struct prof *p, const uint64_t *c)
 	json__end(&p->json);
 }
 
+/* syscalls keep rows only: the pair's total is their sum. */
+static void sum_rows(struct mt_link *lk)
+{
+	struct mt_stat *all = lk->all, **v;
+	struct keymap_iter it;
+	uint64_t key;
+
+	hist__reset(&all->total);
+	hist__reset(&all->ival);
+	all->over = all->ival_over = all->errors = all->ival_errors = 0;
+	keymap__for_each(&lk->by, &it, key, v) {
+		if (hist__merge(&all->total, &(*v)->total) || hist__merge(&all->ival, &(*v)->ival))
+			lk->dropped++;
+		all->over += (*v)->over;
+		all->ival_over += (*v)->ival_over;
+		all->errors += (*v)->errors;
+		all->ival_errors += (*v)->ival_errors;
+	}
+}
+
 /* One pair's table: the totals (final) or the interval's values. */
 static void print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final)
 {
@@ -782,12 +823,20 @@ static void print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool f
 	struct mt_stat **rows = NULL;
 	size_t nr = 0;
 	char label[96];
-	bool table = !mt->only_than && mt->impl != MT_PAIR;
+	bool table = !mt->only_than && mt->impl != MT_PAIR && mt->impl != MT_KMEMPROF;
 
 	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
 		c[o] = final ? now[o] : now[o] - lk->ival_counts[o];
+	if (mt->impl == MT_SYSCALLS)
+		sum_rows(lk);
 	if (mt->impl == MT_SYSCALLS || mt->perins)
 		rows = sorted_by(lk, &nr);
+	if (lk->kmem && final) {
+		mt_kmem__print(p, lk);
+		if (!p->json_fmt)
+			print_outcomes_text(p, lk, c);
+		return;
+	}
 	if (p->json_fmt) {
 		json__begin(&p->json, p->out);
 		JSON_KEY(&p->json, "pair");
@@ -964,6 +1013,11 @@ int mt_report(struct prof *p, void *priv)
 
 		key_errors += me->key_errors + me->role_errors + me->pass_errors;
 	}
+	for (int l = 0; l < mt->nr_links; l++)
+		if (mt->links[l].dropped)
+			fprintf(stderr, "perfscope %s: %s: %llu latencies not in the tables (no memory)\n",
+				p->name, mt->links[l].name,
+				(unsigned long long)mt->links[l].dropped);
 	if (key_errors)
 		fprintf(stderr, "perfscope %s: %llu events whose key= or role= could not be "
 				"computed were skipped\n",
@@ -989,6 +1043,7 @@ void mt_teardown(struct prof *p, void *priv)
 			stat_delete(*v);
 		keymap__exit(&lk->by);
 		heatmap__delete(lk->hm);
+		mt_kmem__delete(lk->kmem);
 	}
 	for (int i = 0; i < p->nr_events; i++) {
 		struct mt_ev *me = p->events_arr[i].priv;
@@ -998,8 +1053,8 @@ void mt_teardown(struct prof *p, void *priv)
 		if (me->own_key)
 			expr__delete(me->key);
 		expr__delete(me->pass);
-		expr__delete(me->sc_id);
-		expr__delete(me->sc_ret);
+		if (me->own_size)
+			expr__delete(me->size);
 		if (me->print_ok)
 			evprint_event__exit(&me->print);
 	}
@@ -1035,7 +1090,8 @@ const struct profiler profiler_multi_trace = {
 		"and end (bit 1); untraced events are not paired but shown by --detail, which prints\n"
 		"the events around each outlier from a backlog of the last 65536 events.",
 	.events_help = "a group of starts, then a group of ends (-e again); ATTRs: key=EXPR,\n"
-		       "printkey=EXPR, role=EXPR, untraced, stack, alias=NAME",
+		       "printkey=EXPR, role=EXPR, untraced, trigger, stack, size=EXPR,\n"
+		       "alias=NAME",
 	.notes = "With -i the table of the interval is printed every MS milliseconds; at the end the\n"
 		 "totals. --format json gives one object per line: per pair {\"pair\", \"count\",\n"
 		 "\"min_ns\", \"max_ns\", \"mean_ns\", \"p50_ns\", \"p95_ns\", \"p99_ns\", \"p999_ns\",\n"
@@ -1060,7 +1116,9 @@ const struct profiler profiler_multi_trace = {
 		"multi-trace -e 'sched:sched_switch//role=(next_pid?1:0)|(prev_pid?2:0)/' --cycle -i "
 		"1000\n"
 		"multi-trace -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit --impl syscalls "
-		"--format json -- ls",
+		"--format json -- ls\n"
+		"multi-trace -e 'kmem:kmalloc//key=ptr/stack/' -e 'kmem:kfree//key=ptr/' --impl "
+		"kmemprof --duration 1",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |

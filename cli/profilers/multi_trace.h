@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "evprint.h"
 #include "hist.h"
@@ -46,6 +47,9 @@ struct mt_link {
 	struct keymap by; /* per key (--perins) or per syscall id: struct mt_stat * */
 	struct heatmap *hm;
 	struct mt *mt;
+	struct mt_stat *last; /* the row of the last pair (syscalls come in runs) */
+	uint64_t dropped; /* latencies without a row: no memory */
+	struct mt_kmem *kmem; /* --impl kmemprof */
 	uint64_t ival_counts[PAIR_NR_OUTCOMES]; /* outcome counts at the last interval */
 };
 
@@ -65,9 +69,12 @@ struct mt_ev {
 	bool own_key;
 	struct expr *role; /* role=EXPR: bit 0 start, bit 1 end; NULL: both where possible */
 	bool untraced;
+	bool trigger; /* trigger ATTR: each of its events prints the tables, as -i does */
 	struct evprint_event print;
 	bool print_ok;
-	struct expr *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
+	const struct psc_tp_field *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
+	struct expr *size; /* kmemprof: the bytes of an allocation (size=, else bytes_alloc) */
+	bool own_size;
 	struct expr *pass; /* a preset's own condition (rundelay: prev_state, --filter, -p) */
 	uint64_t key_errors, role_errors, pass_errors;
 };
@@ -86,11 +93,15 @@ struct mt {
 	bool detail;
 	long max_pending;
 	const char *filter_comm; /* rundelay --filter */
-	const char *pids; /* rundelay -p */
+	char pids[1024]; /* rundelay -p/-t: "12,34", filters on the events (system wide) */
+	pid_t watch[CLI_MAX_TASKS]; /* rundelay: -p/-t, it stops when they are all gone */
+	int nr_watch;
+	int timer_fd;
 	/* state */
 	enum mt_preset preset;
 	enum mt_impl impl;
 	bool print_outliers; /* --than, --only-than or --lower */
+	bool ival; /* -i: interval histograms are kept too */
 	int nr_groups;
 	struct mt_link links[MT_MAX_GROUPS];
 	int nr_links;
@@ -127,6 +138,23 @@ void mt_json_event(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 		   const struct psc_sample *s);
 /* The key as text (printkey= when given). */
 const char *mt_key_str(struct prof *p, struct mt *mt, int ev_idx, uint64_t key);
+
+/* kmemprof (mt_kmemprof.c): bytes allocated, freed and not freed, by allocation stack. */
+struct mt_kmem;
+struct mt_data;
+int mt_kmem__new(struct mt_link *lk);
+void mt_kmem__delete(struct mt_kmem *k);
+void mt_kmem__alloc(struct prof *p, struct mt_link *lk, struct mt_data *d,
+		    const struct pair_event *ev);
+void mt_kmem__free(struct mt_link *lk, const struct mt_data *d);
+void mt_kmem__print(struct prof *p, struct mt_link *lk);
+
+/* What a pending start keeps (the pair engine's per-entry data). */
+struct mt_data {
+	struct mt_copy *copy; /* the start event, when outliers are printed */
+	uint64_t size; /* kmemprof: bytes */
+	void *group; /* kmemprof: its allocation stack's group */
+};
 
 /* rundelay.c: the key of its sched events by name and group, and its own condition. */
 const char *mt_rundelay_key(const struct prof_event *ev, int group);

@@ -1,0 +1,108 @@
+#!/bin/bash
+# CLI tests of the multi-trace presets: `perfscope syscalls` counts a known number of calls of a
+# program and its failures; `perfscope rundelay` sees the wakeups of a sleeping program, by
+# --filter COMM and by -p PID, and its sched_switch conditions follow this kernel's format.
+# shellcheck source=tests/cli/tap.sh
+source "$(dirname "$0")/tap.sh"
+P=${PERFSCOPE:?}
+W=${BUILD_ROOT:?}/tests/mt_workload
+
+plan 12
+if ! need_root; then
+	skip_all "needs root (tracepoints)"
+fi
+if ! "$P" trace -e raw_syscalls:sys_enter --duration 0.01 >/dev/null 2>&1; then
+	skip_all "no raw_syscalls tracepoints on this kernel"
+fi
+TMPD=$(mktemp -d)
+declare -a BG=()
+cleanup() {
+	local pid
+	for pid in "${BG[@]}"; do kill -9 "$pid" 2>/dev/null; done
+	for pid in "${BG[@]}"; do wait "$pid" 2>/dev/null; done
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+json_check() { python3 -c "$1" "$2"; }
+
+# 1-3: 777 getppid calls, counted exactly (nothing else in the program calls it)
+run_capture "$P" syscalls --format json -- "$W" getppid 777
+check "syscalls: exit 0 (exit $RC)" test "$RC" -eq 0
+check "syscalls: getppid(110) 777 calls, no error, latency fields" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+g = [x for x in o if x.get("syscall") == "getppid" and x.get("final")]
+sys.exit(not (len(g) == 1 and g[0]["count"] == 777 and g[0]["errors"] == 0 and g[0]["id"] == 110
+  and 0 < g[0]["min_ns"] <= g[0]["p50_ns"] <= g[0]["max_ns"]))' "$OUT"
+check "syscalls: the pair object counts every outcome" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+s = [x for x in o if x.get("pair") and x.get("final") and "syscall" not in x][0]
+sys.exit(not (s["outcomes"]["paired"] == s["count"] and s["count"] >= 777))' "$OUT"
+
+# 4-5: 1000 failing close(-1): the errors of close are exactly those (the loader's closes succeed)
+run_capture "$P" syscalls -- "$W" badclose 1000
+check "syscalls text: close(3) with 1000 errors" \
+	awk '$1 ~ /^close\(3\)$/ && $2 >= 1000 && $NF == 1000 { f = 1 } END { exit !f }' "$OUT"
+check "syscalls text: the header has an errors column" grep -q ' errors$' "$OUT"
+
+# 6: perf-prof's own form with a filter on the id
+run_capture "$P" syscalls -e 'raw_syscalls:sys_enter/id==110/' -e 'raw_syscalls:sys_exit/id==110/' \
+	--format json -- "$W" getppid 50
+check "syscalls -e .../id==110/: only getppid, 50 calls" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+g = [x for x in o if x.get("final") and "syscall" in x]
+sys.exit(not (len(g) == 1 and g[0]["syscall"] == "getppid" and g[0]["count"] == 50))' "$OUT"
+
+# 7-8: rundelay --filter COMM: a program that naps 40 times is woken 40 times
+# (-i 100: its first interval line says the events are on; then the program runs; SIGINT ends it)
+timeout -s INT -k 10 --preserve-status 30 "$P" rundelay --filter mt_workload --format json -i 100 \
+	>"$TMPD/rd.json" 2>"$TMPD/rd.err" &
+RD=$!
+BG+=("$RD")
+for _ in $(seq 100); do [ -s "$TMPD/rd.json" ] && break; sleep 0.1; done
+"$W" naps 40 5
+kill -INT "$RD" # timeout passes it on
+wait "$RD"
+RC=$?
+check "rundelay --filter: exit 0 (exit $RC)" test "$RC" -eq 0
+# (a loss on a loaded machine invalidates starts: those are counted as lost, never paired)
+check "rundelay --filter: the 40 wakeups -> switch-in of the sleeper, paired or lost" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+s = [x for x in o if x.get("pair") and x.get("final")][0]
+print("# count %d, outcomes %s" % (s["count"], s["outcomes"]))
+sys.exit(not (s["count"] + s["outcomes"]["lost"] >= 40 and s["outcomes"]["paired"] == s["count"]))' "$TMPD/rd.json"
+
+# 9-10: rundelay -p PID --perins: rows keyed by that pid only
+"$W" naps 200 5 &
+NAP=$!
+BG+=("$NAP")
+run_capture "$P" rundelay -p "$NAP" --perins --format json --duration 0.6
+check "rundelay -p: exit 0 (exit $RC)" test "$RC" -eq 0
+check "rundelay -p PID --perins: one key, the pid, with its wakeups" json_check "
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+k = [x for x in o if x.get('final') and 'key' in x]
+sys.exit(not (len(k) == 1 and k[0]['key'] == '$NAP' and k[0]['count'] >= 10))" "$OUT"
+kill "$NAP" 2>/dev/null
+
+# 11: perf-prof's form: -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch gets the
+# same keys and filters
+"$W" naps 200 5 &
+NAP=$!
+BG+=("$NAP")
+run_capture "$P" rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p "$NAP" \
+	--perins --format json --duration 0.6
+check "rundelay perf-prof form -p: keyed by the pid" json_check "
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+k = [x for x in o if x.get('final') and 'key' in x]
+sys.exit(not (len(k) == 1 and k[0]['key'] == '$NAP' and k[0]['count'] >= 10))" "$OUT"
+kill "$NAP" 2>/dev/null
+
+# 12: a bad --filter pattern is a usage error naming the event
+expect_rc "rundelay -p with letters" 2 "$P" rundelay -p abc --duration 0.1
+
+done_testing
