@@ -13,6 +13,8 @@ extern const struct profiler profiler_profile;
 extern const struct profiler profiler_multi_trace;
 extern const struct profiler profiler_syscalls;
 extern const struct profiler profiler_rundelay;
+extern const struct profiler profiler_memleak;
+extern const struct profiler profiler_kmemleak;
 extern const struct profiler profiler_exporter;
 extern const struct profiler profiler_trigger;
 extern const struct profiler profiler_flamegraph;
@@ -20,7 +22,8 @@ extern const struct profiler profiler_flamegraph;
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
 	&profiler_num_dist, &profiler_profile, &profiler_multi_trace, &profiler_syscalls,
-	&profiler_rundelay, &profiler_trigger, &profiler_exporter, &profiler_flamegraph, NULL,
+	&profiler_rundelay, &profiler_kmemleak, &profiler_memleak, &profiler_trigger,
+	&profiler_exporter, &profiler_flamegraph, NULL,
 };
 
 const struct profiler *profiler_find(const char *name)

@@ -37,6 +37,7 @@ struct prof_state {
 	uint64_t *limit_sec;
 	uint64_t *limit_nr;
 	int limit_cpus;
+	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
 };
 
 static uint64_t monotonic_ns(void)
@@ -221,7 +222,43 @@ static int parse_events(struct prof *p)
 		return 0;
 	cli_report_parse_error(p->name, p->events, &perr, ret);
 	/* no memory, tracefs not mounted or not readable: runtime failures, not bad usage */
-	return ret == -ENOMEM || ret == -EACCES || ret == -EPERM || ret == -ENODEV ? 1 : 2;
+	/* ... or the kernel lacks what was named (kprobes here) */
+	return ret == -ENOMEM || ret == -EACCES || ret == -EPERM || ret == -ENODEV ||
+			       ret == -EOPNOTSUPP
+		       ? 1
+		       : 2;
+}
+
+/*
+ * uprobe:/kprobe: events become trace events here, before anything opens them; they are removed
+ * at the end (prof__main's out:). SIGINT/SIGTERM are blocked from now on, so a stop only ends
+ * the session and the probes are removed on the way out; probes left by a perfscope that was
+ * killed (SIGKILL) are removed first.
+ */
+static int create_probes(struct prof *p)
+{
+	struct psc_parse_error perr = { .pos = -1 };
+	sigset_t stop;
+	bool any = false;
+	int ret;
+
+	for (int i = 0; i < p->specs->nr; i++)
+		any |= p->specs->specs[i].probe != NULL;
+	if (!any)
+		return 0;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	ret = psc_probes__remove_stale(NULL);
+	if (ret > 0 && p->opts.verbose)
+		fprintf(stderr, "perfscope %s: removed %d probes left by perfscope processes that are gone\n",
+			p->name, ret);
+	ret = psc_probes__create(p->specs, NULL, &p->state->probes, &perr);
+	if (!ret)
+		return 0;
+	cli_report_parse_error(p->name, p->events, &perr, ret);
+	return 1;
 }
 
 /* Results go to -o FILE or stdout; a stop signal must not wait behind a pipe nobody reads. */
@@ -754,7 +791,8 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 		ret = ret == 1 ? 0 : hook_status(ret);
 		goto out;
 	}
-	if ((ret = parse_events(&p)) || (ret = open_output(&p)))
+	if ((ret = parse_events(&p)) || (p.specs && (ret = create_probes(&p))) ||
+	    (ret = open_output(&p)))
 		goto out;
 	if (p.specs && (ret = prof_events__setup(&p))) {
 		ret = ret == PROF_SETUP_DONE ? 0 : hook_status(ret);
@@ -779,6 +817,7 @@ out:
 	target_release(&p.target);
 	prof_events__free(&p);
 	psc_evlist__delete(p.evlist);
+	psc_probes__delete(st.probes); /* once nothing has them open */
 	psc_event_list__delete(p.specs);
 	callchain__delete(st.cc);
 	flame__delete(st.flame);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "parse_internal.h"
+#include "probe_internal.h"
 
 #define DEFAULT_PMU_DIR "/sys/bus/event_source/devices"
 #define MAX_FILTER_DEPTH 32
@@ -70,6 +71,7 @@ static void spec_free(struct psc_event_spec *spec)
 		free(spec->attrs[i].value);
 	}
 	free(spec->attrs);
+	psc_probe_spec__free(spec->probe);
 	memset(spec, 0, sizeof(*spec));
 }
 
@@ -180,6 +182,10 @@ static const char *kind_name(enum psc_event_kind kind)
 		return "PMU";
 	case PSC_EVENT_TRACEPOINT:
 		return "tracepoint";
+	case PSC_EVENT_UPROBE:
+		return "uprobe";
+	case PSC_EVENT_KPROBE:
+		return "kprobe";
 	}
 	return "unknown";
 }
@@ -778,6 +784,35 @@ out:
 	return err;
 }
 
+/* uprobe:FUNC@BINARY and friends: the location, then a tracepoint's /FILTER/ATTR/.../ tail. */
+static int parse_probe(struct parser *ps, int *pos, int start, int head_end)
+{
+	const char *s = ps->s;
+	struct psc_event_spec spec;
+	int p = head_end, err;
+
+	spec_init(&spec, start);
+	err = psc_evparse_probe(&ps->p, s, start, head_end, &p, &spec);
+	if (!err && s[p] == '/')
+		err = parse_slash(ps, &p, &spec, true);
+	if (!err && s[p] == ':')
+		err = psc_evparse_fail(&ps->p, -EINVAL, p,
+				       "modifiers do not apply to probes (they are trace events); "
+				       "remove ':'");
+	else if (!err && !is_event_end(s[p]))
+		err = psc_evparse_fail(&ps->p, -EINVAL, p,
+				       "unexpected '%c' after '%s'; quote a binary path that is "
+				       "followed by a filter: @\"/path/to/bin\"/FILTER/",
+				       s[p], spec.name ? spec.name : "the probe");
+	if (err) {
+		spec_free(&spec);
+		return err;
+	}
+	spec.text_len = p - start;
+	*pos = p;
+	return push(ps, &spec, start);
+}
+
 static int parse_pmu(struct parser *ps, int *pos, int start, int head_end)
 {
 	const char *s = ps->s;
@@ -899,6 +934,8 @@ static int parse_event(struct parser *ps, int *pos)
 	named = psc_named_event__find(s + start, len);
 	if (named || is_raw(s + start, len))
 		return parse_named(ps, pos, start, head_end, named);
+	if (s[head_end] == ':' && psc_evparse_is_probe_word(s + start, len))
+		return parse_probe(ps, pos, start, head_end);
 	if (s[head_end] == ':')
 		return parse_tracepoint(ps, pos, start, head_end);
 	if (s[head_end] == '/' && psc_evparse_pmu_exists(&ps->p, s + start, len))
@@ -958,7 +995,7 @@ static int parse_group(struct parser *ps, int *pos)
 			struct psc_event_spec *spec = &l->specs[i];
 			int mp = p;
 
-			if (spec->kind == PSC_EVENT_TRACEPOINT)
+			if (spec->kind == PSC_EVENT_TRACEPOINT || spec->probe)
 				return psc_evparse_fail(
 					&ps->p, -EINVAL, p,
 					"modifiers do not apply to tracepoints, and '%s' is in this group",

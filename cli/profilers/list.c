@@ -29,6 +29,8 @@ static const char list_help[] =
 	"                        (an event also matches through its alias, e.g. 'cs')\n"
 	"  KIND                  only events of one kind, as perf list takes them: hardware (hw),\n"
 	"                        software (sw), hardware-cache (cache), pmu, tracepoint\n"
+	"  uprobe:[GLOB@]BINARY  the functions of BINARY (a path, a library name such as\n"
+	"                        libc.so.6, or a program in $PATH) that uprobe: events can probe\n"
 	"      --format F        text (default) or json: one object per event and line\n"
 	"  -v, --verbose         why each event that cannot be opened cannot (-vv: debug)\n"
 	"\n"
@@ -37,6 +39,7 @@ static const char list_help[] =
 	"  perfscope list 'sched:*'         # the scheduler's tracepoints\n"
 	"  perfscope list '*cache*'         # cache events, and whether this CPU has them\n"
 	"  perfscope list sw                # the software events\n"
+	"  perfscope list 'uprobe:*alloc*@libc.so.6'   # libc's allocators, to probe\n"
 	"  perfscope list 'power/*' -v      # RAPL energy counters, and why not if not\n"
 	"  perfscope list --format json | jq -r 'select(.supported) | .name'\n"
 	"\n"
@@ -50,6 +53,8 @@ static const char *const kind_names[] = {
 	[PSC_EVENT_RAW] = "raw",
 	[PSC_EVENT_PMU] = "pmu",
 	[PSC_EVENT_TRACEPOINT] = "tracepoint",
+	[PSC_EVENT_UPROBE] = "uprobe",
+	[PSC_EVENT_KPROBE] = "kprobe",
 };
 
 /* perf list's selectors of one kind of event, with its short spellings */
@@ -328,6 +333,135 @@ static const char *glob_problem(const char *glob)
 	return NULL;
 }
 
+/* ---- list uprobe:[GLOB@]BINARY: the functions a binary offers to uprobe: ---- */
+
+struct ufunc {
+	char *name;
+	uint64_t addr, size;
+};
+
+struct ufuncs {
+	const char *glob;
+	struct ufunc *v;
+	size_t nr, alloc;
+	bool oom;
+};
+
+static int add_ufunc(const char *name, uint64_t addr, uint64_t size, void *ctx)
+{
+	struct ufuncs *u = ctx;
+
+	if (u->glob && fnmatch(u->glob, name, 0))
+		return 0;
+	if (u->nr == u->alloc) {
+		size_t na = u->alloc ? u->alloc * 2 : 256;
+		struct ufunc *n = realloc(u->v, na * sizeof(*n));
+
+		if (!n) {
+			u->oom = true;
+			return -ENOMEM;
+		}
+		u->v = n;
+		u->alloc = na;
+	}
+	u->v[u->nr].name = strdup(name);
+	if (!u->v[u->nr].name) {
+		u->oom = true;
+		return -ENOMEM;
+	}
+	u->v[u->nr].addr = addr;
+	u->v[u->nr++].size = size;
+	return 0;
+}
+
+static int cmp_ufunc(const void *a, const void *b)
+{
+	const struct ufunc *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int list_uprobe(const char *sel, enum out_format format)
+{
+	const char *kind = strncmp(sel, "uprobe:", 7) ? "uretprobe" : "uprobe";
+	const char *rest = strchr(sel, ':') + 1, *at = strrchr(rest, '@');
+	const char *bin = at ? at + 1 : rest;
+	struct ufuncs u = { 0 };
+	char path[4096], *glob = NULL;
+	struct out *out;
+	int err, shown = 0;
+
+	if (at && !(glob = strndup(rest, (size_t)(at - rest))))
+		return 1;
+	u.glob = glob && *glob ? glob : NULL;
+	err = psc_probe__find_binary(bin, path, sizeof(path));
+	if (!err)
+		err = psc_probe__for_each_func(path, add_ufunc, &u);
+	if (err) {
+		fprintf(stderr, "perfscope list: %s: %s%s\n", bin,
+			err == -EINVAL ? "no ELF64 file of this machine" : strerror(-err),
+			err == -ENOENT && !strchr(bin, '/')
+				? " (a name without '/' is a library found as ld.so finds it, or a "
+				  "program in $PATH)"
+				: "");
+		goto out;
+	}
+	qsort(u.v, u.nr, sizeof(*u.v), cmp_ufunc);
+	out = out__new(STDOUT_FILENO, 0);
+	if (!out) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < u.nr; i++) {
+		char name[512];
+
+		/* aliases at one address (malloc, __libc_malloc) are each a name to probe */
+		if (i && !strcmp(u.v[i].name, u.v[i - 1].name))
+			continue;
+		snprintf(name, sizeof(name), "%s:%s@%s", kind, u.v[i].name, bin);
+		shown++;
+		if (format == FORMAT_JSON) {
+			struct json j;
+
+			json__begin(&j, out);
+			json__key(&j, "name");
+			json__str(&j, name);
+			json__key(&j, "kind");
+			json__str(&j, "uprobe");
+			json__key(&j, "function");
+			json__str(&j, u.v[i].name);
+			json__key(&j, "binary");
+			json__str(&j, path);
+			json__key(&j, "address");
+			json__u64(&j, u.v[i].addr);
+			json__key(&j, "size");
+			json__u64(&j, u.v[i].size);
+			json__end_line(&j);
+		} else {
+			out__printf(out, "  %-60s [uprobe]  %#llx %llu bytes\n", name,
+				    (unsigned long long)u.v[i].addr, (unsigned long long)u.v[i].size);
+		}
+	}
+	err = out__flush(out);
+	out__delete(out);
+	if (err && err != -EPIPE)
+		fprintf(stderr, "perfscope list: writing the list failed: %s\n", strerror(-err));
+	else
+		err = 0;
+	if (!err && !shown) {
+		fprintf(stderr, "perfscope list: no function of %s matches '%s'\n", path,
+			u.glob ? u.glob : "*");
+		err = -ENOENT;
+	}
+out:
+	for (size_t i = 0; i < u.nr; i++)
+		free(u.v[i].name);
+	free(u.v);
+	free(glob);
+	return err ? 1 : 0;
+}
+
 static int list_run(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -345,6 +479,8 @@ static int list_run(int argc, char **argv)
 	}
 	cli_setup_log(o.verbose);
 	l.glob = selector = o.positional ? o.positional[0] : NULL;
+	if (selector && (!strncmp(selector, "uprobe:", 7) || !strncmp(selector, "uretprobe:", 10)))
+		return list_uprobe(selector, o.format);
 	l.kind = -1;
 	/* no event is named like a kind, so the word selects the kind instead of matching nothing
 	 */

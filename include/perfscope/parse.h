@@ -18,6 +18,20 @@ enum psc_event_kind {
 	PSC_EVENT_RAW, /* rNNNN */
 	PSC_EVENT_PMU, /* pmu/term=val,.../ or pmu/alias/ from sysfs */
 	PSC_EVENT_TRACEPOINT,
+	PSC_EVENT_UPROBE, /* uprobe:FUNC@BINARY, uretprobe:FUNC@BINARY (probe.h creates them) */
+	PSC_EVENT_KPROBE, /* kprobe:FUNC, kretprobe:FUNC */
+};
+
+/*
+ * Where a uprobe or kprobe goes, as parsed: nothing exists in the kernel until
+ * psc_probes__create (probe.h) makes it a trace event.
+ */
+struct psc_probe_spec {
+	bool retprobe; /* uretprobe:/kretprobe: fires at the function's return */
+	char *func; /* the symbol */
+	uint64_t offset; /* +OFFSET into the function */
+	char *binary; /* uprobes: the file, resolved to a path ("libc.so.6" as ld.so finds it) */
+	uint64_t file_offset; /* uprobes: where the probe goes in that file */
 };
 
 /*
@@ -58,6 +72,13 @@ struct psc_event_spec {
 	int nr_members;
 	/* Offsets into the original string of this event's text, for error reporting. */
 	int text_pos, text_len;
+	/*
+	 * PSC_EVENT_UPROBE/KPROBE: where the probe goes; attr is not usable until
+	 * psc_probes__create made the probe a trace event: from then on kind is
+	 * PSC_EVENT_TRACEPOINT (sys the probe's group, event its name, attr.config its id) and
+	 * probe still says what it is. NULL for other events.
+	 */
+	struct psc_probe_spec *probe;
 };
 
 struct psc_event_list {
@@ -84,11 +105,18 @@ struct psc_parse_opts {
  *   PMU/TERM=VAL,ALIAS,.../[:MODS] from <pmu_dir>/PMU/{type,format,events}
  *   SYS:NAME[/FILTER/ATTR/.../]  tracepoints, fnmatch globs allowed in SYS and NAME
  *   {EVENT,EVENT...}[:MODS]    a group, the first event leading
+ *   uprobe:FUNC[+OFF]@BINARY[+OFF][/FILTER/ATTR/.../]   uretprobe: the same at the return;
+ *                              BINARY a path or a library name found as ld.so finds it
+ *                              (ld.so.cache, then the standard directories) or a program in
+ *                              $PATH; quote it ("...") when it holds '/' and a filter follows
+ *   kprobe:FUNC[+OFF][/FILTER/ATTR/.../]   kretprobe:FUNC: where the kernel has kprobe events
  * MODS: u k h G H I p (pp, ppp) D e, with perf's meaning. ATTRs the library applies: stack,
  * max-stack=N, alias=NAME, period=N, freq=N; any other NAME or NAME=VALUE (a value in "..." may
  * hold '/' and ',') is kept in spec->attrs, in order, for the tool to check and interpret.
  * Spaces are allowed around events.
- * Returns 0, or -EINVAL (syntax), -ENOENT (unknown event, PMU term or tracepoint), -ENODEV (a
+ * Probes are parsed and their symbols resolved (the binary's ELF symbols read), not created.
+ * Returns 0, or -EINVAL (syntax), -ENOENT (unknown event, PMU term, tracepoint, binary or
+ * function), -EOPNOTSUPP (kprobes on a kernel without them), -ENODEV (a
  * tracepoint is named and tracefs is not mounted, or tracefs_dir has no events/: see
  * psc_tracefs__mount), -ENOMEM, or the errno that kept tracefs or sysfs from being read, with
  * *err (may be NULL) saying where and what was expected and suggesting close names for unknown

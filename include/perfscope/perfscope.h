@@ -7,6 +7,7 @@
 #include <perfscope/threadmap.h>
 #include <perfscope/parse.h>
 #include <perfscope/tracefs.h>
+#include <perfscope/probe.h>
 #include <perfscope/evsel.h>
 #include <perfscope/evlist.h>
 #include <perfscope/ring.h>

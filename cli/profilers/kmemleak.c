@@ -1,0 +1,320 @@
+/* perfscope kmemleak: what is allocated and not freed over any alloc/free events (by default the
+ * kernel's kmalloc and kmem_cache families), grouped by stack; perf-prof's kmemleak. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+#include "flame.h"
+#include "leak.h"
+#include "profiler.h"
+
+#define DEFAULT_ALLOC "kmem:kmalloc,kmem:kmem_cache_alloc"
+#define DEFAULT_FREE "kmem:kfree,kmem:kmem_cache_free"
+
+struct km_ev {
+	bool alloc;
+	struct expr *ptr, *size; /* ptr=, size= */
+	const struct psc_tp_field *ptr_f, *size_f; /* the default fields */
+};
+
+struct km {
+	const char *alloc, *free; /* --alloc, --free */
+	const char *than_text;
+	uint64_t than;
+	long top;
+	long max_pending;
+	const char *flame_path; /* --flame-graph */
+	char *events;
+	size_t alloc_len; /* events[0, alloc_len) are the allocations */
+	struct leak *lk;
+	uint64_t last_time;
+	uint64_t bad_values; /* ptr= or size= that could not be computed */
+};
+
+static const struct prof_attr km_attrs[] = {
+	{ "ptr", PROF_ATTR_EXPR, false, "ptr=EXPR: the block's address (default: the field ptr)" },
+	{ "size", PROF_ATTR_EXPR, false,
+	  "size=EXPR: an allocation's bytes (default: the field bytes_alloc, else 0)" },
+	{ NULL },
+};
+
+static int opt_than(struct prof *p, void *priv, const char *arg)
+{
+	struct km *km = priv;
+
+	if (leak__parse_time(arg, &km->than))
+		return prof_usage(p,
+				  "--than takes a time: a number with an optional unit s, ms, "
+				  "us or ns (the default), not '%s'",
+				  arg);
+	km->than_text = arg;
+	return 0;
+}
+
+static const struct prof_opt km_opts[] = {
+	{ "alloc", 0, "EVENTS", PROF_OPT_STRING, offsetof(struct km, alloc), 0, 0, NULL,
+	  "the allocation events, with ptr= and size= ATTRs (default: " DEFAULT_ALLOC ")" },
+	{ "free", 0, "EVENTS", PROF_OPT_STRING, offsetof(struct km, free), 0, 0, NULL,
+	  "the free events, with a ptr= ATTR (default: " DEFAULT_FREE ")" },
+	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than,
+	  "only allocations older than T (s, ms, us, ns) when reported" },
+	{ "top", 0, "N", PROF_OPT_LONG, offsetof(struct km, top), 1, 1000000, NULL,
+	  "only the N stacks holding the most bytes (default: all)" },
+	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct km, max_pending), 1, 1L << 30, NULL,
+	  "live allocations followed at most (default 4194304); beyond, the oldest are\n"
+	  "dropped and counted" },
+	{ "flame-graph", 0, "FILE", PROF_OPT_STRING, offsetof(struct km, flame_path), 0, 0, NULL,
+	  "the leaking stacks, folded and weighted by bytes, into FILE.folded at the end" },
+	{ NULL },
+};
+
+static int km_check(struct prof *p, void *priv)
+{
+	struct km *km = priv;
+	const char *a = km->alloc ? km->alloc : DEFAULT_ALLOC;
+	const char *f = km->free ? km->free : DEFAULT_FREE;
+
+	if (!km->alloc != !km->free)
+		return prof_usage(p, "give both --alloc and --free, or neither (the kmalloc and "
+				     "kmem_cache families)");
+	if (asprintf(&km->events, "%s,%s", a, f) < 0) {
+		km->events = NULL;
+		return -ENOMEM;
+	}
+	km->alloc_len = strlen(a);
+	p->opts.events = km->events;
+	/* the stacks are the report: every allocation is sampled with its callchain */
+	p->callchain = true;
+	km->lk = leak__new(km->max_pending ? (size_t)km->max_pending : 4u << 20);
+	return km->lk ? 0 : -ENOMEM;
+}
+
+static int km_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *a)
+{
+	struct km *km = priv;
+	struct km_ev *ke = ev->priv;
+	const struct prof_attr_val *ptr = prof_event__attr(ev, "ptr");
+	const struct prof_attr_val *size = prof_event__attr(ev, "size");
+
+	ke->alloc = ev->spec->text_pos < (int)km->alloc_len;
+	ke->ptr = ptr ? ptr->expr : NULL;
+	ke->size = size ? size->expr : NULL;
+	if (ev->fmt) {
+		ke->ptr_f = psc_tp_format__field(ev->fmt, "ptr");
+		ke->size_f = psc_tp_format__field(ev->fmt, "bytes_alloc");
+	}
+	if (!ke->ptr && !ke->ptr_f)
+		return prof_usage(p,
+				  "%s has no field 'ptr': give its address as ptr=EXPR, e.g. "
+				  "%s//ptr=addr/",
+				  ev->name, ev->name);
+	if (size && !ke->alloc)
+		return prof_usage(p, "size= is for allocation events (--alloc), not %s", ev->name);
+	/* only the allocations' stacks are shown */
+	if (!ke->alloc)
+		a->sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+	return 0;
+}
+
+static bool value(struct km *km, struct expr *e, const struct psc_tp_field *f,
+		  const struct psc_sample *s, uint64_t *out)
+{
+	struct expr_val v;
+
+	if (e) {
+		if (expr__eval(e, s->raw.data, s->raw.size, s, &v)) {
+			km->bad_values++;
+			return false;
+		}
+		*out = v.i;
+		return true;
+	}
+	if (!f || f->offset + f->size > s->raw.size || f->size > 8) {
+		*out = 0;
+		return f == NULL;
+	}
+	*out = 0;
+	memcpy(out, (const char *)s->raw.data + f->offset, f->size);
+	return true;
+}
+
+static int km_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+		     const struct psc_sample *s)
+{
+	struct km *km = priv;
+	struct km_ev *ke = ev->priv;
+	uint64_t ptr, size = 0;
+
+	if (s->time > km->last_time)
+		km->last_time = s->time;
+	if (!value(km, ke->ptr, ke->ptr_f, s, &ptr) || !ptr)
+		return 0;
+	if (!ke->alloc) {
+		leak__free(km->lk, ptr, s->time, cpu, s->pid, s->tid);
+		return 0;
+	}
+	if (!value(km, ke->size, ke->size_f, s, &size))
+		size = 0;
+	leak__alloc(km->lk, ptr, size,
+		    leak__stack(km->lk, prof__callchain(p), s, prof__comm(p, s->pid, s->tid)),
+		    s->time, cpu, s->pid, s->tid);
+	return 0;
+}
+
+static void km_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
+{
+	struct km *km = priv;
+
+	leak__lost(km->lk, km->last_time ? km->last_time : UINT64_MAX);
+}
+
+static int write_flame(struct prof *p, struct km *km, const struct leak_group *g, size_t nr)
+{
+	struct flame *fl = flame__new();
+	char *path = NULL;
+	size_t n = strlen(km->flame_path);
+	int err = 0;
+
+	if (!fl)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr && !err; i++)
+		err = flame__add(fl, g[i].folded, strlen(g[i].folded), g[i].bytes);
+	if (!err &&
+	    asprintf(&path, "%s%s", km->flame_path,
+		     n > 7 && !strcmp(km->flame_path + n - 7, ".folded") ? "" : ".folded") < 0)
+		path = NULL, err = -ENOMEM;
+	if (!err)
+		err = flame__write(fl, path);
+	if (err)
+		fprintf(stderr, "perfscope kmemleak: cannot write the leaking stacks to '%s': %s\n",
+			path ? path : km->flame_path, strerror(-err));
+	else if (!p->opts.quiet)
+		fprintf(stderr, "perfscope kmemleak: %zu leaking stacks folded into %s\n", nr,
+			path);
+	free(path);
+	flame__delete(fl);
+	return err ? 1 : 0;
+}
+
+static int print_leaks(struct prof *p, struct km *km, bool final)
+{
+	struct leak_group *g;
+	uint64_t count = 0, bytes = 0;
+	size_t nr;
+	int err = leak__groups(km->lk, km->last_time, km->than, &g, &nr);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < nr; i++) {
+		count += g[i].count;
+		bytes += g[i].bytes;
+	}
+	if (p->json_fmt) {
+		leak__print(g, nr, p->out, true, (size_t)km->top);
+		json__begin(&p->json, p->out);
+		json__key(&p->json, "summary");
+		json__bool(&p->json, true);
+		json__key(&p->json, "final");
+		json__bool(&p->json, final);
+		json__key(&p->json, "count");
+		json__u64(&p->json, count);
+		json__key(&p->json, "bytes");
+		json__u64(&p->json, bytes);
+		json__key(&p->json, "stacks");
+		json__u64(&p->json, nr);
+		json__end_line(&p->json);
+	} else {
+		out__printf(p->out,
+			    "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
+			    final ? "" : "-- ", (unsigned long long)count,
+			    (unsigned long long)bytes, km->than ? " for more than " : "",
+			    km->than ? km->than_text : "", nr, nr ? ":\n" : "");
+		leak__print(g, nr, p->out, false, (size_t)km->top);
+		if (km->top && nr > (size_t)km->top)
+			out__printf(p->out, "(%zu more stacks: --top)\n", nr - (size_t)km->top);
+	}
+	if (final && km->flame_path)
+		err = write_flame(p, km, g, nr);
+	free(g);
+	return err;
+}
+
+static int km_interval(struct prof *p, void *priv, uint64_t now_ns)
+{
+	return print_leaks(p, priv, false);
+}
+
+static int km_report(struct prof *p, void *priv)
+{
+	struct km *km = priv;
+	int err = print_leaks(p, km, true);
+
+	if (!p->opts.quiet) {
+		leak__print_outcomes(km->lk, p->name, stderr);
+		if (km->bad_values)
+			fprintf(stderr,
+				"perfscope kmemleak: %llu events whose ptr= or size= could not be "
+				"computed\n",
+				(unsigned long long)km->bad_values);
+	}
+	return err;
+}
+
+static void km_teardown(struct prof *p, void *priv)
+{
+	struct km *km = priv;
+
+	leak__delete(km->lk);
+	free(km->events);
+}
+
+const struct profiler profiler_kmemleak = {
+	.name = "kmemleak",
+	.summary =
+		"allocations not freed over any alloc/free events, by stack (kmalloc by default)",
+	.usage = "[--alloc EVENTS --free EVENTS] [OPTIONS] [-- COMMAND [ARGS]]",
+	.description =
+		"Pairs allocation events with free events by the block's address (ptr=, by default\n"
+		"the field ptr) and keeps what is not freed, with its size (size=, by default the\n"
+		"field bytes_alloc) and the allocation's stack. At the end (and at each -i) it\n"
+		"prints what is still allocated, grouped by stack, with counts and bytes, most bytes\n"
+		"first. Without --alloc and --free: the kernel's kmalloc and kmem_cache families\n"
+		"(" DEFAULT_ALLOC " -> " DEFAULT_FREE ").\n"
+		"Frees of blocks allocated before the run, blocks allocated again while live and\n"
+		"blocks dropped at --max-pending are counted; after lost events the allocations made\n"
+		"before the loss are left out rather than reported as leaks.\n"
+		"--format json gives one object per stack: {\"count\", \"bytes\", \"oldest_ns\",\n"
+		"\"comm\", \"stack\": [frames, innermost first]}, then {\"summary\":true, \"final\",\n"
+		"\"count\", \"bytes\", \"stacks\"}.",
+	.events_help =
+		"--alloc and --free take events as -e does, with ATTRs ptr=EXPR and size=EXPR",
+	.notes =
+		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
+		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
+		"failure, 2 on a usage error.",
+	.examples =
+		"kmemleak --duration 10 --than 5s\n"
+		"kmemleak --alloc 'kmem:kmalloc//ptr=ptr/size=bytes_alloc/' --free "
+		"'kmem:kfree//ptr=ptr/' -i 1000 --top 5\n"
+		"kmemleak --alloc kmem:mm_page_alloc//ptr=pfn/ --free kmem:mm_page_free//ptr=pfn/ "
+		"--flame-graph pages\n"
+		"kmemleak --format json -- ./myprog",
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
+		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+	.opts = km_opts,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.attrs = km_attrs,
+	.conformance_args = "-i 200",
+	.priv_size = sizeof(struct km),
+	.ev_priv_size = sizeof(struct km_ev),
+	.check = km_check,
+	.event = km_event,
+	.sample = km_sample,
+	.lost = km_lost,
+	.interval = km_interval,
+	.report = km_report,
+	.teardown = km_teardown,
+};

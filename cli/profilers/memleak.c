@@ -1,0 +1,542 @@
+/* perfscope memleak: a process's heap allocations never freed, by user stack, through uprobes on
+ * libc's allocator functions (entry: the arguments and the stack; return: the pointer). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
+#include <unistd.h>
+
+#include <perfscope/probe.h>
+
+#include "keymap.h"
+#include "leak.h"
+#include "profiler.h"
+
+enum ml_kind {
+	ML_ALLOC, /* ret is the block; size from args */
+	ML_REALLOC, /* arg1's block is replaced by ret */
+	ML_FREE, /* arg ptr_arg is freed, at the entry */
+	ML_MEMALIGN_PTR, /* posix_memalign: the block is written to *arg1, ret 0 on success */
+};
+
+struct ml_fn {
+	const char *name;
+	enum ml_kind kind;
+	int size_a, size_b; /* the size is arg size_a (times arg size_b when given) */
+	int ptr_arg; /* ML_FREE, ML_REALLOC: the old block; ML_MEMALIGN_PTR: where it goes */
+	bool mmap; /* --mmap only */
+};
+
+static const struct ml_fn fns[] = {
+	{ "malloc", ML_ALLOC, 1, 0, 0, false },
+	{ "calloc", ML_ALLOC, 1, 2, 0, false },
+	{ "realloc", ML_REALLOC, 2, 0, 1, false },
+	{ "reallocarray", ML_REALLOC, 2, 3, 1, false },
+	{ "free", ML_FREE, 0, 0, 1, false },
+	{ "posix_memalign", ML_MEMALIGN_PTR, 3, 0, 1, false },
+	{ "aligned_alloc", ML_ALLOC, 2, 0, 0, false },
+	{ "memalign", ML_ALLOC, 2, 0, 0, false },
+	{ "valloc", ML_ALLOC, 1, 0, 0, false },
+	{ "pvalloc", ML_ALLOC, 1, 0, 0, false },
+	{ "mmap", ML_ALLOC, 2, 0, 0, true },
+	{ "munmap", ML_FREE, 0, 0, 1, true },
+};
+#define NR_FNS (sizeof(fns) / sizeof(fns[0]))
+
+/* A call entered and not returned yet, per thread. */
+struct ml_call {
+	int fn;
+	uint32_t stack;
+	uint64_t size, ptr;
+};
+
+struct ml_ev {
+	int fn; /* index in fns, -1: not ours */
+	bool ret;
+	const struct psc_tp_field *arg[4], *retval, *caller;
+};
+
+struct ml {
+	const char *libc_opt; /* --libc */
+	bool mmap; /* --mmap */
+	uint64_t than; /* --than */
+	const char *than_text;
+	long top; /* --top */
+	long max_pending; /* --max-pending */
+	char libc[PATH_MAX];
+	char *events;
+	struct leak *lk;
+	struct keymap calls; /* tid -> struct ml_call */
+	uint64_t last_time;
+	uint64_t unmatched_ret; /* returns whose entry was not seen (or was a nested call's) */
+	uint64_t memptr_unread; /* posix_memalign results that could not be read */
+	uint64_t call_nomem;
+	pid_t self;
+};
+
+static int opt_than(struct prof *p, void *priv, const char *arg)
+{
+	struct ml *ml = priv;
+
+	if (leak__parse_time(arg, &ml->than))
+		return prof_usage(p,
+				  "--than takes a time: a number with an optional unit s, ms, "
+				  "us or ns (the default), not '%s'",
+				  arg);
+	ml->than_text = arg;
+	return 0;
+}
+
+static const struct prof_opt ml_opts[] = {
+	{ "libc", 0, "PATH", PROF_OPT_STRING, offsetof(struct ml, libc_opt), 0, 0, NULL,
+	  "the C library to probe (default: the one the process maps, else libc.so.6 as ld.so\n"
+	  "finds it; for a static binary, the binary itself)" },
+	{ "mmap", 0, NULL, PROF_OPT_FLAG, offsetof(struct ml, mmap), 0, 0, NULL,
+	  "count mmap and munmap too (a munmap of part of a mapping is not followed)" },
+	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than,
+	  "only allocations older than T (s, ms, us, ns) when reported" },
+	{ "top", 0, "N", PROF_OPT_LONG, offsetof(struct ml, top), 1, 1000000, NULL,
+	  "only the N stacks holding the most bytes (default: all)" },
+	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ml, max_pending), 1, 1L << 30, NULL,
+	  "live allocations followed at most (default 4194304); beyond, the oldest are\n"
+	  "dropped and counted" },
+	{ NULL },
+};
+
+/* The C library process pid maps, as a path this process can open. */
+static int libc_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+	int ret = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/'), *base;
+
+		if (!file)
+			continue;
+		file[strcspn(file, "\n")] = '\0';
+		base = strrchr(file, '/') + 1;
+		if (strncmp(base, "libc.so", 7) && strncmp(base, "libc-", 5))
+			continue;
+		/* a process in another mount namespace: its file through its root */
+		if (access(file, F_OK))
+			snprintf(buf, len, "/proc/%d/root%s", (int)pid, file);
+		else
+			snprintf(buf, len, "%s", file);
+		ret = 0;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+struct have {
+	bool found[NR_FNS];
+};
+
+static int mark_fn(const char *name, uint64_t addr, uint64_t size, void *ctx)
+{
+	struct have *h = ctx;
+
+	for (size_t i = 0; i < NR_FNS; i++)
+		if (!strcmp(name, fns[i].name))
+			h->found[i] = true;
+	return 0;
+}
+
+static int ml_check(struct prof *p, void *priv)
+{
+	struct ml *ml = priv;
+	struct have have = { 0 };
+	size_t len = 0, cap = 8192;
+	char self[48];
+	int err;
+
+	bool every = !p->opts.nr_pids && !p->opts.nr_tids && !p->opts.cgroup && !p->opts.command;
+
+	if (ml->libc_opt)
+		err = psc_probe__find_binary(ml->libc_opt, ml->libc, sizeof(ml->libc));
+	else if (p->opts.nr_pids)
+		err = libc_of(p->opts.pids[0], ml->libc, sizeof(ml->libc));
+	else
+		err = psc_probe__find_binary("libc.so.6", ml->libc, sizeof(ml->libc));
+	if (err) {
+		if (!ml->libc_opt && p->opts.nr_pids)
+			fprintf(stderr,
+				"perfscope memleak: process %d maps no C library (%s): statically "
+				"linked? give --libc with the binary itself\n",
+				(int)p->opts.pids[0], strerror(-err));
+		else
+			fprintf(stderr, "perfscope memleak: no C library '%s': %s\n",
+				ml->libc_opt ? ml->libc_opt : "libc.so.6", strerror(-err));
+		return ml->libc_opt ? 2 : 1;
+	}
+	err = psc_probe__for_each_func(ml->libc, mark_fn, &have);
+	if (err) {
+		fprintf(stderr, "perfscope memleak: cannot read the functions of %s: %s\n",
+			ml->libc, strerror(-err));
+		return 1;
+	}
+	if (!have.found[0] || !have.found[4]) {
+		fprintf(stderr, "perfscope memleak: %s has no malloc or free: not a C library\n",
+			ml->libc);
+		return 2;
+	}
+	/* never itself: with every process followed, its own allocations would feed back */
+	ml->self = getpid();
+	snprintf(self, sizeof(self), "common_pid!=%d", (int)ml->self);
+	ml->events = malloc(cap);
+	if (!ml->events)
+		return -ENOMEM;
+	ml->events[0] = '\0';
+	for (size_t i = 0; i < NR_FNS; i++) {
+		const struct ml_fn *f = &fns[i];
+		int n;
+
+		if (!have.found[i] || (f->mmap && !ml->mmap))
+			continue;
+		/* the stack is taken at the entry; the return has the pointer */
+		if (f->kind == ML_FREE)
+			n = snprintf(ml->events + len, cap - len, "%suprobe:%s@\"%s\"/%s/",
+				     len ? "," : "", f->name, ml->libc, self);
+		else
+			n = snprintf(ml->events + len, cap - len,
+				     "%suprobe:%s@\"%s\"/%s/stack/,uretprobe:%s@\"%s\"/%s/",
+				     len ? "," : "", f->name, ml->libc, self, f->name, ml->libc,
+				     self);
+		if (n < 0 || (size_t)n >= cap - len)
+			return prof_usage(p, "the path of the C library is too long: %s", ml->libc);
+		len += (size_t)n;
+	}
+	p->opts.events = ml->events;
+	if (every && !p->opts.quiet)
+		fprintf(stderr,
+			"perfscope memleak: following every process that uses %s (-p PID or -- "
+			"COMMAND for one)\n",
+			ml->libc);
+	/* the user stack only: the kernel part is the uprobe's trap */
+	if (p->opts.kernel_callchain < 0)
+		p->opts.kernel_callchain = 0;
+	ml->lk = leak__new(ml->max_pending ? (size_t)ml->max_pending : 4u << 20);
+	if (!ml->lk || keymap__init(&ml->calls, sizeof(struct ml_call), 64))
+		return -ENOMEM;
+	return 0;
+}
+
+static int ml_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *a)
+{
+	struct ml_ev *me = ev->priv;
+	const struct psc_probe_spec *pr = ev->spec->probe;
+	static const char *const names[] = { NULL, "arg1", "arg2", "arg3" };
+
+	me->fn = -1;
+	if (!pr || !ev->fmt)
+		return 0;
+	for (size_t i = 0; i < NR_FNS; i++)
+		if (!strcmp(pr->func, fns[i].name))
+			me->fn = (int)i;
+	me->ret = pr->retprobe;
+	for (int i = 1; i <= 3; i++)
+		me->arg[i] = psc_tp_format__field(ev->fmt, names[i]);
+	me->retval = psc_tp_format__field(ev->fmt, "ret");
+	me->caller = psc_tp_format__field(ev->fmt, "caller");
+	/* the user stack only: callers of malloc are what the report is about */
+	if (!me->ret)
+		a->exclude_callchain_kernel = 1;
+#if defined(__x86_64__)
+	/*
+	 * posix_memalign's block is written to *memptr, which no register holds at the return; it
+	 * is mostly the caller's stack, so the return's sample carries the top of the user stack
+	 * and sp, race-free (read from the process later, it may have exited).
+	 */
+	if (me->ret && me->fn >= 0 && fns[me->fn].kind == ML_MEMALIGN_PTR) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = 1ull << PERF_REG_X86_SP;
+		a->sample_stack_user = 4096;
+	}
+#endif
+	return 0;
+}
+
+static uint64_t field(const struct psc_tp_field *f, const struct psc_sample *s)
+{
+	uint64_t v = 0;
+
+	if (!f || f->offset + 8 > s->raw.size)
+		return 0;
+	memcpy(&v, (const char *)s->raw.data + f->offset, 8);
+	return v;
+}
+
+#define MAX_FRAMES 512
+
+/*
+ * The stack at an allocator's entry, with its direct caller: a frame-pointer unwind there starts
+ * from the caller's frame, i.e. at the caller's caller, unless the kernel already added the
+ * return address (it does when the function starts by pushing %rbp). The probe fetched it.
+ */
+static const struct psc_sample *with_caller(const struct psc_sample *s, uint64_t caller,
+					    struct psc_sample *copy, uint64_t *ips)
+{
+	uint64_t nr = s->callchain.nr, i = 0;
+
+	if (!caller || !(s->sample_type & PERF_SAMPLE_CALLCHAIN) || !nr || nr >= MAX_FRAMES)
+		return s;
+	while (i < nr && s->callchain.ips[i] >= PERF_CONTEXT_MAX)
+		i++; /* the context markers before the first frame */
+	if (i >= nr || (i + 1 < nr && s->callchain.ips[i + 1] == caller))
+		return s;
+	memcpy(ips, s->callchain.ips, (i + 1) * sizeof(*ips));
+	ips[i + 1] = caller;
+	memcpy(ips + i + 2, s->callchain.ips + i + 1, (nr - i - 1) * sizeof(*ips));
+	*copy = *s;
+	copy->callchain.ips = ips;
+	copy->callchain.nr = nr + 1;
+	return copy;
+}
+
+/* Blocks are told apart by process too (-a, -G): its pid above the 47 bits of a user address. */
+static uint64_t block_key(uint32_t pid, uint64_t ptr)
+{
+	return ptr ^ ((uint64_t)pid << 47);
+}
+
+static int on_return(struct ml *ml, const struct ml_fn *f, const struct ml_call *c,
+		     const struct psc_sample *s, uint64_t r)
+{
+	switch (f->kind) {
+	case ML_ALLOC:
+		if (r && !(f->mmap && r == UINT64_MAX))
+			leak__alloc(ml->lk, block_key(s->pid, r), c->size, c->stack, s->time,
+				    (int)s->cpu, s->pid, s->tid);
+		break;
+	case ML_REALLOC:
+		if (!r)
+			break; /* failed: the old block stays; realloc(p, 0) freed it through free
+				*/
+		if (c->ptr)
+			leak__free(ml->lk, block_key(s->pid, c->ptr), s->time, (int)s->cpu, s->pid,
+				   s->tid);
+		leak__alloc(ml->lk, block_key(s->pid, r), c->size, c->stack, s->time, (int)s->cpu,
+			    s->pid, s->tid);
+		break;
+	case ML_MEMALIGN_PTR: {
+		uint64_t block = 0;
+		struct iovec local = { &block, sizeof(block) };
+		struct iovec remote = { (void *)(uintptr_t)c->ptr, sizeof(block) };
+
+		if (r)
+			break; /* an error number: nothing allocated */
+		/* the block went to *memptr: in the stack the sample carries, else still there */
+		if ((s->sample_type & PERF_SAMPLE_STACK_USER) && s->regs_user.abi &&
+		    s->regs_user.nr == 1 && c->ptr >= s->regs_user.regs[0] &&
+		    c->ptr - s->regs_user.regs[0] + sizeof(block) <= s->stack_user.dyn_size) {
+			memcpy(&block,
+			       (const char *)s->stack_user.data + (c->ptr - s->regs_user.regs[0]),
+			       sizeof(block));
+		} else if (process_vm_readv((pid_t)s->pid, &local, 1, &remote, 1, 0) !=
+			   sizeof(block)) {
+			ml->memptr_unread++;
+			break;
+		}
+		if (block)
+			leak__alloc(ml->lk, block_key(s->pid, block), c->size, c->stack, s->time,
+				    (int)s->cpu, s->pid, s->tid);
+		break;
+	}
+	case ML_FREE:
+		break;
+	}
+	return 0;
+}
+
+static int ml_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+		     const struct psc_sample *s)
+{
+	struct ml *ml = priv;
+	struct ml_ev *me = ev->priv;
+	const struct ml_fn *f;
+	struct ml_call *c;
+	bool created;
+
+	if (me->fn < 0 || s->pid == (uint32_t)ml->self)
+		return 0;
+	f = &fns[me->fn];
+	if (s->time > ml->last_time)
+		ml->last_time = s->time;
+	if (f->kind == ML_FREE) {
+		uint64_t ptr = field(me->arg[f->ptr_arg], s);
+
+		if (ptr)
+			leak__free(ml->lk, block_key(s->pid, ptr), s->time, cpu, s->pid, s->tid);
+		return 0;
+	}
+	if (!me->ret) {
+		c = keymap__insert(&ml->calls, s->tid, &created);
+		if (!c) {
+			ml->call_nomem++;
+			return 0;
+		}
+		/* a call nested in another (realloc(NULL, n) calls malloc) takes the thread's slot
+		 */
+		c->fn = me->fn;
+		c->size = field(me->arg[f->size_a], s);
+		if (f->size_b)
+			c->size *= field(me->arg[f->size_b], s);
+		c->ptr = f->ptr_arg ? field(me->arg[f->ptr_arg], s) : 0;
+		{
+			uint64_t ips[MAX_FRAMES + 1];
+			struct psc_sample copy;
+			const struct psc_sample *st =
+				with_caller(s, field(me->caller, s), &copy, ips);
+
+			c->stack = leak__stack(ml->lk, prof__callchain(p), st,
+					       prof__comm(p, s->pid, s->tid));
+		}
+		return 0;
+	}
+	c = keymap__find(&ml->calls, s->tid);
+	if (!c || c->fn != me->fn) {
+		ml->unmatched_ret++;
+		return 0;
+	}
+	on_return(ml, f, c, s, field(me->retval, s));
+	keymap__remove(&ml->calls, s->tid);
+	return 0;
+}
+
+static void ml_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
+{
+	struct ml *ml = priv;
+
+	/* a free may be what was lost: the allocations before this point are no longer reported */
+	leak__lost(ml->lk, ml->last_time ? ml->last_time : UINT64_MAX);
+}
+
+static int print_leaks(struct prof *p, struct ml *ml, bool final)
+{
+	struct leak_group *g;
+	uint64_t count = 0, bytes = 0;
+	size_t nr;
+	int err;
+
+	err = leak__groups(ml->lk, ml->last_time, ml->than, &g, &nr);
+	if (err)
+		return err;
+	for (size_t i = 0; i < nr; i++) {
+		count += g[i].count;
+		bytes += g[i].bytes;
+	}
+	if (p->json_fmt) {
+		leak__print(g, nr, p->out, true, (size_t)ml->top);
+		json__begin(&p->json, p->out);
+		json__key(&p->json, "summary");
+		json__bool(&p->json, true);
+		json__key(&p->json, "final");
+		json__bool(&p->json, final);
+		json__key(&p->json, "count");
+		json__u64(&p->json, count);
+		json__key(&p->json, "bytes");
+		json__u64(&p->json, bytes);
+		json__key(&p->json, "stacks");
+		json__u64(&p->json, nr);
+		json__end_line(&p->json);
+	} else {
+		out__printf(p->out,
+			    "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
+			    final ? "" : "-- ", (unsigned long long)count,
+			    (unsigned long long)bytes, ml->than ? " for more than " : "",
+			    ml->than ? ml->than_text : "", nr, nr ? ":\n" : "");
+		leak__print(g, nr, p->out, false, (size_t)ml->top);
+		if (ml->top && nr > (size_t)ml->top)
+			out__printf(p->out, "(%zu more stacks: --top)\n", nr - (size_t)ml->top);
+	}
+	free(g);
+	return 0;
+}
+
+static int ml_interval(struct prof *p, void *priv, uint64_t now_ns)
+{
+	return print_leaks(p, priv, false);
+}
+
+static int ml_report(struct prof *p, void *priv)
+{
+	struct ml *ml = priv;
+	int err = print_leaks(p, ml, true);
+
+	if (!p->opts.quiet) {
+		leak__print_outcomes(ml->lk, p->name, stderr);
+		if (ml->unmatched_ret || ml->memptr_unread || ml->call_nomem)
+			fprintf(stderr,
+				"perfscope memleak: %llu returns without their call (nested or "
+				"begun before the run), %llu posix_memalign results unread, %llu "
+				"calls not followed (no memory)\n",
+				(unsigned long long)ml->unmatched_ret,
+				(unsigned long long)ml->memptr_unread,
+				(unsigned long long)ml->call_nomem);
+	}
+	return err;
+}
+
+static void ml_teardown(struct prof *p, void *priv)
+{
+	struct ml *ml = priv;
+
+	leak__delete(ml->lk);
+	if (ml->calls.slots)
+		keymap__exit(&ml->calls);
+	free(ml->events);
+}
+
+const struct profiler profiler_memleak = {
+	.name = "memleak",
+	.summary = "a process's heap allocations never freed, by user stack (uprobes on libc)",
+	.usage = "[OPTIONS] [-p PID | -- COMMAND [ARGS]]",
+	.description =
+		"Follows the C library's allocator functions of one process (without -p, -t, -G or\n"
+		"a COMMAND: of every process using that library, a heavy load) through uprobes:\n"
+		"malloc, calloc, realloc, reallocarray, posix_memalign, aligned_alloc, memalign,\n"
+		"valloc, pvalloc and free (mmap and munmap with --mmap). Each allocation's size and\n"
+		"user stack come from the call, its address from the return; a free removes it.\n"
+		"At the end (and at each -i) it prints what is still allocated, grouped by stack,\n"
+		"with counts and bytes, most bytes first. Frees of memory allocated before the run\n"
+		"and allocations at an address still live are counted; after lost events the\n"
+		"allocations made before the loss are left out rather than reported as leaks (their\n"
+		"free may be what was lost). The probes are made for the run and removed after.\n"
+		"--format json gives one object per stack: {\"count\", \"bytes\", \"oldest_ns\",\n"
+		"\"comm\", \"stack\": [frames, innermost first]}, then {\"summary\":true, \"final\",\n"
+		"\"count\", \"bytes\", \"stacks\"}.",
+	.notes =
+		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
+		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
+		"failure, 2 on a usage error.",
+	.examples = "memleak -- ./myprog\n"
+		    "memleak -p 1234 -i 10000 --than 5s --top 10\n"
+		    "memleak --mmap --format json -- ./myprog | jq -c 'select(.bytes > 4096)'",
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET |
+		       CLI_OPT_USAGE_SELF,
+	.opts = ml_opts,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.conformance_args = "-i 200",
+	.priv_size = sizeof(struct ml),
+	.ev_priv_size = sizeof(struct ml_ev),
+	.check = ml_check,
+	.event = ml_event,
+	.sample = ml_sample,
+	.lost = ml_lost,
+	.interval = ml_interval,
+	.report = ml_report,
+	.teardown = ml_teardown,
+};

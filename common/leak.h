@@ -1,0 +1,73 @@
+/* leak: live allocations over the pair engine (alloc -> free by pointer), grouped by stack. */
+#ifndef PERFSCOPE_COMMON_LEAK_H
+#define PERFSCOPE_COMMON_LEAK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <perfscope/record.h>
+
+#include "output.h"
+#include "pair.h"
+
+struct callchain;
+
+/*
+ * A leak finder's table: an allocation is a pair start keyed by its pointer, a free its end, so
+ * what is still pending is what is still allocated; every outcome is the pair engine's
+ * (pair.h): frees of memory allocated before the run are no_start, an allocation at an address
+ * still live (its free was missed) is replaced, a lost window invalidates the allocations before
+ * it (their free may be what was lost: no false leak is reported). Stacks are symbolized once
+ * per distinct raw stack, when first seen (a process's maps are gone by the report), and kept
+ * folded ("comm;outer;...;inner"). Not thread-safe.
+ */
+struct leak;
+
+struct leak *leak__new(size_t max_pending);
+void leak__delete(struct leak *lk);
+
+/*
+ * The id of s's stack (callchain), symbolized through cc the first time it is seen; 0 when s
+ * has none. comm is the folded stack's root.
+ */
+uint32_t leak__stack(struct leak *lk, struct callchain *cc, const struct psc_sample *s,
+		     const char *comm);
+/* An allocation of size bytes at ptr from stack; 0, or 1 when not kept (counted). */
+int leak__alloc(struct leak *lk, uint64_t ptr, uint64_t size, uint32_t stack, uint64_t time,
+		int cpu, uint32_t pid, uint32_t tid);
+/* ptr freed; 1 when it was a known allocation. */
+int leak__free(struct leak *lk, uint64_t ptr, uint64_t time, int cpu, uint32_t pid, uint32_t tid);
+/* A ring loss noticed at barrier (the events' clock). */
+void leak__lost(struct leak *lk, uint64_t barrier);
+
+/* One stack's live allocations. */
+struct leak_group {
+	const char *folded; /* "comm;outer;...;inner", or "[no stack]" */
+	uint64_t count, bytes;
+	uint64_t oldest; /* time of its oldest allocation */
+};
+
+/*
+ * The live allocations older than `than` ns at `now` (0: all), grouped by folded stack, most
+ * bytes first. *out is the caller's to free. 0 or -ENOMEM.
+ */
+int leak__groups(struct leak *lk, uint64_t now, uint64_t than, struct leak_group **out, size_t *nr);
+
+/*
+ * Prints the groups: text, "N allocations, B bytes not freed, from:" then the frames innermost
+ * first; or JSON, one object per group {"count", "bytes", "oldest_ns", "comm", "stack": [frames,
+ * innermost first]}. At most max groups (0: all); returns how many groups there were.
+ */
+size_t leak__print(const struct leak_group *g, size_t nr, struct out *out, bool json, size_t max);
+
+/* The engine's outcome counts (pair.h), and what is live now. */
+const uint64_t *leak__counts(const struct leak *lk);
+size_t leak__nr_live(const struct leak *lk);
+/* A one-line summary of the outcomes on f: "perfscope PROF: N allocations, M freed, ..." */
+void leak__print_outcomes(const struct leak *lk, const char *prof, FILE *f);
+
+/* A time with a unit: 20ms, 1.5s, 300us, 100 (ns). 0 or -EINVAL. */
+int leak__parse_time(const char *arg, uint64_t *out);
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/bash
+# CLI tests of `perfscope kmemleak`: exact pairing over uprobe events on the memleak workload (7
+# blocks lost through lose(), 2,000 freed), the kernel's kmalloc/kmem_cache default, perf-prof's
+# command line, JSON, --flame-graph, --than, usage errors.
+# shellcheck source=tests/cli/tap.sh
+source "$(dirname "$0")/tap.sh"
+P=${PERFSCOPE:?}
+: "${SOURCE_ROOT:?}"
+CC=${CC:-cc}
+
+plan 12
+if ! need_root; then
+	skip_all "needs root (tracepoints, uprobes)"
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+T=$tmp/leak_target
+# shellcheck disable=SC2086
+if ! $CC -O1 -g -fno-omit-frame-pointer -o "$T" "$SOURCE_ROOT/tests/leak_target.c" 2>"$tmp/cc.log"; then
+	skip_all "cannot compile the workload"
+fi
+LIBC=$("$P" list 'uprobe:malloc@libc.so.6' --format json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["binary"])')
+
+# 1-4: any events: malloc's return (ptr=ret) against free's entry (ptr=arg1)
+run_capture "$P" kmemleak --alloc "uretprobe:malloc@$LIBC//ptr=ret/" --free "uprobe:free@$LIBC//ptr=arg1/" \
+	--format json -- "$T"
+check "uprobes as alloc/free: exit 0 (got $RC)" test "$RC" -eq 0
+got=$(python3 -c '
+import json, sys
+c = 0
+for o in map(json.loads, open(sys.argv[1])):
+    if "lose" in o.get("stack", []): c += o["count"]
+    if "churn" in o.get("stack", []): c += 1000
+print(c)' "$OUT")
+check "7 blocks through lose(), none through churn() (got $got)" test "$got" = 7
+check "2000 freed, counted" grep -q "; 2000 freed;" "$ERR"
+check "a summary line" grep -q '"summary":true,"final":true' "$OUT"
+
+# 5-8: the default: the kernel's kmalloc and kmem_cache families, with kernel stacks
+run_capture "$P" kmemleak --duration 1 --format json --flame-graph "$tmp/km"
+check "default events: exit 0 (got $RC)" test "$RC" -eq 0
+check "kernel stacks through an allocator" python3 -c '
+import json, sys
+sys.exit(not any(o["stack"] and "alloc" in o["stack"][0] for o in map(json.loads, open(sys.argv[1])) if "stack" in o))' "$OUT"
+check "--flame-graph: FILE.folded weighted by bytes" grep -Eq '^[^ ]+;[^ ]+ [0-9]+$' "$tmp/km.folded"
+run_capture "$P" kmemleak --duration 1 --than 10s --format json
+check "--than 10s over 1 s: nothing (got $(grep -c stack "$OUT") stacks)" test "$(grep -c '"stack"' "$OUT")" -eq 0
+
+# 9: perf-prof's command line
+run_capture "$P" kmemleak --alloc "kmem:kmalloc//ptr=ptr/size=bytes_alloc/stack/" --free "kmem:kfree//ptr=ptr/" \
+	--order -m 128 --duration 0.5
+check "perf-prof's kmemleak command line (exit $RC)" test "$RC" -eq 0 -a -s "$OUT"
+
+# 10-12: usage
+expect_rc "--alloc without --free" 2 "$P" kmemleak --alloc kmem:kmalloc
+expect_rc "size= on a free event" 2 "$P" kmemleak --alloc kmem:kmalloc --free 'kmem:kfree//size=ptr/'
+expect_rc "no ptr field and no ptr=" 2 "$P" kmemleak --alloc sched:sched_switch --free kmem:kfree
+
+done_testing
