@@ -12,11 +12,14 @@ extern const struct profiler profiler_num_dist;
 extern const struct profiler profiler_multi_trace;
 extern const struct profiler profiler_syscalls;
 extern const struct profiler profiler_rundelay;
+extern const struct profiler profiler_task_state;
+extern const struct profiler profiler_blktrace;
 extern const struct profiler profiler_exporter;
 
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
 	&profiler_num_dist, &profiler_multi_trace, &profiler_syscalls, &profiler_rundelay,
+	&profiler_task_state, &profiler_blktrace,
 	&profiler_exporter, NULL,
 };
 
