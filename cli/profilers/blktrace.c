@@ -48,6 +48,7 @@ struct bt {
 	uint64_t than;
 	long max_pending;
 	/* state */
+	bool inited; /* rows */
 	char disk[64];
 	unsigned int major, minor;
 	uint64_t devs[64]; /* the kernel's dev_t encoding (major << 20 | minor): disk, partitions */
@@ -207,6 +208,7 @@ static int bt_check(struct prof *p, void *priv)
 	}
 	if (stage_rows__init(&bt->rows))
 		return -ENOMEM;
+	bt->inited = true;
 	return 0;
 }
 
@@ -602,7 +604,8 @@ static void bt_teardown(struct prof *p, void *priv)
 	struct bt *bt = priv;
 
 	pair__delete(bt->pr);
-	stage_rows__exit(&bt->rows);
+	if (bt->inited)
+		stage_rows__exit(&bt->rows);
 	for (int i = 0; i < p->nr_events; i++) {
 		struct bt_ev *be = p->events_arr[i].priv;
 

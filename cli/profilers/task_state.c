@@ -49,7 +49,8 @@ struct ts {
 	uint64_t than;
 	const char *filter;
 	const char *pids_text, *tids_text;
-	bool only_s, only_d, no_s, no_d, perins, ptrace;
+	bool only_s, only_d, no_s, no_d, perins;
+	bool inited; /* the maps below */
 	long max_pending;
 	/* state */
 	struct tstate_map map;
@@ -138,9 +139,6 @@ static const struct prof_opt ts_opts[] = {
 	{ "tids", 't', "TID[,TID...]", PROF_OPT_FN, 0, 0, 0, opt_tids, "only these threads" },
 	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct ts, perins), 0, 0, NULL,
 	  "rows per thread too" },
-	{ "ptrace", 0, NULL, PROF_OPT_FLAG, offsetof(struct ts, ptrace), 0, 0, NULL,
-	  "perf-prof's way to follow new threads of -p; here they\n"
-	  "are always followed (threads are matched as they are seen)" },
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ts, max_pending), 1, 1L << 30,
 	  NULL,
 	  "tasks followed at once (default 262144): past it the\n"
@@ -190,8 +188,13 @@ static int ts_check(struct prof *p, void *priv)
 		if (!ts->ep)
 			return -errno;
 	}
-	if (keymap__init(&ts->member, sizeof(uint8_t), 0) || stage_rows__init(&ts->rows))
+	if (keymap__init(&ts->member, sizeof(uint8_t), 0))
 		return -ENOMEM;
+	if (stage_rows__init(&ts->rows)) {
+		keymap__exit(&ts->member);
+		return -ENOMEM;
+	}
+	ts->inited = true;
 	return 0;
 }
 
@@ -760,8 +763,10 @@ static void ts_teardown(struct prof *p, void *priv)
 	struct ts *ts = priv;
 
 	pair__delete(ts->pr);
-	stage_rows__exit(&ts->rows);
-	keymap__exit(&ts->member);
+	if (ts->inited) {
+		stage_rows__exit(&ts->rows);
+		keymap__exit(&ts->member);
+	}
 	for (int i = 0; i < p->nr_events; i++) {
 		struct ts_ev *te = p->events_arr[i].priv;
 
