@@ -103,7 +103,8 @@ void pair__delete(struct pair *pr)
 	free(pr);
 }
 
-static void unlink_entry(struct pair *pr, uint32_t i)
+/* Takes entry i out of the age list (it stays in the index and the slab). */
+static void unlink_age(struct pair *pr, uint32_t i)
 {
 	struct pair_entry *e = ent(pr, i);
 
@@ -115,6 +116,13 @@ static void unlink_entry(struct pair *pr, uint32_t i)
 		ent(pr, e->next)->prev = e->prev;
 	else
 		pr->newest = e->prev;
+}
+
+static void unlink_entry(struct pair *pr, uint32_t i)
+{
+	struct pair_entry *e = ent(pr, i);
+
+	unlink_age(pr, i);
 	keymap__remove(&pr->index, e->key);
 	e->next = pr->free;
 	pr->free = i;
@@ -171,21 +179,32 @@ int pair__start(struct pair *pr, const struct pair_event *ev)
 		pr->counts[PAIR_LOST]++;
 		return 1;
 	}
-	slot = keymap__find(&pr->index, ev->key);
-	if (slot)
-		drop(pr, *slot, PAIR_REPLACED);
-	else if (pr->nr >= pr->opts.max_pending)
-		drop(pr, pr->oldest, PAIR_EVICTED);
-	i = alloc_slot(pr);
-	if (i == NONE)
-		goto nomem;
+	/* one lookup: a key already there has its entry reused in place, as the newest */
 	slot = keymap__insert(&pr->index, ev->key, &created);
-	if (!slot) {
-		ent(pr, i)->next = pr->free;
-		pr->free = i;
+	if (!slot)
 		goto nomem;
+	if (!created) {
+		i = *slot;
+		e = ent(pr, i);
+		pr->counts[PAIR_REPLACED]++;
+		if (pr->impl->unpaired)
+			pr->impl->unpaired(pr->opts.ctx, e, pair_entry__data(e), PAIR_REPLACED);
+		release(pr, e);
+		unlink_age(pr, i);
+	} else {
+		if (pr->nr >= pr->opts.max_pending) {
+			drop(pr, pr->oldest, PAIR_EVICTED);
+			/* the removal may have moved our key's slot */
+			slot = keymap__find(&pr->index, ev->key);
+		}
+		i = alloc_slot(pr);
+		if (i == NONE) {
+			keymap__remove(&pr->index, ev->key);
+			goto nomem;
+		}
+		*slot = i;
+		pr->nr++;
 	}
-	*slot = i;
 	e = ent(pr, i);
 	memset(e, 0, pr->stride);
 	e->key = ev->key;
@@ -201,7 +220,7 @@ int pair__start(struct pair *pr, const struct pair_event *ev)
 	else
 		pr->oldest = i;
 	pr->newest = i;
-	if (++pr->nr > pr->peak)
+	if (pr->nr > pr->peak)
 		pr->peak = pr->nr;
 	if (pr->impl->start && pr->impl->start(pr->opts.ctx, e, pair_entry__data(e), ev)) {
 		/* nothing to release: the impl did not take the start */

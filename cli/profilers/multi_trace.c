@@ -122,26 +122,11 @@ const struct prof_opt mt_opts[] = {
 	{ NULL },
 };
 
-static int opt_pids(struct prof *p, void *priv, const char *arg)
-{
-	struct mt *mt = priv;
-
-	for (const char *c = arg; *c; c++)
-		if ((*c < '0' || *c > '9') && *c != ',')
-			return prof_usage(p, "-p takes process ids separated by commas, not '%s'",
-					  arg);
-	mt->pids = arg;
-	return 0;
-}
-
 /* rundelay's: multi-trace's, and its filters that also set the keys. */
 const struct prof_opt mt_rundelay_opts[] = {
 	MT_OPTS
 	{ "filter", 0, "COMM", PROF_OPT_STRING, offsetof(struct mt, filter_comm), 0, 0, NULL,
 	  "only tasks whose name matches COMM (a glob: java*)" },
-	{ "pids", 'p', "PID[,PID...]", PROF_OPT_FN, 0, 0, 0, opt_pids,
-	  "only these processes' threads (the events stay\n"
-	  "system wide: their wakeups come from other tasks)" },
 	{ NULL },
 };
 
@@ -188,6 +173,7 @@ int mt_check(struct prof *p, void *priv)
 				     "could be both",
 				  (unsigned long long)mt->lower, (unsigned long long)mt->than);
 	mt->print_outliers = mt->than || mt->lower;
+	mt->ival = p->opts.interval_ms > 0 || (p->opts.events && strstr(p->opts.events, "trigger"));
 	if (mt->detail && !mt->print_outliers)
 		return prof_usage(p, "--detail prints the events around outliers: give --than T, "
 				     "--only-than T or --lower T too");
@@ -234,17 +220,12 @@ static int compile_key(struct prof *p, struct prof_event *ev, struct mt_ev *me, 
 	return 2;
 }
 
-/* A field of the event as an expression, NULL when it has no such field. */
-static struct expr *field_expr(struct prof *p, struct prof_event *ev, const char *name)
+/* An integer field of the event, NULL when it has none (read inline per event: cheaper). */
+static const struct psc_tp_field *int_field(struct prof_event *ev, const char *name)
 {
-	struct expr_opts o;
-	struct expr_error err;
+	const struct psc_tp_field *f = ev->fmt ? psc_tp_format__field(ev->fmt, name) : NULL;
 
-	if (!ev->fmt || !psc_tp_format__field(ev->fmt, name))
-		return NULL;
-	prof__expr_opts(p, ev, &o);
-	o.want_int = true;
-	return expr__compile(name, &o, &err);
+	return f && !f->is_string && !f->is_array && f->size <= 8 ? f : NULL;
 }
 
 int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *attr)
@@ -260,6 +241,7 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	if (me->group + 1 > mt->nr_groups)
 		mt->nr_groups = me->group + 1;
 	me->untraced = prof_event__attr(ev, "untraced") != NULL;
+	me->trigger = prof_event__attr(ev, "trigger") != NULL;
 	me->role = role ? role->expr : NULL;
 	if (key) {
 		me->key = key->expr;
@@ -271,8 +253,8 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 			return ret;
 	}
 	if (mt->impl == MT_SYSCALLS) {
-		me->sc_id = field_expr(p, ev, "id");
-		me->sc_ret = field_expr(p, ev, "ret");
+		me->sc_id = int_field(ev, "id");
+		me->sc_ret = int_field(ev, "ret");
 	}
 	if (mt->ep) {
 		ret = evprint_event__init(&me->print, mt->ep, ev->name, ev->fmt);
@@ -487,14 +469,16 @@ static struct mt_stat *stat_by(struct mt_link *lk, uint64_t id)
 	return *slot;
 }
 
-static void stat_add(struct mt_stat *st, uint64_t delta, bool over, bool error)
+static void stat_add(struct mt_stat *st, uint64_t delta, bool over, bool error, bool ival)
 {
 	hist__add(&st->total, delta);
-	hist__add(&st->ival, delta);
 	st->over += over;
-	st->ival_over += over;
 	st->errors += error;
-	st->ival_errors += error;
+	if (ival) {
+		hist__add(&st->ival, delta);
+		st->ival_over += over;
+		st->ival_errors += error;
+	}
 }
 
 static void print_outlier(struct mt_link *lk, const struct pair_entry *start,
@@ -510,26 +494,34 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 	bool error = false;
 
 	if (mt->impl == MT_SYSCALLS) {
+		/* per system call only: the pair's total is their sum, merged when printed */
 		struct mt_ev *me = p->events_arr[end->idx].priv;
 		const struct psc_sample *s = end->sample;
-		struct expr_val v;
-		uint64_t id = UINT64_MAX;
+		uint64_t id = UINT64_MAX, ret;
+		struct mt_stat *st;
 
-		if (me->sc_id && s && !expr__eval(me->sc_id, s->raw.data, s->raw.size, s, &v))
-			id = v.i;
-		if (me->sc_ret && s && !expr__eval(me->sc_ret, s->raw.data, s->raw.size, s, &v))
-			error = (int64_t)v.i < 0;
-		struct mt_stat *st = stat_by(lk, id);
+		if (me->sc_id && s && !psc_tp_field__u64(me->sc_id, s->raw.data, s->raw.size, &ret))
+			id = ret;
+		if (me->sc_ret && s && !psc_tp_field__u64(me->sc_ret, s->raw.data, s->raw.size, &ret))
+			error = (int64_t)ret < 0;
+		st = lk->last && lk->last->id == id ? lk->last : stat_by(lk, id);
+		if (st) {
+			lk->last = st;
+			stat_add(st, delta, over, error, mt->ival);
+		} else {
+			lk->dropped++;
+		}
+	} else {
+		if (mt->perins) {
+			struct mt_stat *st = stat_by(lk, start->key);
 
-		if (st)
-			stat_add(st, delta, over, error);
-	} else if (mt->perins) {
-		struct mt_stat *st = stat_by(lk, start->key);
-
-		if (st)
-			stat_add(st, delta, over, false);
+			if (st)
+				stat_add(st, delta, over, false, mt->ival);
+			else
+				lk->dropped++;
+		}
+		stat_add(lk->all, delta, over, error, mt->ival);
 	}
-	stat_add(lk->all, delta, over, error);
 	if (lk->hm)
 		heatmap__add(lk->hm, end->time, delta);
 	if (over) {
@@ -626,7 +618,7 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	if (mt->dt)
 		mt_detail__add(p, mt, ev->idx, cpu, s, pe.key);
 	if (me->untraced)
-		return 0;
+		return me->trigger ? mt_interval(p, mt, s->time) : 0;
 	if (me->role && !eval_u64(me->role, s, &role, &me->role_errors))
 		return 0;
 	/* the end of the pair into this group first, then the start of the pair out of it */
@@ -640,6 +632,9 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		pair__start(mt->links[g].pr, &pe);
 	if (mt->dt)
 		mt_detail__flush(p, mt, false);
+	/* perf-prof's trigger: the event, not a timer, says when the interval's tables come */
+	if (me->trigger)
+		return mt_interval(p, mt, s->time);
 	return 0;
 }
 
@@ -775,6 +770,26 @@ static void outcomes_json(struct prof *p, const uint64_t *c)
 	json__end(&p->json);
 }
 
+/* syscalls keep rows only: the pair's total is their sum. */
+static void sum_rows(struct mt_link *lk)
+{
+	struct mt_stat *all = lk->all, **v;
+	struct keymap_iter it;
+	uint64_t key;
+
+	hist__reset(&all->total);
+	hist__reset(&all->ival);
+	all->over = all->ival_over = all->errors = all->ival_errors = 0;
+	keymap__for_each(&lk->by, &it, key, v) {
+		if (hist__merge(&all->total, &(*v)->total) || hist__merge(&all->ival, &(*v)->ival))
+			lk->dropped++;
+		all->over += (*v)->over;
+		all->ival_over += (*v)->ival_over;
+		all->errors += (*v)->errors;
+		all->ival_errors += (*v)->ival_errors;
+	}
+}
+
 /* One pair's table: the totals (final) or the interval's values. */
 static void print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final)
 {
@@ -787,6 +802,8 @@ static void print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool f
 
 	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
 		c[o] = final ? now[o] : now[o] - lk->ival_counts[o];
+	if (mt->impl == MT_SYSCALLS)
+		sum_rows(lk);
 	if (mt->impl == MT_SYSCALLS || mt->perins)
 		rows = sorted_by(lk, &nr);
 	if (p->json_fmt) {
@@ -965,6 +982,11 @@ int mt_report(struct prof *p, void *priv)
 
 		key_errors += me->key_errors + me->role_errors + me->pass_errors;
 	}
+	for (int l = 0; l < mt->nr_links; l++)
+		if (mt->links[l].dropped)
+			fprintf(stderr, "perfscope %s: %s: %llu latencies not in the tables (no memory)\n",
+				p->name, mt->links[l].name,
+				(unsigned long long)mt->links[l].dropped);
 	if (key_errors)
 		fprintf(stderr, "perfscope %s: %llu events whose key= or role= could not be "
 				"computed were skipped\n",
@@ -999,8 +1021,6 @@ void mt_teardown(struct prof *p, void *priv)
 		if (me->own_key)
 			expr__delete(me->key);
 		expr__delete(me->pass);
-		expr__delete(me->sc_id);
-		expr__delete(me->sc_ret);
 		if (me->print_ok)
 			evprint_event__exit(&me->print);
 	}

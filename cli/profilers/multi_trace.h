@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "evprint.h"
 #include "hist.h"
@@ -46,6 +47,8 @@ struct mt_link {
 	struct keymap by; /* per key (--perins) or per syscall id: struct mt_stat * */
 	struct heatmap *hm;
 	struct mt *mt;
+	struct mt_stat *last; /* the row of the last pair (syscalls come in runs) */
+	uint64_t dropped; /* latencies without a row: no memory */
 	uint64_t ival_counts[PAIR_NR_OUTCOMES]; /* outcome counts at the last interval */
 };
 
@@ -65,9 +68,10 @@ struct mt_ev {
 	bool own_key;
 	struct expr *role; /* role=EXPR: bit 0 start, bit 1 end; NULL: both where possible */
 	bool untraced;
+	bool trigger; /* trigger ATTR: each of its events prints the tables, as -i does */
 	struct evprint_event print;
 	bool print_ok;
-	struct expr *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
+	const struct psc_tp_field *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
 	struct expr *pass; /* a preset's own condition (rundelay: prev_state, --filter, -p) */
 	uint64_t key_errors, role_errors, pass_errors;
 };
@@ -86,11 +90,15 @@ struct mt {
 	bool detail;
 	long max_pending;
 	const char *filter_comm; /* rundelay --filter */
-	const char *pids; /* rundelay -p */
+	char pids[1024]; /* rundelay -p/-t: "12,34", filters on the events (system wide) */
+	pid_t watch[CLI_MAX_TASKS]; /* rundelay: -p/-t, it stops when they are all gone */
+	int nr_watch;
+	int timer_fd;
 	/* state */
 	enum mt_preset preset;
 	enum mt_impl impl;
 	bool print_outliers; /* --than, --only-than or --lower */
+	bool ival; /* -i: interval histograms are kept too */
 	int nr_groups;
 	struct mt_link links[MT_MAX_GROUPS];
 	int nr_links;

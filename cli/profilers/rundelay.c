@@ -3,10 +3,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
 #include <perfscope/evsel.h>
 
 #include "expr.h"
 #include "multi_trace.h"
+#include "sched_state.h"
+#include "session.h"
 
 #define RD_STARTS "sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_switch"
 #define RD_ENDS "sched:sched_switch"
@@ -41,39 +48,6 @@ const char *mt_rundelay_key(const struct prof_event *ev, int group)
 	}
 }
 
-/*
- * The prev_state a preempted task has in sched_switch. The kernel reports a preemption as
- * TASK_REPORT_MAX, one bit above the states it names, a value that moved between versions; the
- * event's own print format says which: the bit printed as "R+". 0 when none is.
- */
-static uint64_t preempted_state(struct psc_tp_format *fmt)
-{
-	const struct psc_tp_field *f = psc_tp_format__field(fmt, "prev_state");
-	char raw[512], text[1024];
-	uint32_t size = 0;
-
-	if (!f || f->size > 8)
-		return 0;
-	for (int i = 0; i < psc_tp_format__nr_fields(fmt); i++) {
-		const struct psc_tp_field *g = psc_tp_format__field_at(fmt, i);
-
-		if (g && g->offset + g->size > size)
-			size = g->offset + g->size;
-	}
-	if (size > sizeof(raw))
-		return 0;
-	for (int bit = 0; bit < (int)f->size * 8 && bit < 32; bit++) {
-		uint64_t v = 1ull << bit;
-
-		memset(raw, 0, size);
-		memcpy(raw + f->offset, &v, f->size); /* little-endian: the low bytes first */
-		if (psc_tp_format__print(fmt, raw, size, text, sizeof(text)) > 0 &&
-		    strstr(text, "prev_state=R+"))
-			return v;
-	}
-	return 0;
-}
-
 /* "(a==1||a==2)" for -p's list on field a. */
 static void pid_cond(char *buf, size_t len, const char *field, const char *pids)
 {
@@ -103,7 +77,7 @@ static void rd_cond(struct mt *mt, struct prof_event *ev, int kind, char *buf, s
 
 	buf[0] = 0;
 	if (kind == RD_SWITCH_OUT) {
-		uint64_t r = ev->fmt ? preempted_state(ev->fmt) : 0;
+		uint64_t r = ev->fmt ? sched_switch__preempted_state(ev->fmt) : 0;
 
 		if (r)
 			n += (size_t)snprintf(buf + n, len - n,
@@ -115,7 +89,7 @@ static void rd_cond(struct mt *mt, struct prof_event *ev, int kind, char *buf, s
 	if (mt->filter_comm && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s~\"%s\"", n ? "&&" : "", comm,
 				      mt->filter_comm);
-	if (mt->pids && n < len) {
+	if (mt->pids[0] && n < len) {
 		char pc[1024];
 
 		pid_cond(pc, sizeof(pc), pid, mt->pids);
@@ -128,6 +102,30 @@ static int rundelay_check(struct prof *p, void *priv)
 	struct mt *mt = priv;
 
 	mt->preset = MT_PRESET_RUNDELAY;
+	mt->timer_fd = -1;
+	/*
+	 * -p/-t become filters: the events stay system wide, since a task is woken from another
+	 * task's context. rundelay stops when they are all gone, as a followed target does. A
+	 * COMMAND is watched system wide while it runs (its children have pids of their own).
+	 */
+	if (p->opts.nr_pids || p->opts.nr_tids) {
+		size_t n = 0;
+
+		for (int i = 0; i < p->opts.nr_pids + p->opts.nr_tids; i++) {
+			pid_t id = i < p->opts.nr_pids ? p->opts.pids[i]
+						       : p->opts.tids[i - p->opts.nr_pids];
+
+			mt->watch[mt->nr_watch++] = id;
+			n += (size_t)snprintf(mt->pids + n, sizeof(mt->pids) - n, "%s%d",
+					      n ? "," : "", (int)id);
+			if (n >= sizeof(mt->pids))
+				return prof_usage(p, "too many -p/-t ids");
+		}
+		p->opts.nr_pids = p->opts.nr_tids = 0;
+		p->opts.pid = p->opts.tid = 0;
+	}
+	if (p->opts.command)
+		p->opts.all_cpus = true;
 	if (!p->opts.events) {
 		snprintf(mt->events_buf, sizeof(mt->events_buf), "%s,%s", RD_STARTS, RD_ENDS);
 		p->opts.events = mt->events_buf;
@@ -165,6 +163,38 @@ static int rundelay_event(struct prof *p, void *priv, struct prof_event *ev,
 	return 0;
 }
 
+/* A -p/-t task is gone once /proc has no entry for it or it is a zombie. */
+static bool task_alive(pid_t id)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	bool alive = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) && rp[1] == ' ')
+		alive = rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x';
+	fclose(f);
+	return alive;
+}
+
+static int watch_tasks(void *ctx, int fd, uint32_t revents)
+{
+	struct mt *mt = ctx;
+	uint64_t ticks;
+
+	if (revents & SESSION_FD_END)
+		return 0;
+	if (read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return -errno;
+	for (int i = 0; i < mt->nr_watch; i++)
+		if (task_alive(mt->watch[i]))
+			return 0;
+	return 1; /* every task watched has exited: a clean stop */
+}
+
 /* The same conditions in the kernel, beside the user's own filter, so fewer events come. */
 static int rundelay_start(struct prof *p, void *priv)
 {
@@ -190,7 +220,28 @@ static int rundelay_start(struct prof *p, void *priv)
 					"%s: applied in user space\n",
 				text, ev->name);
 	}
+	if (mt->nr_watch) {
+		struct itimerspec its = { .it_interval = { 0, 100000000 },
+					  .it_value = { 0, 100000000 } };
+		int ret;
+
+		mt->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (mt->timer_fd < 0 || timerfd_settime(mt->timer_fd, 0, &its, NULL))
+			return -errno;
+		ret = prof__add_fd(p, mt->timer_fd, EPOLLIN, watch_tasks, mt);
+		if (ret)
+			return ret;
+	}
 	return mt_start(p, priv);
+}
+
+static void rundelay_teardown(struct prof *p, void *priv)
+{
+	struct mt *mt = priv;
+
+	mt_teardown(p, priv);
+	if (mt->timer_fd >= 0)
+		close(mt->timer_fd);
 }
 
 bool mt_rundelay_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
@@ -213,16 +264,19 @@ bool mt_rundelay_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
 const struct profiler profiler_rundelay = {
 	.name = "rundelay",
 	.summary = "scheduling delay: wakeup or preemption -> running, per task, with outliers",
-	.usage = "[-e STARTS -e ENDS] [--filter COMM] [-p PID[,PID...]] [--than T] [--perins]\n"
-		 "                       [--detail[=SPEC]] [--heatmap FILE] [-i MS] [-C CPUS]\n"
-		 "                       [--format text|json] [-o FILE]",
+	.usage = "[-e STARTS -e ENDS] [--filter COMM] [-p PID,... | -t TID,...] [--than T]\n"
+		 "                       [--perins] [--detail[=SPEC]] [--heatmap FILE] [-i MS] "
+		 "[-C CPUS]\n"
+		 "                       [--format text|json] [-o FILE] [-- COMMAND ARGS...]",
 	.description =
 		"multi-trace with its events, keys and filters written for you: a task's run delay\n"
 		"starts when it is woken (sched_wakeup, sched_wakeup_new: key pid) or preempted while\n"
 		"runnable (sched_switch whose prev_state is R or R+: key prev_pid) and ends when it is\n"
-		"switched in (sched_switch: key next_pid). --filter COMM and -p PIDS become filters on\n"
+		"switched in (sched_switch: key next_pid). --filter COMM and -p/-t IDS become filters on\n"
 		"those events (comm, prev_comm, next_comm; pid, prev_pid, next_pid), in the kernel\n"
-		"where it takes them. perf-prof's form works too: -e 'sched:sched_wakeup*,sched:\n"
+		"where it takes them; the events stay system wide (a wakeup comes from another task)\n"
+		"and rundelay stops when the tasks of -p/-t are gone. With -- COMMAND every task is\n"
+		"watched while COMMAND runs. perf-prof's form works too: -e 'sched:sched_wakeup*,sched:\n"
 		"sched_switch' -e sched:sched_switch gets the same keys and filters; other events\n"
 		"(untraced ones for --detail) are left as they are. Every multi-trace option applies.",
 	.events_help = "optional: sched:sched_wakeup*,sched:sched_switch, then (-e again)\n"
@@ -230,8 +284,9 @@ const struct profiler profiler_rundelay = {
 	.notes = "The prev_state of a preempted task is read from this kernel's sched_switch format\n"
 		 "(the value printed as R+), not assumed.\n"
 		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration or after -N events. Exit status: 0 after a\n"
-		 "clean stop, 1 on a runtime failure, 2 on a usage error.",
+		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, when COMMAND ends or the\n"
+		 "-p/-t tasks are gone. Exit status: 0 after a clean stop (COMMAND's own when it ends),\n"
+		 "1 on a runtime failure, 2 on a usage error.",
 	.examples = "rundelay --than 4ms -i 1000 --duration 2\n"
 		    "rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p 1 "
 		    "-i 1000 --than 4ms --duration 2\n"
@@ -241,7 +296,8 @@ const struct profiler profiler_rundelay = {
 		    "'sched:sched_switch,sched:sched_migrate_task//untraced/stack/' -i 1000 --than "
 		    "10ms --detail=samecpu --duration 2\n"
 		    "rundelay --perins --format json --duration 1",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = mt_rundelay_opts,
@@ -258,5 +314,5 @@ const struct profiler profiler_rundelay = {
 	.lost = mt_lost,
 	.interval = mt_interval,
 	.report = mt_report,
-	.teardown = mt_teardown,
+	.teardown = rundelay_teardown,
 };

@@ -10,7 +10,7 @@ PP=${PERF_PROF:-$SOURCE_ROOT/../shared/peers/perf-prof/perf-prof}
 ENTER=syscalls:sys_enter_nanosleep
 EXIT=syscalls:sys_exit_nanosleep
 
-plan 27
+plan 28
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -118,7 +118,16 @@ iv = [x for x in o if x.get("pair") and not x.get("final")]
 fin = [x for x in o if x.get("pair") and x.get("final")]
 sys.exit(not (len(iv) >= 1 and fin[0]["count"] == 101 and sum(x.get("count", 0) for x in iv) <= 101))' "$OUT"
 
-# 17: a chain of three groups gives two pairs
+# 17: trigger: an event prints the interval's tables (here exit_group, once, at the end)
+run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT,syscalls:sys_enter_exit_group//untraced/trigger/" \
+	--format json -- "$W" sleeps
+check "trigger: one interval object with the 101 calls, before the final one" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+iv = [x for x in o if x.get("pair") and not x.get("final")]
+sys.exit(not (len(iv) == 1 and iv[0]["count"] == 101))' "$OUT"
+
+# 18: a chain of three groups gives two pairs
 run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" -e "syscalls:sys_enter_exit_group" --format json \
 	-- "$W" sleeps
 check "three groups: two pairs, the second paired once (last sleep -> exit_group)" json_check '
@@ -128,7 +137,7 @@ s = [x for x in o if x.get("pair") and x.get("final")]
 sys.exit(not (len(s) == 2 and s[0]["count"] == 101 and s[1]["count"] == 1
   and s[1]["outcomes"]["replaced"] == 100))' "$OUT"
 
-# 18-21: a forced loss: one-page rings and 300000 close/dup rounds. Each close and dup carry the
+# 19-22: a forced loss: one-page rings and 300000 close/dup rounds. Each close and dup carry the
 # round number; a pair across lost events would join two rounds.
 run_capture "$P" multi-trace -e 'syscalls:sys_enter_close/fd>=1000000/' \
 	-e 'syscalls:sys_enter_dup/fildes>=1000000/' --lower 100s -m 1 --format json -- "$W" closedup 300000
@@ -162,7 +171,7 @@ else
 	skip "no loss forced on this machine (the rings kept up)"
 fi
 
-# 22-27: usage errors
+# 23-28: usage errors
 expect_rc "one -e group without --cycle" 2 "$P" multi-trace -e "$ENTER" -- true
 expect_rc "--impl bogus" 2 "$P" multi-trace -e "$ENTER" -e "$EXIT" --impl bogus -- true
 expect_rc "--detail without --than" 2 "$P" multi-trace -e "$ENTER" -e "$EXIT" --detail -- true
