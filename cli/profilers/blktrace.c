@@ -53,6 +53,7 @@ struct bt {
 	unsigned int major, minor;
 	uint64_t devs[64]; /* the kernel's dev_t encoding (major << 20 | minor): disk, partitions */
 	int nr_devs;
+	struct stage_watch watch; /* -p/-t: the run lasts while they live */
 	struct pair *pr;
 	struct stage_rows rows;
 	struct evprint *ep;
@@ -189,7 +190,10 @@ static int bt_check(struct prof *p, void *priv)
 	int ret;
 
 	if (p->opts.nr_positional)
-		return prof_usage(p, "'%s' is not an option", p->opts.positional[0]);
+		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
+				  p->opts.positional[0]);
+	/* the device's requests, whoever submits them: -p/-t/COMMAND only bound the run */
+	stage_watch__take(p, &bt->watch);
 	if (!bt->device)
 		return prof_usage(p, "-d DEV is required: the block device to follow (lsblk lists "
 				     "them)");
@@ -312,7 +316,7 @@ static int bt_start(struct prof *p, void *priv)
 					"applied in user space\n",
 				p->name, text, ev->name);
 	}
-	return 0;
+	return stage_watch__start(p, &bt->watch);
 }
 
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
@@ -604,6 +608,7 @@ static void bt_teardown(struct prof *p, void *priv)
 	struct bt *bt = priv;
 
 	pair__delete(bt->pr);
+	stage_watch__close(&bt->watch);
 	if (bt->inited)
 		stage_rows__exit(&bt->rows);
 	for (int i = 0; i < p->nr_events; i++) {
@@ -623,7 +628,8 @@ const struct profiler profiler_blktrace = {
 	.name = "blktrace",
 	.summary = "block request latency per stage (getrq -> insert -> issue -> complete) of a "
 		   "device",
-	.usage = "-d DEV [--than T] [-i MS] [-C CPUS] [--format text|json] [-o FILE]",
+	.usage = "-d DEV [--than T] [-i MS] [-C CPUS] [--format text|json] [-o FILE]\n"
+		 "                       [-p PID | -t TID | -- COMMAND ARGS...]",
 	.description =
 		"Follows each request of the block device DEV through block:block_getrq (a request\n"
 		"allocated for a bio), block_rq_insert (queued to the I/O scheduler; skipped when\n"
@@ -636,7 +642,10 @@ const struct profiler profiler_blktrace = {
 		"The fields are read through this kernel's formats (dev, sector), not fixed layouts.\n"
 		"One pair engine follows the requests (perfscope help multi-trace): a request begun\n"
 		"before a lost window is not measured, a completion whose request began before the\n"
-		"run is no_start, and every outcome is counted.",
+		"run is no_start, and every outcome is counted.\n"
+		"\n"
+		"Every request of the device counts, whoever submitted it: -p/-t and a COMMAND only\n"
+		"bound the run (it ends when they are gone, or when COMMAND ends).",
 	.events_help = "optional: the four block events (a subset, with /FILTER/)",
 	.notes = "--format json: one object per stage {\"device\", \"stage\", \"count\", \"min_ns\",\n"
 		 "\"max_ns\", \"mean_ns\", \"p50_ns\", \"p95_ns\", \"p99_ns\", \"p999_ns\", \"total_ns\",\n"
@@ -644,12 +653,15 @@ const struct profiler profiler_blktrace = {
 		 "\"outliers\"}; per outlier {\"outlier\":true, \"stage\", \"sector\", \"latency_ns\",\n"
 		 "\"start\", \"end\"}.\n"
 		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration or after -N events. Exit status: 0 after a\n"
-		 "clean stop, 1 on a runtime failure, 2 on a usage error (an unknown device too).",
+		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, when COMMAND ends or the\n"
+		 "-p/-t tasks are gone. Exit status: 0 after a clean stop (COMMAND's own when it ends),\n"
+		 "1 on a runtime failure, 2 on a usage error (an unknown device too).",
 	.examples = "blktrace -d loop0 -i 1000 --duration 1\n"
 		    "blktrace -d /dev/loop0 -i 1000 --than 10ms --duration 1\n"
-		    "blktrace -d 7:0 --format json --duration 1",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+		    "blktrace -d 7:0 --format json --duration 1\n"
+		    "blktrace -d loop0 -- dd if=/dev/loop0 of=/dev/null bs=4k count=10 iflag=direct",
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = bt_opts,

@@ -48,7 +48,6 @@ struct ts {
 	/* options */
 	uint64_t than;
 	const char *filter;
-	const char *pids_text, *tids_text;
 	bool only_s, only_d, no_s, no_d, perins;
 	bool inited; /* the maps below */
 	long max_pending;
@@ -60,7 +59,8 @@ struct ts {
 	struct pair *pr;
 	struct stage_rows rows; /* by row id; with --perins (tid << 8 | row) too */
 	struct evprint *ep;
-	pid_t pids[CLI_MAX_TASKS], tids[CLI_MAX_TASKS];
+	struct stage_watch watch; /* -p/-t, and a COMMAND's process */
+	pid_t pids[CLI_MAX_TASKS + 1], tids[CLI_MAX_TASKS];
 	int nr_pids, nr_tids;
 	struct keymap member; /* -p: tid -> 1 of the processes, 2 not */
 	uint64_t ival_counts[PAIR_NR_OUTCOMES];
@@ -84,40 +84,6 @@ static int opt_than(struct prof *p, void *priv, const char *arg)
 	return stage_parse_time(p, "--than", arg, &((struct ts *)priv)->than);
 }
 
-static int parse_list(struct prof *p, const char *opt, const char *arg, pid_t *out, int *nr)
-{
-	const char *c = arg;
-
-	*nr = 0;
-	while (*c) {
-		char *end;
-		long v = strtol(c, &end, 10);
-
-		if (end == c || v <= 0 || (*end && *end != ',') || *nr >= CLI_MAX_TASKS)
-			return prof_usage(p, "%s takes ids separated by commas (at most %d), not '%s'",
-					  opt, CLI_MAX_TASKS, arg);
-		out[(*nr)++] = (pid_t)v;
-		c = *end ? end + 1 : end;
-	}
-	return 0;
-}
-
-static int opt_pids(struct prof *p, void *priv, const char *arg)
-{
-	struct ts *ts = priv;
-
-	ts->pids_text = arg;
-	return parse_list(p, "-p", arg, ts->pids, &ts->nr_pids);
-}
-
-static int opt_tids(struct prof *p, void *priv, const char *arg)
-{
-	struct ts *ts = priv;
-
-	ts->tids_text = arg;
-	return parse_list(p, "-t", arg, ts->tids, &ts->nr_tids);
-}
-
 static const struct prof_opt ts_opts[] = {
 	{ "interruptible", 'S', NULL, PROF_OPT_FLAG, offsetof(struct ts, only_s), 0, 0, NULL,
 	  "only the S state (TASK_INTERRUPTIBLE); with -D both" },
@@ -133,10 +99,6 @@ static const struct prof_opt ts_opts[] = {
 	  "under -g: where a task slept) and the one that left it" },
 	{ "filter", 0, "COMM[,COMM...]", PROF_OPT_STRING, offsetof(struct ts, filter), 0, 0, NULL,
 	  "only tasks whose name matches one of the globs (java*)" },
-	{ "pids", 'p', "PID[,PID...]", PROF_OPT_FN, 0, 0, 0, opt_pids,
-	  "only the threads of these processes (the events stay\n"
-	  "system wide: wakeups come from other tasks)" },
-	{ "tids", 't', "TID[,TID...]", PROF_OPT_FN, 0, 0, 0, opt_tids, "only these threads" },
 	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct ts, perins), 0, 0, NULL,
 	  "rows per thread too" },
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ts, max_pending), 1, 1L << 30,
@@ -173,10 +135,17 @@ static int ts_check(struct prof *p, void *priv)
 	if (p->opts.nr_positional)
 		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
 				  p->opts.positional[0]);
+	ts->watch.fd = -1;
 	if ((ts->only_s && ts->no_s) || (ts->only_d && ts->no_d))
 		return prof_usage(p, "-S/-D and --no-interruptible/--no-uninterruptible contradict");
-	if (ts->nr_pids && ts->nr_tids)
-		return prof_usage(p, "-p and -t: give one of them");
+	/* -p/-t filter system-wide events: a task is woken from another task's context */
+	stage_watch__take(p, &ts->watch);
+	for (int i = 0; i < ts->watch.nr; i++) {
+		if (ts->watch.is_pid[i])
+			ts->pids[ts->nr_pids++] = ts->watch.ids[i];
+		else
+			ts->tids[ts->nr_tids++] = ts->watch.ids[i];
+	}
 	if (!p->opts.events) {
 		snprintf(ts->events_buf, sizeof(ts->events_buf), "%s", TS_EVENTS);
 		p->opts.events = ts->events_buf;
@@ -390,8 +359,11 @@ static int ts_start(struct prof *p, void *priv)
 		return -errno;
 	if (ts->ep)
 		evprint__set_callchain(ts->ep, prof__callchain(p));
+	/* a COMMAND: its process's threads, followed as -p follows one */
+	if (p->target.has_command && p->target.launch.pid > 0)
+		ts->pids[ts->nr_pids++] = p->target.launch.pid;
 	apply_filters(p, ts);
-	return 0;
+	return stage_watch__start(p, &ts->watch);
 }
 
 /* ---- events ---- */
@@ -523,6 +495,9 @@ static bool member(struct ts *ts, uint64_t tid)
 
 	if (v)
 		return *v == 1;
+	for (int i = 0; i < ts->nr_pids; i++)
+		if ((uint64_t)ts->pids[i] == tid)
+			return true;
 	v = keymap__insert(&ts->member, tid, &created);
 	if (!v)
 		return false;
@@ -763,6 +738,7 @@ static void ts_teardown(struct prof *p, void *priv)
 	struct ts *ts = priv;
 
 	pair__delete(ts->pr);
+	stage_watch__close(&ts->watch);
 	if (ts->inited) {
 		stage_rows__exit(&ts->rows);
 		keymap__exit(&ts->member);
@@ -788,7 +764,8 @@ const struct profiler profiler_task_state = {
 	.summary = "time per task state: on CPU (R), asleep (S, D, T, I ...), waiting to run (RD)",
 	.usage = "[-S] [-D] [--than T] [--filter COMM[,COMM...]] [-p PID[,PID...] | -t TID[,...]]\n"
 		 "                       [--perins] [-g] [-i MS] [-C CPUS] [--format text|json] "
-		 "[-o FILE]",
+		 "[-o FILE]\n"
+		 "                       [-- COMMAND ARGS...]",
 	.description =
 		"Follows every task through sched:sched_switch and sched:sched_wakeup*: the time from\n"
 		"its switch-in to its switch-out is R (on CPU); from a switch-out to its wakeup, the\n"
@@ -807,8 +784,10 @@ const struct profiler profiler_task_state = {
 		       "(a subset, with /FILTER/ and stack ATTRs)",
 	.notes = "The state letters come from this kernel's sched_switch print fmt (through\n"
 		 "libtraceevent), never from fixed bit values: they moved between kernels.\n"
-		 "-p follows the threads of the processes, those created later too, by asking /proc\n"
-		 "once per thread seen.\n"
+		 "-p, -t and a COMMAND do not make the events per task (a task is woken from another\n"
+		 "task's context): they filter system-wide events. -p follows the threads of the\n"
+		 "processes, those created later too (/proc is asked once per thread seen); so does a\n"
+		 "COMMAND for its own process (not its children).\n"
 		 "\n"
 		 "--format json: one object per state {\"state\", \"count\", \"min_ns\", \"max_ns\",\n"
 		 "\"mean_ns\", \"p50_ns\", \"p95_ns\", \"p99_ns\", \"p999_ns\", \"total_ns\", \"over_than\"},\n"
@@ -816,16 +795,20 @@ const struct profiler profiler_task_state = {
 		 "\"outcomes\":{...}, \"pending\", \"lost_windows\", \"outliers\"}; per outlier {\"outlier\":\n"
 		 "true, \"tid\", \"comm\", \"state\", \"latency_ns\", \"start\", \"end\"}.\n"
 		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration or after -N events. Exit status: 0 after a\n"
-		 "clean stop, 1 on a runtime failure, 2 on a usage error.",
+		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, when COMMAND ends or the\n"
+		 "-p/-t tasks are gone. Exit status: 0 after a clean stop (COMMAND's own when it ends),\n"
+		 "1 on a runtime failure, 2 on a usage error.",
 	.examples = "task-state -i 1000 --no-interruptible --duration 2\n"
 		    "task-state -p 1 --perins --ptrace --duration 1\n"
 		    "task-state -p 1 -SD --than 20ms -g --duration 1\n"
 		    "task-state --filter 'java,python*' -S --than 100ms -g --duration 1\n"
-		    "task-state -D --than 1ms --format json --duration 1",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+		    "task-state -D --than 1ms --format json --duration 1\n"
+		    "task-state -- ip link show lo",
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
-		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
+		       CLI_OPT_IDS_FOLLOW,
 	.opts = ts_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
 	.default_events = TS_EVENTS,
