@@ -659,7 +659,7 @@ const struct profiler profiler_blktrace = {
 	.examples = "blktrace -d loop0 -i 1000 --duration 1\n"
 		    "blktrace -d /dev/loop0 -i 1000 --than 10ms --duration 1\n"
 		    "blktrace -d 7:0 --format json --duration 1\n"
-		    "blktrace -d loop0 -- dd if=/dev/loop0 of=/dev/null bs=4k count=10 iflag=direct",
+		    "blktrace -d loop0 -i 500 -- sleep 1",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |

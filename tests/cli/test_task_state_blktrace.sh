@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 23
+plan 25
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -119,13 +119,29 @@ run_capture "$P" task-state --filter 'java,mt_work*' -S --than 1ms -g --duration
 check "perf-prof's 'task-state --filter java,python* -S --than 100ms -g': globs (exit $RC)" \
 	bash -c "[ $RC -eq 0 ] && grep -q 'task-state: $NAP mt_workload in S for' '$OUT'"
 kill "$NAP" 2>/dev/null
+# perf-prof's 'task-state -- ip link show eth0': a COMMAND's own states while it runs
+run_capture "$P" task-state --format json -- "$W" naps 5 20
+check "task-state -- COMMAND: its S stays, only its own thread (exit $RC)" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+f = {l["state"]: l for l in o if l.get("final") and "state" in l}
+sys.exit(not ("S" in f and 5 <= f["S"]["count"] <= 7))' "$OUT"
+# every example of --help runs as it is
+bad=
+for prof in task-state blktrace; do
+	while IFS= read -r ex; do
+		eval "timeout -k 5 20 \"\$P\" ${ex#perfscope }" >/dev/null 2>"$TMPD/ex.err" ||
+			bad+="[$ex: $(head -c 200 "$TMPD/ex.err")] "
+	done < <("$P" "$prof" --help | sed -n '/^Examples:/,$p' | sed -n 's/^  perfscope /perfscope /p')
+done
+check "every --help example of task-state and blktrace exits 0${bad:+: $bad}" test -z "$bad"
 expect_rc "task-state -S --no-interruptible: usage error" 2 "$P" task-state -S --no-interruptible \
 	--duration 0.1
 
-# 14-23: blktrace on a loop device over a temp file, with mq-deadline so requests are inserted
+# 16-25: blktrace on a loop device over a temp file, with mq-deadline so requests are inserted
 if ! LOOP=$(losetup -f --show "$(truncate -s 32M "$TMPD/disk" && echo "$TMPD/disk")" 2>/dev/null); then
 	LOOP=
-	while [ "$_tap_n" -lt 20 ]; do skip "no loop device (losetup -f failed): blktrace not tested"; done
+	while [ "$_tap_n" -lt 22 ]; do skip "no loop device (losetup -f failed): blktrace not tested"; done
 	expect_rc "blktrace without -d: usage error" 2 "$P" blktrace --duration 0.1
 	expect_rc "blktrace -d nosuchdisk: usage error" 2 "$P" blktrace -d nosuchdisk --duration 0.1
 	expect_rc "blktrace -d a/b: usage error" 2 "$P" blktrace -d a/b --duration 0.1
