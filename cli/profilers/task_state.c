@@ -37,7 +37,8 @@ enum { TS_OTHER, TS_SWITCH, TS_WAKEUP };
 
 struct ts_ev {
 	int kind;
-	struct expr *a, *b, *state; /* switch: prev_pid, next_pid, prev_state; wakeup: pid */
+	/* switch: prev_pid, next_pid, prev_state; wakeup: pid (read through the format) */
+	const struct psc_tp_field *a, *b, *state;
 	struct expr *pass_a, *pass_b; /* --filter/-t on each side, NULL: all */
 	struct evprint_event print;
 	bool print_ok;
@@ -180,6 +181,22 @@ static int ts_kind(const struct prof_event *ev)
 	return TS_OTHER;
 }
 
+/* An integer field of the format, read with its own offset, size and sign. */
+static int int_field(struct prof *p, struct prof_event *ev, const char *name,
+		     const struct psc_tp_field **out)
+{
+	const struct psc_tp_field *f = psc_tp_format__field(ev->fmt, name);
+
+	if (f && !f->is_string && !f->is_array && f->size <= 8) {
+		*out = f;
+		return 0;
+	}
+	fprintf(stderr, "perfscope %s: %s has no integer field '%s': not the sched event "
+			"task-state knows\n",
+		p->name, ev->name, name);
+	return -EINVAL;
+}
+
 static int compile(struct prof *p, struct prof_event *ev, const char *text, struct expr **out)
 {
 	struct expr_opts o;
@@ -248,9 +265,9 @@ static int ts_event(struct prof *p, void *priv, struct prof_event *ev,
 	if (!ev->fmt)
 		return prof_usage(p, "no format for %s", ev->name);
 	if (te->kind == TS_SWITCH) {
-		if ((ret = compile(p, ev, "prev_pid", &te->a)) ||
-		    (ret = compile(p, ev, "next_pid", &te->b)) ||
-		    (ret = compile(p, ev, "prev_state", &te->state)))
+		if ((ret = int_field(p, ev, "prev_pid", &te->a)) ||
+		    (ret = int_field(p, ev, "next_pid", &te->b)) ||
+		    (ret = int_field(p, ev, "prev_state", &te->state)))
 			return ret;
 		if (!ts->map_ok) {
 			ret = tstate_map__init(&ts->map, ev->fmt);
@@ -270,7 +287,7 @@ static int ts_event(struct prof *p, void *priv, struct prof_event *ev,
 		if (cond[0] && (ret = compile(p, ev, cond, &te->pass_b)))
 			return ret;
 	} else {
-		if ((ret = compile(p, ev, "pid", &te->a)))
+		if ((ret = int_field(p, ev, "pid", &te->a)))
 			return ret;
 		side_cond(ts, "comm", "pid", cond, sizeof(cond));
 		if (cond[0] && (ret = compile(p, ev, cond, &te->pass_a)))
@@ -474,6 +491,16 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 	}
 }
 
+static bool field(struct ts_ev *te, const struct psc_tp_field *f, const struct psc_sample *s,
+		  uint64_t *out)
+{
+	if (psc_tp_field__u64(f, s->raw.data, s->raw.size, out)) {
+		te->errors++;
+		return false;
+	}
+	return true;
+}
+
 static bool eval(struct ts_ev *te, struct expr *e, const struct psc_sample *s, uint64_t *out)
 {
 	struct expr_val v;
@@ -555,7 +582,7 @@ static int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 
 	if (s->time > ts->last_time)
 		ts->last_time = s->time;
-	if (!eval(te, te->a, s, &a))
+	if (!field(te, te->a, s, &a))
 		return 0;
 	if (te->kind == TS_WAKEUP) {
 		struct pair_entry *e;
@@ -573,7 +600,7 @@ static int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		enter(ts, &pe, &c, ~((1ull << ROW_RUN) | (1ull << ROW_RD)), ROW_RD);
 		return 0;
 	}
-	if (!eval(te, te->b, s, &b) || !eval(te, te->state, s, &state))
+	if (!field(te, te->b, s, &b) || !field(te, te->state, s, &state))
 		return 0;
 	if (side_pass(ts, te, te->pass_a, a, s)) {
 		int cls = tstate_map__class(&ts->map, state);
@@ -748,9 +775,6 @@ static void ts_teardown(struct prof *p, void *priv)
 
 		if (!te)
 			continue;
-		expr__delete(te->a);
-		expr__delete(te->b);
-		expr__delete(te->state);
 		expr__delete(te->pass_a);
 		expr__delete(te->pass_b);
 		if (te->print_ok)

@@ -55,6 +55,16 @@ static uint64_t run(struct psc_tp_format *fmt, const char *text, const void *raw
 	return v.i;
 }
 
+static uint64_t field(struct psc_tp_format *fmt, const char *name, const void *raw, uint32_t size)
+{
+	const struct psc_tp_field *f = psc_tp_format__field(fmt, name);
+	uint64_t v = 0;
+
+	assert_non_null(f);
+	assert_int_equal(psc_tp_field__u64(f, raw, size, &v), 0);
+	return v;
+}
+
 /* A sched_switch record as the kernel writes it (the layout has not moved since 3.x). */
 static void switch_record(unsigned char *raw, int32_t prev, int64_t state, int32_t next)
 {
@@ -156,6 +166,10 @@ static void test_sched_exprs(void **state)
 		uint32_t tcpu_off = psc_tp_format__field(wk, "success") ? 36 : 32;
 
 		switch_record(raw, 77, 2, 88);
+		/* task-state reads these three through the format's field accessors */
+		assert_int_equal(field(sw, "prev_pid", raw, 64), 77);
+		assert_int_equal(field(sw, "next_pid", raw, 64), 88);
+		assert_int_equal(field(sw, "prev_state", raw, 64), 2);
 		assert_int_equal(run(sw, "prev_pid", raw, 64), 77);
 		assert_int_equal(run(sw, "next_pid", raw, 64), 88);
 		assert_int_equal(run(sw, "prev_state", raw, 64), 2);
@@ -164,6 +178,7 @@ static void test_sched_exprs(void **state)
 		memcpy(wraw + 24, &pid, 4);
 		memcpy(wraw + tcpu_off, &cpu, 4);
 		assert_int_equal(run(wk, "pid", wraw, 40), 4242);
+		assert_int_equal(field(wk, "pid", wraw, 40), 4242);
 		assert_int_equal(run(wk, "target_cpu", wraw, 40), 3);
 		psc_tp_format__delete(sw);
 		psc_tp_format__delete(wk);
