@@ -15,6 +15,8 @@ extern const struct profiler profiler_syscalls;
 extern const struct profiler profiler_rundelay;
 extern const struct profiler profiler_memleak;
 extern const struct profiler profiler_kmemleak;
+extern const struct profiler profiler_task_state;
+extern const struct profiler profiler_blktrace;
 extern const struct profiler profiler_exporter;
 extern const struct profiler profiler_trigger;
 extern const struct profiler profiler_flamegraph;
@@ -22,8 +24,8 @@ extern const struct profiler profiler_flamegraph;
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
 	&profiler_num_dist, &profiler_profile, &profiler_multi_trace, &profiler_syscalls,
-	&profiler_rundelay, &profiler_kmemleak, &profiler_memleak, &profiler_trigger,
-	&profiler_exporter, &profiler_flamegraph, NULL,
+	&profiler_rundelay, &profiler_task_state, &profiler_blktrace, &profiler_kmemleak,
+	&profiler_memleak, &profiler_trigger, &profiler_exporter, &profiler_flamegraph, NULL,
 };
 
 const struct profiler *profiler_find(const char *name)

@@ -575,7 +575,7 @@ again:
 		return usage_error(prof,
 				   "choose one target: -p PID, -t TID, -G CGROUP or -- COMMAND");
 	/* perf-prof follows a process's new tasks only when asked; here -p/-t never do yet */
-	if (o->inherit && (o->pid || o->tid))
+	if (o->inherit && (o->pid || o->tid) && !(flags & CLI_OPT_IDS_FOLLOW))
 		return usage_error(prof,
 				   "--inherit/--ptrace with -%c: only the threads the process has "
 				   "when tracing starts are followed here, not the tasks it creates "

@@ -89,6 +89,11 @@ enum cli_opt_flags {
 	CLI_OPT_SAMPLING_LIMIT = 1 << 15, /* --sampling-limit */
 	CLI_OPT_USAGE_SELF = 1 << 16, /* --usage-self */
 	CLI_OPT_QUIET = 1 << 17, /* -q */
+	/*
+	 * -p/-t become filters on system-wide events that match the threads as they come (new ones
+	 * too), so perf-prof's --ptrace/--inherit with -p/-t means what it says (task-state)
+	 */
+	CLI_OPT_IDS_FOLLOW = 1 << 18,
 };
 
 /* --call-graph dwarf: the stack copied by default, and the most the kernel takes (sample_stack_user

@@ -1,0 +1,681 @@
+/* perfscope blktrace: the latency of each stage of a block request on one device (a preset). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <perfscope/evsel.h>
+
+#include "evprint.h"
+#include "expr.h"
+#include "multi_trace.h"
+#include "stages.h"
+
+/*
+ * A request of the device goes getrq -> insert -> issue -> complete (insert is skipped when
+ * blk-mq issues it directly); one pair engine keyed by the request's first sector follows it:
+ * each stage ends the pending earlier stage (the row "from -> to" gets the time between them)
+ * and starts its own, and complete also adds the whole life of the request (from its first seen
+ * stage) to the row "total". Sector numbers are unique among a device's requests in flight;
+ * the device is fixed by a filter on dev (its partitions too for getrq, whose bio still names
+ * the partition).
+ */
+
+#define BT_EVENTS "block:block_getrq,block:block_rq_insert,block:block_rq_issue,block:block_rq_complete"
+#define BT_NR_STAGES 4
+#define BT_ROW_TOTAL (BT_NR_STAGES * BT_NR_STAGES)
+
+static const char *const stage_names[BT_NR_STAGES] = { "getrq", "insert", "issue", "complete" };
+static const char *const stage_events[BT_NR_STAGES] = { "block_getrq", "block_rq_insert",
+							"block_rq_issue", "block_rq_complete" };
+
+/* The key of a request: its sector (the device is one, by filter). */
+#define BT_KEY "sector"
+
+struct bt_ev {
+	int stage; /* -1: not one of blktrace's */
+	struct expr *key, *dev;
+	struct evprint_event print;
+	bool print_ok;
+	uint64_t errors;
+};
+
+struct bt {
+	const char *device;
+	uint64_t than;
+	long max_pending;
+	/* state */
+	bool inited; /* rows */
+	char disk[64];
+	unsigned int major, minor;
+	uint64_t devs[64]; /* the kernel's dev_t encoding (major << 20 | minor): disk, partitions */
+	int nr_devs;
+	struct stage_watch watch; /* -p/-t: the run lasts while they live */
+	struct pair *pr;
+	struct stage_rows rows;
+	struct evprint *ep;
+	uint64_t ival_counts[PAIR_NR_OUTCOMES];
+	uint64_t outliers, lost_windows, last_time, other_dev;
+	char events_buf[256];
+};
+
+struct bt_data {
+	int stage;
+	uint64_t first; /* time of the first stage seen */
+	struct mt_copy *copy;
+};
+
+struct bt_ctx {
+	struct prof *p;
+	int stage;
+	uint64_t first;
+};
+
+static int opt_than(struct prof *p, void *priv, const char *arg)
+{
+	return stage_parse_time(p, "--than", arg, &((struct bt *)priv)->than);
+}
+
+static const struct prof_opt bt_opts[] = {
+	{ "device", 'd', "DEV", PROF_OPT_STRING, offsetof(struct bt, device), 0, 0, NULL,
+	  "the block device: sda, /dev/vda, nvme0n1, loop0 or\n"
+	  "MAJ:MIN (a partition means its disk)" },
+	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than,
+	  "print each stage longer than T (s, ms, us, ns) with its\n"
+	  "two events" },
+	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct bt, max_pending), 1, 1L << 30,
+	  NULL,
+	  "requests followed at once (default 262144): past it the\n"
+	  "oldest is dropped and counted (evicted)" },
+	{ NULL },
+};
+
+static uint64_t kdev(unsigned int major, unsigned int minor)
+{
+	return (uint64_t)major << 20 | minor;
+}
+
+static int read_majmin(const char *path, unsigned int *major, unsigned int *minor)
+{
+	FILE *f = fopen(path, "r");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%u:%u", major, minor);
+	fclose(f);
+	return n == 2 ? 0 : -EINVAL;
+}
+
+/* The name in /sys/class/block of MAJ:MIN, "" when none. */
+static void name_of(unsigned int major, unsigned int minor, char *buf, size_t len)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	ssize_t n;
+
+	buf[0] = 0;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major, minor);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return;
+	target[n] = 0;
+	snprintf(buf, len, "%.63s", strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+}
+
+/* -d: a name (sda, /dev/sda, a partition: its disk) or MAJ:MIN, through /sys/class/block. */
+static int resolve_device(struct prof *p, struct bt *bt)
+{
+	const char *d = bt->device;
+	char path[PATH_MAX], name[64];
+	unsigned int major, minor;
+	struct stat st;
+	char c;
+
+	if (!strncmp(d, "/dev/", 5))
+		d += 5;
+	if (sscanf(d, "%u:%u%c", &major, &minor, &c) == 2) {
+		name_of(major, minor, name, sizeof(name));
+		if (!name[0])
+			return prof_usage(p, "-d %s: no block device %u:%u in /sys/dev/block", bt->device,
+					  major, minor);
+	} else {
+		snprintf(name, sizeof(name), "%s", d);
+	}
+	if (strchr(name, '/') || !name[0])
+		return prof_usage(p, "-d takes a block device name (sda, nvme0n1) or MAJ:MIN, not '%s'",
+				  bt->device);
+	snprintf(path, sizeof(path), "/sys/class/block/%s/partition", name);
+	if (!stat(path, &st)) {
+		/* a partition: the disk is the directory above it */
+		char link[PATH_MAX], target[PATH_MAX], *slash;
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/sys/class/block/%s", name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = 0;
+			if ((slash = strrchr(target, '/'))) {
+				*slash = 0;
+				if ((slash = strrchr(target, '/')))
+					snprintf(name, sizeof(name), "%s", slash + 1);
+			}
+		}
+	}
+	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
+	if (read_majmin(path, &bt->major, &bt->minor))
+		return prof_usage(p, "-d %s: no such block device (see /sys/block or lsblk)",
+				  bt->device);
+	snprintf(bt->disk, sizeof(bt->disk), "%s", name);
+	bt->devs[bt->nr_devs++] = kdev(bt->major, bt->minor);
+	/* its partitions, for getrq */
+	for (int i = 1; i < 64 && bt->nr_devs < 64; i++) {
+		char part[PATH_MAX];
+
+		snprintf(part, sizeof(part), "/sys/block/%s/%s%s%d/dev", name, name,
+			 name[strlen(name) - 1] >= '0' && name[strlen(name) - 1] <= '9' ? "p" : "",
+			 i);
+		if (read_majmin(part, &major, &minor))
+			continue;
+		bt->devs[bt->nr_devs++] = kdev(major, minor);
+	}
+	return 0;
+}
+
+static int bt_check(struct prof *p, void *priv)
+{
+	struct bt *bt = priv;
+	int ret;
+
+	if (p->opts.nr_positional)
+		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
+				  p->opts.positional[0]);
+	/* the device's requests, whoever submits them: -p/-t/COMMAND only bound the run */
+	stage_watch__take(p, &bt->watch);
+	if (!bt->device)
+		return prof_usage(p, "-d DEV is required: the block device to follow (lsblk lists "
+				     "them)");
+	if ((ret = resolve_device(p, bt)))
+		return ret;
+	if (!p->opts.events) {
+		snprintf(bt->events_buf, sizeof(bt->events_buf), "%s", BT_EVENTS);
+		p->opts.events = bt->events_buf;
+		p->opts.nr_event_args = 1;
+		p->opts.event_arg_pos[0] = 0;
+	}
+	if (bt->than) {
+		bt->ep = evprint__new(NULL);
+		if (!bt->ep)
+			return -errno;
+	}
+	if (stage_rows__init(&bt->rows))
+		return -ENOMEM;
+	bt->inited = true;
+	return 0;
+}
+
+static int bt_stage(const struct prof_event *ev)
+{
+	if (!ev->spec->event || !ev->spec->sys || strcmp(ev->spec->sys, "block"))
+		return -1;
+	for (int i = 0; i < BT_NR_STAGES; i++)
+		if (!strcmp(ev->spec->event, stage_events[i]))
+			return i;
+	return -1;
+}
+
+static int compile(struct prof *p, struct prof_event *ev, const char *text, struct expr **out)
+{
+	struct expr_opts o;
+	struct expr_error err;
+
+	prof__expr_opts(p, ev, &o);
+	o.want_int = true;
+	*out = expr__compile(text, &o, &err);
+	if (*out)
+		return 0;
+	if (errno == ENOMEM)
+		return -ENOMEM;
+	fprintf(stderr, "perfscope %s: '%s' on %s: %s\n", p->name, text, ev->name, err.msg);
+	if (err.unknown_name)
+		expr_print_names(stderr, "  ", ev->spec->name, &o);
+	return -EINVAL;
+}
+
+static int bt_event(struct prof *p, void *priv, struct prof_event *ev,
+		    struct perf_event_attr *attr)
+{
+	struct bt *bt = priv;
+	struct bt_ev *be = ev->priv;
+	int ret;
+
+	(void)attr;
+	be->stage = bt_stage(ev);
+	if (be->stage < 0)
+		return prof_usage(p, "blktrace reads block:block_getrq, block_rq_insert, "
+				     "block_rq_issue and block_rq_complete, not %s",
+				  ev->name);
+	if (!ev->fmt)
+		return prof_usage(p, "no format for %s", ev->name);
+	if ((ret = compile(p, ev, BT_KEY, &be->key)) || (ret = compile(p, ev, "dev", &be->dev)))
+		return ret;
+	if (bt->ep) {
+		ret = evprint_event__init(&be->print, bt->ep, ev->name, ev->fmt);
+		if (ret)
+			return ret;
+		be->print_ok = true;
+	}
+	return 0;
+}
+
+static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev);
+static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
+			const struct pair_event *end, uint64_t delta);
+static void impl_release(void *ctx, void *data);
+
+static const struct pair_impl bt_impl = {
+	.name = "blktrace",
+	.data_size = sizeof(struct bt_data),
+	.start = impl_start,
+	.paired = impl_paired,
+	.release = impl_release,
+};
+
+static int bt_start(struct prof *p, void *priv)
+{
+	struct bt *bt = priv;
+	struct pair_opts po = { .impl = &bt_impl, .ctx = bt, .max_pending = (size_t)bt->max_pending,
+				.unordered = !p->order };
+
+	bt->pr = pair__new(&po);
+	if (!bt->pr)
+		return -errno;
+	if (bt->ep)
+		evprint__set_callchain(bt->ep, prof__callchain(p));
+	/* the device in the kernel: only its requests come */
+	for (int i = 0; i < p->nr_events; i++) {
+		struct prof_event *ev = &p->events_arr[i];
+		struct bt_ev *be = ev->priv;
+		char text[2048];
+		size_t n = 0;
+
+		if (ev->filter)
+			continue;
+		if (ev->spec->filter)
+			n += (size_t)snprintf(text, sizeof(text), "(%s)&&", ev->spec->filter);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "(");
+		for (int d = 0; d < (be->stage == 0 ? bt->nr_devs : 1) && n < sizeof(text); d++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "%sdev==%llu", d ? "||" : "",
+					      (unsigned long long)bt->devs[d]);
+		if (n < sizeof(text))
+			snprintf(text + n, sizeof(text) - n, ")");
+		if (psc_evsel__apply_filter(ev->evsel, text) && p->opts.verbose)
+			fprintf(stderr, "perfscope %s: the kernel refused the filter '%s' on %s: "
+					"applied in user space\n",
+				p->name, text, ev->name);
+	}
+	return stage_watch__start(p, &bt->watch);
+}
+
+static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
+{
+	struct bt *bt = ctx;
+	struct bt_data *d = data;
+	const struct bt_ctx *c = ev->ctx;
+
+	(void)e;
+	d->stage = c->stage;
+	d->first = c->first;
+	if (!bt->than || !ev->sample)
+		return 0;
+	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
+	return d->copy ? 0 : -ENOMEM;
+}
+
+static void impl_release(void *ctx, void *data)
+{
+	struct bt_data *d = data;
+
+	(void)ctx;
+	free(d->copy);
+	d->copy = NULL;
+}
+
+static void print_event(struct prof *p, struct bt *bt, int idx, int cpu,
+			const struct psc_sample *s, bool json)
+{
+	struct bt_ev *be = p->events_arr[idx].priv;
+
+	if (json) {
+		json__obj(&p->json);
+		if (be->print_ok)
+			evprint__json_members(bt->ep, &p->json, &be->print, cpu,
+					      prof__comm(p, s->pid, s->tid), s);
+		json__end(&p->json);
+		return;
+	}
+	if (be->print_ok) {
+		out__printf(p->out, "  ");
+		evprint__text(bt->ep, p->out, &be->print, cpu, prof__comm(p, s->pid, s->tid), s);
+	}
+}
+
+static void row_name(uint64_t id, char *buf, size_t len)
+{
+	if (id == BT_ROW_TOTAL)
+		snprintf(buf, len, "total");
+	else
+		snprintf(buf, len, "%s -> %s", stage_names[id / BT_NR_STAGES],
+			 stage_names[id % BT_NR_STAGES]);
+}
+
+static void print_outlier(struct prof *p, struct bt *bt, const struct pair_entry *start,
+			  const struct bt_data *d, const struct pair_event *end, uint64_t id,
+			  uint64_t delta)
+{
+	char name[64], lat[32];
+
+	row_name(id, name, sizeof(name));
+	if (p->json_fmt) {
+		json__begin(&p->json, p->out);
+		JSON_KEY(&p->json, "outlier");
+		json__bool(&p->json, true);
+		JSON_KEY(&p->json, "stage");
+		json__str(&p->json, name);
+		JSON_KEY(&p->json, "sector");
+		json__u64(&p->json, start->key);
+		JSON_KEY(&p->json, "latency_ns");
+		json__u64(&p->json, delta);
+		if (d->copy) {
+			JSON_KEY(&p->json, "start");
+			print_event(p, bt, d->copy->ev_idx, d->copy->cpu, &d->copy->s, true);
+		}
+		if (end->sample) {
+			JSON_KEY(&p->json, "end");
+			print_event(p, bt, end->idx, end->cpu, end->sample, true);
+		}
+		json__end_line(&p->json);
+		return;
+	}
+	hist_fmt(lat, sizeof(lat), delta, "ns");
+	out__printf(p->out, "blktrace: sector %llu %s %s (%llu ns)\n",
+		    (unsigned long long)start->key, name, lat, (unsigned long long)delta);
+	if (d->copy)
+		print_event(p, bt, d->copy->ev_idx, d->copy->cpu, &d->copy->s, false);
+	if (end->sample)
+		print_event(p, bt, end->idx, end->cpu, end->sample, false);
+}
+
+static void add(struct bt *bt, struct prof *p, const struct pair_entry *start,
+		const struct bt_data *d, const struct pair_event *end, uint64_t id, uint64_t delta)
+{
+	struct stage_row *row = stage_rows__get(&bt->rows, id);
+	bool over = bt->than && delta > bt->than;
+
+	if (row)
+		stage_row__add(row, delta, over);
+	if (over) {
+		bt->outliers++;
+		print_outlier(p, bt, start, d, end, id, delta);
+	}
+}
+
+static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
+			const struct pair_event *end, uint64_t delta)
+{
+	struct bt *bt = ctx;
+	struct bt_data *d = data;
+	const struct bt_ctx *c = end->ctx;
+
+	add(bt, c->p, start, d, end, (uint64_t)(d->stage * BT_NR_STAGES + c->stage), delta);
+	if (c->stage == BT_NR_STAGES - 1 && end->time >= d->first)
+		add(bt, c->p, start, d, end, BT_ROW_TOTAL, end->time - d->first);
+}
+
+static int bt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+		     const struct psc_sample *s)
+{
+	struct bt *bt = priv;
+	struct bt_ev *be = ev->priv;
+	struct bt_ctx c = { .p = p, .stage = be->stage, .first = s->time };
+	struct pair_event pe = { .time = s->time, .cpu = cpu, .pid = s->pid, .tid = s->tid,
+				 .idx = ev->idx, .sample = s, .ctx = &c };
+	struct expr_val v;
+	struct pair_entry *e;
+	bool ours = false;
+
+	if (s->time > bt->last_time)
+		bt->last_time = s->time;
+	if (expr__eval(be->dev, s->raw.data, s->raw.size, s, &v)) {
+		be->errors++;
+		return 0;
+	}
+	for (int d = 0; d < (be->stage == 0 ? bt->nr_devs : 1); d++)
+		ours |= v.i == bt->devs[d];
+	if (!ours) {
+		bt->other_dev++; /* the kernel did not take the filter */
+		return 0;
+	}
+	if (expr__eval(be->key, s->raw.data, s->raw.size, s, &v)) {
+		be->errors++;
+		return 0;
+	}
+	pe.key = v.i;
+	e = pair__find(bt->pr, pe.key);
+	if (e) {
+		const struct bt_data *d = pair_entry__cdata(e);
+
+		if (d->stage < be->stage) {
+			c.first = d->first;
+			pair__end(bt->pr, &pe);
+		}
+		/* else a stage again or backwards (a requeue, a new request): replaced, counted */
+	} else if (be->stage == BT_NR_STAGES - 1) {
+		pair__end(bt->pr, &pe); /* counted as no_start: it began before the run */
+		return 0;
+	}
+	if (be->stage < BT_NR_STAGES - 1)
+		pair__start(bt->pr, &pe);
+	return 0;
+}
+
+static void bt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
+{
+	struct bt *bt = priv;
+	uint64_t now = stage_monotonic_ns();
+	uint64_t barrier = p->order || !bt->last_time ? now : bt->last_time;
+
+	(void)ev;
+	(void)cpu;
+	(void)n;
+	bt->lost_windows++;
+	pair__lost(bt->pr, barrier > now ? barrier : now);
+}
+
+static void print_table(struct prof *p, struct bt *bt, bool final)
+{
+	const uint64_t *now = pair__counts(bt->pr);
+	uint64_t c[PAIR_NR_OUTCOMES];
+	size_t nr = 0;
+	struct stage_row **rows = stage_rows__sorted(&bt->rows, &nr);
+	char name[64];
+
+	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
+		c[o] = final ? now[o] : now[o] - bt->ival_counts[o];
+	if (!rows)
+		return;
+	if (p->json_fmt) {
+		for (size_t i = 0; i < nr; i++) {
+			const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
+
+			if (!hist__count(h))
+				continue;
+			row_name(rows[i]->id, name, sizeof(name));
+			json__begin(&p->json, p->out);
+			JSON_KEY(&p->json, "device");
+			json__str(&p->json, bt->disk);
+			JSON_KEY(&p->json, "stage");
+			json__str(&p->json, name);
+			if (final) {
+				JSON_KEY(&p->json, "final");
+				json__bool(&p->json, true);
+			} else {
+				JSON_KEY(&p->json, "interval_s");
+				json__dbl(&p->json, prof__elapsed(p));
+			}
+			stage_row_json(p, h, final ? rows[i]->over : rows[i]->ival_over);
+			json__end_line(&p->json);
+		}
+		json__begin(&p->json, p->out);
+		JSON_KEY(&p->json, "device");
+		json__str(&p->json, bt->disk);
+		if (final) {
+			JSON_KEY(&p->json, "final");
+			json__bool(&p->json, true);
+		}
+		stage_outcomes_json(p, bt->pr, c);
+		JSON_KEY(&p->json, "lost_windows");
+		json__u64(&p->json, bt->lost_windows);
+		JSON_KEY(&p->json, "outliers");
+		json__u64(&p->json, bt->outliers);
+		json__end_line(&p->json);
+		free(rows);
+		return;
+	}
+	char head[96];
+
+	snprintf(head, sizeof(head), "%s (%u:%u)", bt->disk, bt->major, bt->minor);
+	stage_header_text(p, 22, head, bt->than);
+	for (size_t i = 0; i < nr; i++) {
+		const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
+		char label[80];
+
+		if (!hist__count(h))
+			continue;
+		row_name(rows[i]->id, name, sizeof(name));
+		snprintf(label, sizeof(label), "  %s", name);
+		stage_row_text(p, 22, label, h, bt->than, final ? rows[i]->over : rows[i]->ival_over);
+	}
+	stage_outcomes_text(p, bt->pr, c);
+	free(rows);
+}
+
+static int bt_interval(struct prof *p, void *priv, uint64_t now_ns)
+{
+	struct bt *bt = priv;
+	time_t t = time(NULL);
+	struct tm tm;
+	char buf[32];
+
+	(void)now_ns;
+	if (!p->json_fmt) {
+		localtime_r(&t, &tm);
+		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+		out__printf(p->out, "%s\n", buf);
+	}
+	print_table(p, bt, false);
+	stage_rows__reset_ival(&bt->rows);
+	memcpy(bt->ival_counts, pair__counts(bt->pr), sizeof(bt->ival_counts));
+	return 0;
+}
+
+static int bt_report(struct prof *p, void *priv)
+{
+	struct bt *bt = priv;
+	uint64_t errors = 0;
+
+	pair__finish(bt->pr);
+	print_table(p, bt, true);
+	if (!p->json_fmt && bt->than)
+		out__printf(p->out, "outliers: %llu\n", (unsigned long long)bt->outliers);
+	if (!p->json_fmt && bt->lost_windows)
+		out__printf(p->out, "lost windows: %llu (stages begun before a loss are not "
+				    "measured, counted as lost)\n",
+			    (unsigned long long)bt->lost_windows);
+	for (int i = 0; i < p->nr_events; i++)
+		errors += ((struct bt_ev *)p->events_arr[i].priv)->errors;
+	if (errors)
+		fprintf(stderr, "perfscope %s: %llu events whose fields could not be read were "
+				"skipped\n",
+			p->name, (unsigned long long)errors);
+	return 0;
+}
+
+static void bt_teardown(struct prof *p, void *priv)
+{
+	struct bt *bt = priv;
+
+	pair__delete(bt->pr);
+	stage_watch__close(&bt->watch);
+	if (bt->inited)
+		stage_rows__exit(&bt->rows);
+	for (int i = 0; i < p->nr_events; i++) {
+		struct bt_ev *be = p->events_arr[i].priv;
+
+		if (!be)
+			continue;
+		expr__delete(be->key);
+		expr__delete(be->dev);
+		if (be->print_ok)
+			evprint_event__exit(&be->print);
+	}
+	evprint__delete(bt->ep);
+}
+
+const struct profiler profiler_blktrace = {
+	.name = "blktrace",
+	.summary = "block request latency per stage (getrq -> insert -> issue -> complete) of a "
+		   "device",
+	.usage = "-d DEV [--than T] [-i MS] [-C CPUS] [--format text|json] [-o FILE]\n"
+		 "                       [-p PID | -t TID | -- COMMAND ARGS...]",
+	.description =
+		"Follows each request of the block device DEV through block:block_getrq (a request\n"
+		"allocated for a bio), block_rq_insert (queued to the I/O scheduler; skipped when\n"
+		"issued directly), block_rq_issue (sent to the driver) and block_rq_complete, keyed by\n"
+		"its sector. The time between consecutive stages goes to the row \"from -> to\"\n"
+		"(getrq -> insert, getrq -> issue, insert -> issue, issue -> complete: iostat's await\n"
+		"in parts) and the whole life of a request to \"total\", each a log-linear histogram.\n"
+		"--than T prints each stage slower than T with its two events.\n"
+		"\n"
+		"The fields are read through this kernel's formats (dev, sector), not fixed layouts.\n"
+		"One pair engine follows the requests (perfscope help multi-trace): a request begun\n"
+		"before a lost window is not measured, a completion whose request began before the\n"
+		"run is no_start, and every outcome is counted.\n"
+		"\n"
+		"Every request of the device counts, whoever submitted it: -p/-t and a COMMAND only\n"
+		"bound the run (it ends when they are gone, or when COMMAND ends).",
+	.events_help = "optional: the four block events (a subset, with /FILTER/)",
+	.notes = "--format json: one object per stage {\"device\", \"stage\", \"count\", \"min_ns\",\n"
+		 "\"max_ns\", \"mean_ns\", \"p50_ns\", \"p95_ns\", \"p99_ns\", \"p999_ns\", \"total_ns\",\n"
+		 "\"over_than\"}, then {\"device\", \"outcomes\":{...}, \"pending\", \"lost_windows\",\n"
+		 "\"outliers\"}; per outlier {\"outlier\":true, \"stage\", \"sector\", \"latency_ns\",\n"
+		 "\"start\", \"end\"}.\n"
+		 "\n"
+		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, when COMMAND ends or the\n"
+		 "-p/-t tasks are gone. Exit status: 0 after a clean stop (COMMAND's own when it ends),\n"
+		 "1 on a runtime failure, 2 on a usage error (an unknown device too).",
+	.examples = "blktrace -d loop0 -i 1000 --duration 1\n"
+		    "blktrace -d /dev/loop0 -i 1000 --than 10ms --duration 1\n"
+		    "blktrace -d 7:0 --format json --duration 1\n"
+		    "blktrace -d loop0 -i 500 -- sleep 1",
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION |
+		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
+		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+	.opts = bt_opts,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.default_events = BT_EVENTS,
+	.conformance_args = "-d loop0 -i 200",
+	.priv_size = sizeof(struct bt),
+	.ev_priv_size = sizeof(struct bt_ev),
+	.check = bt_check,
+	.event = bt_event,
+	.start = bt_start,
+	.sample = bt_sample,
+	.lost = bt_lost,
+	.interval = bt_interval,
+	.report = bt_report,
+	.teardown = bt_teardown,
+};

@@ -1,0 +1,252 @@
+/* stages: latency rows and their text and JSON for task-state and blktrace. */
+#include "stages.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+
+#include "session.h"
+
+int stage_rows__init(struct stage_rows *r)
+{
+	return keymap__init(&r->map, sizeof(struct stage_row *), 0);
+}
+
+void stage_rows__exit(struct stage_rows *r)
+{
+	struct keymap_iter it;
+	struct stage_row **v;
+	uint64_t key;
+
+	keymap__for_each(&r->map, &it, key, v) {
+		hist__exit(&(*v)->total);
+		hist__exit(&(*v)->ival);
+		free(*v);
+	}
+	keymap__exit(&r->map);
+}
+
+struct stage_row *stage_rows__get(struct stage_rows *r, uint64_t id)
+{
+	bool created;
+	struct stage_row **slot = keymap__insert(&r->map, id, &created);
+
+	if (!slot)
+		return NULL;
+	if (created) {
+		*slot = calloc(1, sizeof(**slot));
+		if (!*slot) {
+			keymap__remove(&r->map, id);
+			return NULL;
+		}
+		(*slot)->id = id;
+	}
+	return *slot;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct stage_row *x = *(const struct stage_row *const *)a;
+	const struct stage_row *y = *(const struct stage_row *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct stage_row **stage_rows__sorted(struct stage_rows *r, size_t *nr)
+{
+	struct stage_row **arr = calloc(keymap__nr(&r->map) + 1, sizeof(*arr)), **v;
+	struct keymap_iter it;
+	uint64_t key;
+	size_t n = 0;
+
+	if (!arr)
+		return NULL;
+	keymap__for_each(&r->map, &it, key, v)
+		arr[n++] = *v;
+	qsort(arr, n, sizeof(*arr), cmp_row);
+	*nr = n;
+	return arr;
+}
+
+void stage_rows__reset_ival(struct stage_rows *r)
+{
+	struct keymap_iter it;
+	struct stage_row **v;
+	uint64_t key;
+
+	keymap__for_each(&r->map, &it, key, v) {
+		hist__reset(&(*v)->ival);
+		(*v)->ival_over = 0;
+	}
+}
+
+void stage_row__add(struct stage_row *row, uint64_t delta, bool over)
+{
+	hist__add(&row->total, delta);
+	hist__add(&row->ival, delta);
+	row->over += over;
+	row->ival_over += over;
+}
+
+void stage_header_text(struct prof *p, int width, const char *first, bool than)
+{
+	out__printf(p->out, "%-*s %10s %12s %10s %10s %10s %10s %10s %10s %10s", width, first,
+		    "calls", "total", "min", "mean", "p50", "p95", "p99", "p99.9", "max");
+	if (than)
+		out__printf(p->out, " %10s", "over_than");
+	out__printf(p->out, "\n");
+}
+
+void stage_row_text(struct prof *p, int width, const char *label, const struct hist *h, bool than,
+		    uint64_t over)
+{
+	uint64_t vals[8] = { (uint64_t)hist__sum(h), hist__min(h), hist__mean(h),
+			     hist__percentile(h, 50), hist__percentile(h, 95),
+			     hist__percentile(h, 99), hist__percentile(h, 99.9), hist__max(h) };
+	char v[8][24];
+
+	for (int i = 0; i < 8; i++)
+		hist_fmt(v[i], sizeof(v[i]), vals[i], "ns");
+	out__printf(p->out, "%-*s %10llu %12s %10s %10s %10s %10s %10s %10s %10s", width, label,
+		    (unsigned long long)hist__count(h), v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+		    v[7]);
+	if (than)
+		out__printf(p->out, " %10llu", (unsigned long long)over);
+	out__printf(p->out, "\n");
+}
+
+void stage_row_json(struct prof *p, const struct hist *h, uint64_t over)
+{
+	hist__json(h, &p->json, "ns");
+	JSON_KEY(&p->json, "total_ns");
+	json__u64(&p->json, (uint64_t)hist__sum(h));
+	JSON_KEY(&p->json, "over_than");
+	json__u64(&p->json, over);
+}
+
+void stage_outcomes_text(struct prof *p, struct pair *pr, const uint64_t *c)
+{
+	out__printf(p->out, "  outcomes:");
+	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
+		out__printf(p->out, "%s %s %llu", o ? "," : "", pair_outcome__name(o),
+			    (unsigned long long)c[o]);
+	out__printf(p->out, "; pending %zu (peak %zu, bound %zu)\n", pair__nr_pending(pr),
+		    pair__peak_pending(pr), pair__max_pending(pr));
+}
+
+void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c)
+{
+	JSON_KEY(&p->json, "outcomes");
+	json__obj(&p->json);
+	for (int o = 0; o < PAIR_NR_OUTCOMES; o++) {
+		json__key(&p->json, pair_outcome__name(o));
+		json__u64(&p->json, c[o]);
+	}
+	json__end(&p->json);
+	JSON_KEY(&p->json, "pending");
+	json__u64(&p->json, pair__nr_pending(pr));
+}
+
+int stage_parse_time(struct prof *p, const char *opt, const char *arg, uint64_t *out)
+{
+	char *end;
+	double v, mult = 1;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || v < 0)
+		goto bad;
+	if (!strcmp(end, "s"))
+		mult = 1e9;
+	else if (!strcmp(end, "ms"))
+		mult = 1e6;
+	else if (!strcmp(end, "us"))
+		mult = 1e3;
+	else if (*end && strcmp(end, "ns"))
+		goto bad;
+	*out = (uint64_t)(v * mult + 0.5);
+	return 0;
+bad:
+	return prof_usage(p, "%s takes a time: a number with an optional unit s, ms, us or ns "
+			     "(the default), not '%s'",
+			  opt, arg);
+}
+
+uint64_t stage_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void stage_watch__take(struct prof *p, struct stage_watch *w)
+{
+	w->fd = -1;
+	for (int i = 0; i < p->opts.nr_pids + p->opts.nr_tids && w->nr < CLI_MAX_TASKS; i++) {
+		bool is_pid = i < p->opts.nr_pids;
+
+		w->ids[w->nr] = is_pid ? p->opts.pids[i] : p->opts.tids[i - p->opts.nr_pids];
+		w->is_pid[w->nr++] = is_pid;
+	}
+	p->opts.nr_pids = p->opts.nr_tids = 0;
+	p->opts.pid = p->opts.tid = 0;
+	if (p->opts.command)
+		p->opts.all_cpus = true;
+}
+
+/* Gone once /proc has no entry for it or it is a zombie. */
+static bool task_alive(pid_t id)
+{
+	char path[64], buf[512], *rp;
+	bool alive = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) && rp[1] == ' ')
+		alive = rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x';
+	fclose(f);
+	return alive;
+}
+
+static int watch_tick(void *ctx, int fd, uint32_t revents)
+{
+	struct stage_watch *w = ctx;
+	uint64_t ticks;
+
+	if (revents & SESSION_FD_END)
+		return 0;
+	if (read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return -errno;
+	for (int i = 0; i < w->nr; i++)
+		if (task_alive(w->ids[i]))
+			return 0;
+	return 1; /* every task watched has exited: a clean stop */
+}
+
+int stage_watch__start(struct prof *p, struct stage_watch *w)
+{
+	struct itimerspec its = { .it_interval = { 0, 100000000 }, .it_value = { 0, 100000000 } };
+
+	if (!w->nr)
+		return 0;
+	w->fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (w->fd < 0 || timerfd_settime(w->fd, 0, &its, NULL))
+		return -errno;
+	return prof__add_fd(p, w->fd, EPOLLIN, watch_tick, w);
+}
+
+void stage_watch__close(struct stage_watch *w)
+{
+	if (w->fd > 0) /* 0: never set up (a zeroed priv) */
+		close(w->fd);
+	w->fd = -1;
+}
