@@ -13,5 +13,6 @@
 #include <perfscope/record.h>
 #include <perfscope/measure.h>
 #include <perfscope/cgroup.h>
+#include <perfscope/bpf.h>
 
 #endif
