@@ -22,19 +22,6 @@
 
 #define PAGES 2000
 
-/* Uninstrumented: ASan's shadow-memory checks would fault in shadow pages and skew the count. */
-__attribute__((no_sanitize_address)) static void touch_pages(int n)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	volatile char *p =
-		mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	assert_true(p != MAP_FAILED);
-	for (int i = 0; i < n; i++)
-		p[i * page] = 1;
-	munmap((void *)p, n * page);
-}
-
 /* Skips, with the library's reason, where this process may not load BPF. */
 static void need_bpf(void)
 {
@@ -62,33 +49,6 @@ static struct psc_evsel *open_sw(uint64_t config)
 	assert_int_equal(psc_evsel__open(evsel, cpus, threads, NULL), 0);
 	psc_cpumap__put(cpus);
 	psc_threadmap__put(threads);
-	return evsel;
-}
-
-/* syscalls:sys_enter_getppid on every online CPU, any task; NULL (skipped) when absent. */
-static struct psc_evsel *open_getppid(void)
-{
-	struct psc_tp_format *fmt = psc_tp_format__load("syscalls", "sys_enter_getppid");
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .sample_period = 1, .disabled = 1 };
-	struct psc_cpumap *cpus;
-	struct psc_threadmap *threads;
-	struct psc_evsel *evsel;
-	int err;
-
-	if (!fmt) {
-		print_message("# syscalls:sys_enter_getppid unavailable here (%s)\n", strerror(errno));
-		skip();
-	}
-	a.config = (uint64_t)psc_tp_format__id(fmt);
-	psc_tp_format__delete(fmt);
-	evsel = psc_evsel__new(&a, "syscalls:sys_enter_getppid");
-	cpus = psc_cpumap__new_online();
-	threads = psc_threadmap__new_any();
-	assert_non_null(evsel);
-	err = psc_evsel__open(evsel, cpus, threads, NULL);
-	psc_cpumap__put(cpus);
-	psc_threadmap__put(threads);
-	assert_int_equal(err, 0);
 	return evsel;
 }
 
@@ -140,6 +100,46 @@ static void test_strerror(void **state)
 }
 
 #ifdef HAVE_BPF_SKEL
+/* Uninstrumented: ASan's shadow-memory checks would fault in shadow pages and skew the count. */
+__attribute__((no_sanitize_address)) static void touch_pages(int n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char *p =
+		mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	for (int i = 0; i < n; i++)
+		p[i * page] = 1;
+	munmap((void *)p, n * page);
+}
+
+/* syscalls:sys_enter_getppid on every online CPU, any task; NULL (skipped) when absent. */
+static struct psc_evsel *open_getppid(void)
+{
+	struct psc_tp_format *fmt = psc_tp_format__load("syscalls", "sys_enter_getppid");
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .sample_period = 1, .disabled = 1 };
+	struct psc_cpumap *cpus;
+	struct psc_threadmap *threads;
+	struct psc_evsel *evsel;
+	int err;
+
+	if (!fmt) {
+		print_message("# syscalls:sys_enter_getppid unavailable here (%s)\n", strerror(errno));
+		skip();
+	}
+	a.config = (uint64_t)psc_tp_format__id(fmt);
+	psc_tp_format__delete(fmt);
+	evsel = psc_evsel__new(&a, "syscalls:sys_enter_getppid");
+	cpus = psc_cpumap__new_online();
+	threads = psc_threadmap__new_any();
+	assert_non_null(evsel);
+	err = psc_evsel__open(evsel, cpus, threads, NULL);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+	assert_int_equal(err, 0);
+	return evsel;
+}
+
 static struct count_bpf *load_count(void)
 {
 	struct count_bpf *skel = count_bpf__open_and_load();
