@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds perfscope twice (gcc, and clang with ASan+UBSan and the fuzzers) and runs every suite in
-# both, then builds it a third time without BPF programs (-Dbpf=disabled); the last line is "N passed, N failed, N skipped". Run as root from the repository root.
+# both, then builds it a third time without BPF programs (-Dbpf=disabled); the last line is
+# "N passed, N failed, N skipped". Run as root from the repository root.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
