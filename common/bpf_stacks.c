@@ -9,6 +9,25 @@
 #include <perfscope/bpf.h>
 #include <perfscope/evsel.h>
 
+#include <linux/perf_event.h>
+
+int bpf_stacks_ent__callchain(const struct bpf_stacks_ent *e, uint64_t *ips, int max)
+{
+	int n = 0;
+
+	if (e->nr_kips > 0 && n < max) {
+		ips[n++] = (uint64_t)PERF_CONTEXT_KERNEL;
+		for (int i = 0; i < e->nr_kips && n < max; i++)
+			ips[n++] = e->kips[i];
+	}
+	if (e->nr_uips > 0 && n < max) {
+		ips[n++] = (uint64_t)PERF_CONTEXT_USER;
+		for (int i = 0; i < e->nr_uips && n < max; i++)
+			ips[n++] = e->uips[i];
+	}
+	return n;
+}
+
 #ifdef HAVE_BPF_SKEL
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -69,6 +69,13 @@ int bpf_stacks__attach(struct bpf_stacks *s, struct psc_evsel *evsel, char *why,
 typedef int (*bpf_stacks_fn)(void *ctx, const struct bpf_stacks_ent *e);
 int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, void *ctx);
 
+/*
+ * e's frames as PERF_SAMPLE_CALLCHAIN lays them out (PERF_CONTEXT_KERNEL, kernel frames,
+ * PERF_CONTEXT_USER, user frames; a half without frames left out), so that the ring path's
+ * stack counting takes them as they are. Fills at most max and returns how many.
+ */
+int bpf_stacks_ent__callchain(const struct bpf_stacks_ent *e, uint64_t *ips, int max);
+
 /* The drops so far (totals since load). */
 void bpf_stacks__drops(const struct bpf_stacks *s, struct bpf_stacks_drops *out);
 

@@ -142,7 +142,8 @@ static void test_counts(void **state)
 	/* every sample the program saw is counted under a key, or in a drop */
 	assert_int_equal(d.samples, t.all + d.keys_full);
 	assert_int_equal(d.keys_full, 0);
-	assert_int_equal(d.ucollisions + d.ufull + d.uother, 0);
+	/* a collision is possible even in a big map (each leaf address is its own stack): counted */
+	assert_int_equal(t.ulost, d.ucollisions + d.ufull + d.uother);
 
 	/* cleared as read: a second walk finds nothing of those samples */
 	t = (struct tally){ .pid = t.pid };
@@ -154,34 +155,67 @@ static void test_counts(void **state)
 	bpf_stacks__delete(s);
 }
 
-/* Maps far too small: collisions and a full counts map are counted, and add up. */
-static void test_drops_counted(void **state)
+/* 24 distinct user stacks of 10 ms each, sampled into maps of the sizes given. */
+static void run_depths(uint32_t max_stacks, uint32_t max_keys, struct tally *t,
+		       struct bpf_stacks_drops *d)
 {
-	struct bpf_stacks_opts o = { .user = true, .max_stacks = 4, .max_keys = 4 };
+	struct bpf_stacks_opts o = { .user = true, .max_stacks = max_stacks, .max_keys = max_keys };
 	struct bpf_stacks *s = load_or_skip(&o);
 	struct psc_evsel *evsel = open_clock();
-	struct tally t = { .pid = (uint32_t)getpid() };
-	struct bpf_stacks_drops d;
 	char why[512];
 
+	*t = (struct tally){ .pid = (uint32_t)getpid() };
 	assert_int_equal(bpf_stacks__attach(s, evsel, why, sizeof(why)), 0);
 	assert_int_equal(psc_evsel__enable(evsel), 0);
 	for (int depth = 0; depth < 24; depth++)
 		descend(depth, 10);
 	assert_int_equal(psc_evsel__disable(evsel), 0);
-	assert_int_equal(bpf_stacks__for_each(s, false, add, &t), 0);
-	bpf_stacks__drops(s, &d);
-	print_message("# 24 stacks into 4 slots: %llu samples, %llu user-stack collisions, %llu "
-		      "stack map full, %llu counts map full, %llu counted without their stack\n",
-		      (unsigned long long)d.samples, (unsigned long long)d.ucollisions,
-		      (unsigned long long)d.ufull, (unsigned long long)d.keys_full,
-		      (unsigned long long)t.ulost);
-	assert_true(d.ucollisions + d.ufull > 0);
-	assert_true(t.ulost > 0); /* counted, under a key that says its stack was lost */
-	assert_int_equal(d.kcollisions + d.kfull, 0); /* no kernel stacks asked for */
-	assert_int_equal(d.samples, t.all + d.keys_full);
+	assert_int_equal(bpf_stacks__for_each(s, false, add, t), 0);
+	bpf_stacks__drops(s, d);
+	print_message("# 24 stacks, %u stack slots, %u keys: %llu samples, %llu user-stack "
+		      "collisions, %llu stack map full, %llu counts map full, %llu counted without "
+		      "their stack\n",
+		      max_stacks, max_keys, (unsigned long long)d->samples,
+		      (unsigned long long)d->ucollisions, (unsigned long long)d->ufull,
+		      (unsigned long long)d->keys_full, (unsigned long long)t->ulost);
+	/* every sample the program saw is counted under a key, or in a drop */
+	assert_int_equal(d->samples, t->all + d->keys_full);
+	assert_int_equal(d->kcollisions + d->kfull, 0); /* no kernel stacks asked for */
 	psc_evsel__delete(evsel);
 	bpf_stacks__delete(s);
+}
+
+/* Maps far too small: collisions and a full counts map are counted, and add up. */
+static void test_drops_counted(void **state)
+{
+	struct bpf_stacks_drops d;
+	struct tally t;
+
+	/* 4 stack slots: the other stacks collide, their samples kept under a lost-stack key */
+	run_depths(4, 0, &t, &d);
+	assert_true(d.ucollisions + d.ufull > 0);
+	assert_true(t.ulost > 0);
+	assert_int_equal(t.ulost, d.ucollisions + d.ufull + d.uother);
+	assert_int_equal(d.keys_full, 0);
+	/* one key: the samples of every other stack are lost, and counted as such */
+	run_depths(0, 1, &t, &d);
+	assert_true(d.keys_full > 0);
+}
+
+/* The ring path's layout: context markers before each half, a half without frames left out. */
+static void test_callchain_layout(void **state)
+{
+	const uint64_t k[] = { 0xffffffff81000010ull, 0xffffffff81000020ull }, u[] = { 0x401000 };
+	struct bpf_stacks_ent e = { .kips = k, .nr_kips = 2, .uips = u, .nr_uips = 1 };
+	uint64_t ips[8];
+
+	assert_int_equal(bpf_stacks_ent__callchain(&e, ips, 8), 5);
+	assert_true(ips[0] == (uint64_t)PERF_CONTEXT_KERNEL && ips[1] == k[0] && ips[2] == k[1]);
+	assert_true(ips[3] == (uint64_t)PERF_CONTEXT_USER && ips[4] == u[0]);
+	assert_int_equal(bpf_stacks_ent__callchain(&e, ips, 2), 2); /* bounded */
+	e.nr_kips = 0;
+	assert_int_equal(bpf_stacks_ent__callchain(&e, ips, 8), 2);
+	assert_true(ips[0] == (uint64_t)PERF_CONTEXT_USER && ips[1] == u[0]);
 }
 
 /* A build without BPF programs says so, in words a user can act on. */
@@ -206,6 +240,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_callchain_layout),
 		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_drops_counted),
 	};
