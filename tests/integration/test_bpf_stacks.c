@@ -35,6 +35,7 @@ __attribute__((noinline)) static void spin_here(unsigned int ms)
 		for (int i = 0; i < 200000; i++)
 			x += (uint64_t)i;
 	while (cpu_ns() < end);
+	__asm__ volatile("" : : "r"(x)); /* the sum is used: the loop stays */
 }
 
 /* depth frames of itself above spin_here: a distinct user stack for each depth. */
