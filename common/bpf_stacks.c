@@ -76,7 +76,8 @@ struct bpf_stacks *bpf_stacks__new(const struct bpf_stacks_opts *opts, char *why
 		s->skel->rodata->want_user = opts->user;
 		s->skel->rodata->per_thread = opts->per_thread;
 		if (opts->max_stacks)
-			err = bpf_map__set_max_entries(s->skel->maps.stack_traces, opts->max_stacks);
+			err = bpf_map__set_max_entries(s->skel->maps.stack_traces,
+						       opts->max_stacks);
 		if (!err && opts->max_keys)
 			err = bpf_map__set_max_entries(s->skel->maps.counts, opts->max_keys);
 		if (!err)

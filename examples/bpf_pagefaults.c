@@ -1,4 +1,4 @@
-/* Example: a BPF program of our own on a perf event: page faults sampled at 50 Hz, counted by pid. */
+/* Example: our own BPF program on a perf event: page faults sampled at 50 Hz, counted by pid. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +47,10 @@ static int print_top(struct bpf_pagefaults_bpf *skel)
 		if (bpf_map__lookup_elem(map, &key, sizeof(key), &v, sizeof(v), 0))
 			continue; /* removed meanwhile */
 		if (nr == alloc) {
-			struct row *r = realloc(rows, sizeof(*rows) * (size_t)(alloc = alloc ? 2 * alloc : 64));
+			struct row *r;
+
+			alloc = alloc ? 2 * alloc : 64;
+			r = realloc(rows, sizeof(*rows) * (size_t)alloc);
 
 			if (!r) {
 				free(rows);

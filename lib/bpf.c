@@ -75,10 +75,12 @@ static int check_type(const struct psc_evsel *evsel, int type)
 		want = BPF_PROG_TYPE_PERF_EVENT;
 		break;
 	default:
-		return type == BPF_PROG_TYPE_PERF_EVENT || type == BPF_PROG_TYPE_KPROBE ||
-			       type == BPF_PROG_TYPE_TRACEPOINT ?
-			       0 :
-			       -EINVAL;
+		if (type == BPF_PROG_TYPE_PERF_EVENT || type == BPF_PROG_TYPE_KPROBE ||
+		    type == BPF_PROG_TYPE_TRACEPOINT)
+			return 0;
+		pr_warn("cannot attach a %s program (type %d) to a perf event\n",
+			prog_type_name(type), type);
+		return -EINVAL;
 	}
 	if (type == want)
 		return 0;
@@ -195,8 +197,8 @@ int psc_evsel__attach_bpf(struct psc_evsel *evsel, int prog_fd,
 		err = -EBADF; /* every slot closed: nothing to attach to */
 	if (err) {
 		for (int i = 0; i < n; i++)
-			if (mine[i])
-				detach_slot(evsel, i); /* an ioctl one cannot go: it stays until close */
+			if (mine[i]) /* an ioctl one cannot go: it stays until close */
+				detach_slot(evsel, i);
 		pr_debug("attaching BPF program fd %d to %s: %s\n", prog_fd,
 			 evsel->name ? evsel->name : "event", strerror(-err));
 	}
@@ -236,12 +238,13 @@ int psc_evsel__nr_bpf(const struct psc_evsel *evsel)
 
 int psc_evsel__bpf_link(const struct psc_evsel *evsel, int cpu_idx, int thread_idx)
 {
+	int fd;
+
 	if (!evsel || !evsel->bpf || cpu_idx < 0 || cpu_idx >= psc_cpumap__nr(evsel->cpus) ||
 	    thread_idx < 0 || thread_idx >= psc_threadmap__nr(evsel->threads))
 		return -1;
-	return evsel->bpf[EVSEL_SLOT(evsel, cpu_idx, thread_idx)] >= 0 ?
-		       evsel->bpf[EVSEL_SLOT(evsel, cpu_idx, thread_idx)] :
-		       -1;
+	fd = evsel->bpf[EVSEL_SLOT(evsel, cpu_idx, thread_idx)];
+	return fd >= 0 ? fd : -1;
 }
 
 int psc_evlist__attach_bpf(struct psc_evlist *evlist, int prog_fd,
@@ -316,39 +319,44 @@ const char *psc_strerror_bpf(int err, const char *event, char *buf, size_t len)
 		break;
 	case EPERM:
 	case EACCES:
-		snprintf(buf, len,
-			 "%s: BPF refused (%s): loading and attaching BPF programs to perf events needs "
-			 "root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8); "
-			 "kernel.unprivileged_bpf_disabled and lockdown can refuse it too",
-			 ev, strerror(err));
+		snprintf(
+			buf, len,
+			"%s: BPF refused (%s): loading and attaching BPF programs to perf events needs "
+			"root, or CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8); "
+			"kernel.unprivileged_bpf_disabled and lockdown can refuse it too",
+			ev, strerror(err));
 		break;
 	case EINVAL:
-		snprintf(buf, len,
-			 "%s: the program's type does not fit the event: a tracepoint takes a "
-			 "BPF_PROG_TYPE_TRACEPOINT program, a software, hardware or raw PMU event a "
-			 "BPF_PROG_TYPE_PERF_EVENT one, a uprobe or kprobe a BPF_PROG_TYPE_KPROBE one",
-			 ev);
+		snprintf(
+			buf, len,
+			"%s: the program's type does not fit the event: a tracepoint takes a "
+			"BPF_PROG_TYPE_TRACEPOINT program, a software, hardware or raw PMU event a "
+			"BPF_PROG_TYPE_PERF_EVENT one, a uprobe or kprobe a BPF_PROG_TYPE_KPROBE one",
+			ev);
 		break;
 	case EBADF:
-		snprintf(buf, len, "%s: the event is not open, or the fd given is not a BPF program",
-			 ev);
+		snprintf(buf, len,
+			 "%s: the event is not open, or the fd given is not a BPF program", ev);
 		break;
 	case EEXIST:
-		snprintf(buf, len,
-			 "%s: a BPF program is attached to it already (the kernel takes one per event)",
-			 ev);
+		snprintf(
+			buf, len,
+			"%s: a BPF program is attached to it already (the kernel takes one per event)",
+			ev);
 		break;
 	case EOPNOTSUPP:
-		snprintf(buf, len,
-			 "%s: this kernel cannot give a BPF program an attach cookie on a perf event "
-			 "(needs BPF links on perf events, Linux 5.15)",
-			 ev);
+		snprintf(
+			buf, len,
+			"%s: this kernel cannot give a BPF program an attach cookie on a perf event "
+			"(needs BPF links on perf events, Linux 5.15)",
+			ev);
 		break;
 	case EBUSY:
-		snprintf(buf, len,
-			 "%s: a program attached with PERF_EVENT_IOC_SET_BPF stays until the event is "
-			 "closed",
-			 ev);
+		snprintf(
+			buf, len,
+			"%s: a program attached with PERF_EVENT_IOC_SET_BPF stays until the event is "
+			"closed",
+			ev);
 		break;
 	default:
 		snprintf(buf, len, "%s: BPF: %s", ev, strerror(err));

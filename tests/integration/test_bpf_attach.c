@@ -37,10 +37,9 @@ static void need_bpf(void)
 /* A software event sampling each hit, on this thread, any CPU, opened disabled. */
 static struct psc_evsel *open_sw(uint64_t config)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
-				     .config = config,
-				     .sample_period = 1,
-				     .disabled = 1 };
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .config = config, .sample_period = 1, .disabled = 1
+	};
 	struct psc_evsel *evsel = psc_evsel__new(&a, "page-faults");
 	struct psc_cpumap *cpus = psc_cpumap__new_any();
 	struct psc_threadmap *threads = psc_threadmap__new_tid((pid_t)syscall(SYS_gettid));
@@ -117,14 +116,17 @@ __attribute__((no_sanitize_address)) static void touch_pages(int n)
 static struct psc_evsel *open_getppid(void)
 {
 	struct psc_tp_format *fmt = psc_tp_format__load("syscalls", "sys_enter_getppid");
-	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .sample_period = 1, .disabled = 1 };
+	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT,
+				     .sample_period = 1,
+				     .disabled = 1 };
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *threads;
 	struct psc_evsel *evsel;
 	int err;
 
 	if (!fmt) {
-		print_message("# syscalls:sys_enter_getppid unavailable here (%s)\n", strerror(errno));
+		print_message("# syscalls:sys_enter_getppid unavailable here (%s)\n",
+			      strerror(errno));
 		skip();
 	}
 	a.config = (uint64_t)psc_tp_format__id(fmt);
@@ -198,9 +200,9 @@ static void test_perf_event_count(void **state)
 	assert_int_equal(skel->bss->last_cookie, 0x5ca1ab1e);
 
 	/* one program per event */
-	assert_int_equal(psc_evsel__attach_bpf(evsel, bpf_program__fd(skel->progs.count_perf_event),
-					       NULL),
-			 -EEXIST);
+	assert_int_equal(
+		psc_evsel__attach_bpf(evsel, bpf_program__fd(skel->progs.count_perf_event), NULL),
+		-EEXIST);
 	psc_evsel__delete(evsel);
 	count_bpf__destroy(skel);
 }
@@ -220,10 +222,11 @@ static void test_tracepoint_once(void **state)
 	/* the perf_event program does not fit a tracepoint */
 	err = psc_evsel__attach_bpf(evsel, bpf_program__fd(skel->progs.count_perf_event), NULL);
 	assert_int_equal(err, -EINVAL);
-	assert_non_null(strstr(psc_strerror_bpf(err, NULL, why, sizeof(why)),
-			       "BPF_PROG_TYPE_TRACEPOINT"));
+	assert_non_null(
+		strstr(psc_strerror_bpf(err, NULL, why, sizeof(why)), "BPF_PROG_TYPE_TRACEPOINT"));
 	assert_int_equal(
-		psc_evsel__attach_bpf(evsel, bpf_program__fd(skel->progs.count_tracepoint), NULL), 0);
+		psc_evsel__attach_bpf(evsel, bpf_program__fd(skel->progs.count_tracepoint), NULL),
+		0);
 	assert_int_equal(psc_evsel__nr_bpf(evsel), 1);
 	for (int i = 0; i < 1000; i++)
 		syscall(SYS_getppid);
@@ -318,7 +321,9 @@ static void test_detach(void **state)
 /* The evlist form attaches to every open evsel; failing on one, it detaches the others. */
 static void test_evlist(void **state)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .sample_period = 1, .disabled = 1 };
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE,
+				     .sample_period = 1,
+				     .disabled = 1 };
 	struct psc_evlist *evlist = psc_evlist__new();
 	struct psc_cpumap *cpus = psc_cpumap__new_any();
 	struct psc_threadmap *threads = psc_threadmap__new_tid((pid_t)syscall(SYS_gettid));
@@ -339,14 +344,14 @@ static void test_evlist(void **state)
 	assert_int_equal(psc_evsel__attach_bpf(psc_evlist__at(evlist, 1),
 					       bpf_program__fd(skel->progs.count_perf_event), NULL),
 			 0);
-	assert_int_equal(psc_evlist__attach_bpf(evlist,
-						bpf_program__fd(skel->progs.count_perf_event), NULL),
-			 -EEXIST);
+	assert_int_equal(
+		psc_evlist__attach_bpf(evlist, bpf_program__fd(skel->progs.count_perf_event), NULL),
+		-EEXIST);
 	assert_int_equal(psc_evsel__nr_bpf(psc_evlist__at(evlist, 0)), 0);
 	assert_int_equal(psc_evlist__detach_bpf(evlist), 0);
-	assert_int_equal(psc_evlist__attach_bpf(evlist,
-						bpf_program__fd(skel->progs.count_perf_event), NULL),
-			 0);
+	assert_int_equal(
+		psc_evlist__attach_bpf(evlist, bpf_program__fd(skel->progs.count_perf_event), NULL),
+		0);
 	assert_int_equal(psc_evlist__enable(evlist), 0);
 	touch_pages(PAGES);
 	assert_int_equal(psc_evlist__disable(evlist), 0);
@@ -362,13 +367,10 @@ static void test_evlist(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strerror),
-		cmocka_unit_test(test_wrong_type),
+		cmocka_unit_test(test_strerror),	 cmocka_unit_test(test_wrong_type),
 #ifdef HAVE_BPF_SKEL
-		cmocka_unit_test(test_perf_event_count),
-		cmocka_unit_test(test_tracepoint_once),
-		cmocka_unit_test(test_detach),
-		cmocka_unit_test(test_evlist),
+		cmocka_unit_test(test_perf_event_count), cmocka_unit_test(test_tracepoint_once),
+		cmocka_unit_test(test_detach),		 cmocka_unit_test(test_evlist),
 #endif
 	};
 

@@ -1,4 +1,5 @@
-/* Integration: CPU samples counted by stack in the kernel (common/bpf_stacks.c, bpf/stacks.bpf.c). */
+/* Integration: CPU samples counted by stack in the kernel (common/bpf_stacks.c, bpf/stacks.bpf.c).
+ */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -143,7 +144,8 @@ static void test_counts(void **state)
 	/* every sample the program saw is counted under a key, or in a drop */
 	assert_int_equal(d.samples, t.all + d.keys_full);
 	assert_int_equal(d.keys_full, 0);
-	/* a collision is possible even in a big map (each leaf address is its own stack): counted */
+	/* a collision is possible even in a big map (each leaf address is its own stack): counted
+	 */
 	assert_int_equal(t.ulost, d.ucollisions + d.ufull + d.uother);
 
 	/* cleared as read: a second walk finds nothing of those samples */
