@@ -173,6 +173,11 @@ int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, voi
 	return errno == ENOENT ? 0 : -errno;
 }
 
+int bpf_stacks__prog_fd(const struct bpf_stacks *s)
+{
+	return bpf_program__fd(s->skel->progs.count_stack);
+}
+
 void bpf_stacks__drops(const struct bpf_stacks *s, struct bpf_stacks_drops *out)
 {
 	const struct stacks_drops *d = &s->skel->bss->drops;
@@ -222,6 +227,11 @@ int bpf_stacks__attach(struct bpf_stacks *s, struct psc_evsel *evsel, char *why,
 int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, void *ctx)
 {
 	return -ENOTSUP;
+}
+
+int bpf_stacks__prog_fd(const struct bpf_stacks *s)
+{
+	return -1;
 }
 
 void bpf_stacks__drops(const struct bpf_stacks *s, struct bpf_stacks_drops *out)

@@ -79,6 +79,9 @@ int bpf_stacks_ent__callchain(const struct bpf_stacks_ent *e, uint64_t *ips, int
 /* The drops so far (totals since load). */
 void bpf_stacks__drops(const struct bpf_stacks *s, struct bpf_stacks_drops *out);
 
+/* The loaded program's fd (its statistics, bpftool); -1 without BPF. */
+int bpf_stacks__prog_fd(const struct bpf_stacks *s);
+
 /* True when this build has the BPF program (built with -Dbpf): else bpf_stacks__new says so. */
 bool bpf_stacks__built(void);
 
