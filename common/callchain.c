@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 
 #include "stack.h"
 #include "symcache.h"
@@ -21,6 +22,7 @@ struct callchain {
 	const char *prof; /* for messages: "perfscope PROF: ..." */
 	struct symcache *sc;
 	bool problem_said;
+	bool hold_exits; /* callchain__hold_exits */
 	struct pid_list exited, ripe;
 	struct frame frames[MAX_FRAMES];
 	char line[512];
@@ -123,7 +125,7 @@ void callchain__record(struct callchain *cc, const struct psc_record *rec)
  * (without time order); a full round later every ring has been read past them. Without this, a
  * long system-wide trace would keep the maps of every process it ever saw.
  */
-void callchain__round_end(struct callchain *cc)
+static void rotate_exits(struct callchain *cc)
 {
 	struct usyms *u = symcache__usyms(cc->sc);
 	struct pid_list t;
@@ -134,6 +136,22 @@ void callchain__round_end(struct callchain *cc)
 	t = cc->ripe;
 	cc->ripe = cc->exited;
 	cc->exited = t;
+}
+
+void callchain__round_end(struct callchain *cc)
+{
+	if (!cc->hold_exits)
+		rotate_exits(cc);
+}
+
+void callchain__hold_exits(struct callchain *cc, bool hold)
+{
+	cc->hold_exits = hold;
+}
+
+void callchain__exits_done(struct callchain *cc)
+{
+	rotate_exits(cc);
 }
 
 void callchain__print_stats(struct callchain *cc, FILE *f)
@@ -211,4 +229,71 @@ int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char
 void callchain__prepare(struct callchain *cc)
 {
 	symcache__ksyms(cc->sc);
+}
+
+int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, bool caller,
+		     struct cc_frame *f)
+{
+	uint64_t lookup = caller && ip ? ip - 1 : ip;
+	const char *problem;
+	struct sym sym;
+	struct uaddr hit;
+	int err;
+
+	err = symcache__resolve(cc->sc, pid, lookup, kernel, &sym);
+	if (!cc->problem_said && (problem = symcache__problem(cc->sc))) {
+		fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
+		cc->problem_said = true;
+	}
+	*f = (struct cc_frame){
+		.ip = ip,
+		.sym = sym.name,
+		.off = sym.name ? ip - sym.start : 0,
+		.dso = sym.dso,
+		.path = sym.dso,
+		.kernel = kernel,
+	};
+	/* the mapping: a second lookup, but a profile resolves each distinct address once */
+	if (!kernel && !usyms__find(symcache__usyms(cc->sc), pid, lookup, &hit)) {
+		f->path = hit.dso ? hit.dso->path : hit.map_name;
+		f->map_start = hit.map_start;
+		f->map_limit = hit.map_end;
+		f->map_pgoff = hit.pgoff;
+		f->file_off = ip - hit.map_start + hit.pgoff;
+		if (hit.dso && hit.dso->build_id_size) {
+			f->build_id = hit.dso->build_id;
+			f->build_id_size = hit.dso->build_id_size;
+		}
+		if (!f->dso)
+			f->dso = hit.dso ? hit.dso->short_name : hit.map_name;
+	}
+	return err;
+}
+
+int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
+		      struct cc_frame *frames, int max)
+{
+	enum { NONE, KERNEL, USER, SKIP } ctx = NONE;
+	bool first_in_ctx = true;
+	int n = 0;
+
+	for (uint64_t i = 0; i < nr && n < max; i++) {
+		uint64_t ip = ips[i];
+		bool kernel;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = ip == (uint64_t)PERF_CONTEXT_KERNEL ? KERNEL
+			      : ip == (uint64_t)PERF_CONTEXT_USER ? USER
+								   : SKIP;
+			first_in_ctx = true;
+			continue;
+		}
+		if (ctx == SKIP)
+			continue;
+		kernel = ctx == KERNEL || (ctx == NONE && ksyms__is_kernel_addr(ip));
+		/* the first frame of a context is where it was interrupted, not a return address */
+		callchain__frame(cc, pid, ip, kernel, !first_in_ctx, &frames[n++]);
+		first_in_ctx = false;
+	}
+	return n;
 }

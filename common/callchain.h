@@ -2,7 +2,10 @@
 #ifndef PERFSCOPE_COMMON_CALLCHAIN_H
 #define PERFSCOPE_COMMON_CALLCHAIN_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <perfscope/evlist.h>
 #include <perfscope/record.h>
@@ -41,6 +44,45 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
  */
 int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
 		    size_t len);
+
+/*
+ * One frame resolved for a profile written later (profile, pprof): its symbol and the mapping it
+ * lies in, as pprof's Location and Mapping keep them. Strings live as long as the callchain.
+ */
+struct cc_frame {
+	uint64_t ip; /* as sampled (a caller's return address for outer frames) */
+	const char *sym; /* demangled function; NULL when unknown */
+	uint64_t off; /* ip - the symbol's start */
+	const char *dso; /* as text shows it: binary basename, "[kernel.kallsyms]", module, "[vdso]" */
+	const char *path; /* the mapped file ("/usr/lib/x86_64-linux-gnu/libc.so.6"); kernel: dso */
+	uint64_t map_start, map_limit, map_pgoff; /* user frames in a known mapping; else 0 */
+	uint64_t file_off; /* ip's offset in path (ip - map_start + map_pgoff), 0 when unmapped */
+	const uint8_t *build_id; /* NULL when unknown */
+	uint8_t build_id_size;
+	bool kernel;
+};
+
+/*
+ * Resolves one address of process pid (user) or of the kernel. caller: ip is a return address,
+ * looked up at ip - 1 so that a call ending a function names that function. 0, or -ENOENT when
+ * no symbol was found (f still says what is known: dso, mapping).
+ */
+int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, bool caller,
+		     struct cc_frame *f);
+/*
+ * A PERF_SAMPLE_CALLCHAIN array (markers say kernel or user; hypervisor and guest parts are
+ * skipped) to at most max frames, innermost first. Returns the number filled.
+ */
+int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
+		      struct cc_frame *frames, int max);
+
+/*
+ * A profile symbolized at report time needs the maps of processes that exited since: while held,
+ * round ends keep them; callchain__exits_done (after each report) lets go of those that exited
+ * before the previous one.
+ */
+void callchain__hold_exits(struct callchain *cc, bool hold);
+void callchain__exits_done(struct callchain *cc);
 
 /*
  * Reads kallsyms now (about 50 ms), before the events are enabled: at the first kernel frame it

@@ -132,3 +132,19 @@ int flame__write(const struct flame *f, const char *path)
 
 	return out ? flame__write_file(f, out) : -errno;
 }
+
+int flame__for_each(const struct flame *f,
+		    int (*fn)(void *ctx, const char *text, size_t len, uint64_t count), void *ctx)
+{
+	struct keymap_iter it;
+	struct flame_stack *st;
+	uint64_t key;
+	int ret;
+
+	keymap__for_each(&f->map, &it, key, st) {
+		ret = fn(ctx, st->text, st->len, st->count);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

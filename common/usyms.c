@@ -422,6 +422,9 @@ int usyms__find(struct usyms *u, pid_t pid, uint64_t ip, struct uaddr *hit)
 	}
 	hit->dso = m->dso;
 	hit->map_name = m->name;
+	hit->map_start = m->start;
+	hit->map_end = m->end;
+	hit->pgoff = m->pgoff;
 	off = ip - m->start + m->pgoff;
 	if (!m->dso || !dso__offset_to_vaddr(m->dso, off, &hit->vaddr))
 		hit->vaddr = off;

@@ -25,6 +25,8 @@ struct uaddr {
 	const char *map_name; /* the mapping's name ("[vdso]", "//anon", path) */
 	uint64_t vaddr; /* ELF virtual address within dso */
 	uint64_t gen; /* changes whenever this pid's maps change (address cache key) */
+	/* the mapping itself, for profile formats that keep it (pprof's Mapping) */
+	uint64_t map_start, map_end, pgoff;
 };
 
 /* The processes seen so far and their executable mappings. Not thread-safe. */

@@ -8,7 +8,7 @@
 source "$(dirname "$0")/tap.sh"
 : "${BUILD_ROOT:?}"
 P=${PERFSCOPE:?}
-PAGES=(man1/perfscope.1 man1/perfscope-stat.1 man1/perfscope-list.1 man1/perfscope-trace.1 man1/perfscope-expr.1 man1/perfscope-top.1 man1/perfscope-num-dist.1 man3/libperfscope.3 man8/perfscope-exporter.8)
+PAGES=(man1/perfscope.1 man1/perfscope-stat.1 man1/perfscope-list.1 man1/perfscope-trace.1 man1/perfscope-expr.1 man1/perfscope-top.1 man1/perfscope-num-dist.1 man1/perfscope-flamegraph.1 man3/libperfscope.3 man8/perfscope-exporter.8)
 
 plan $((6 + 2 * ${#PAGES[@]}))
 
