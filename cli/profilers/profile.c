@@ -90,8 +90,9 @@ struct profile {
 	uint64_t truncated_total;
 	/* --bpf: samples counted by stack in the kernel, pulled in when a profile is written */
 	bool bpf;
+	long bpf_stacks; /* --bpf-stacks: stack-trace map entries */
 	struct bpf_stacks *bs;
-	struct bpf_stacks_drops bpf_seen; /* the program's drop counts when the last profile began */
+	struct bpf_stacks_drops bpf_seen; /* its drop counts at the last pull */
 	uint64_t bpf_kstack_lost, bpf_ustack_lost, bpf_keys_full; /* this profile's */
 };
 
@@ -300,6 +301,8 @@ static int profile_check(struct prof *p, void *priv)
 	if (keymap__init(&pf->stacks, sizeof(void *), 1024) ||
 	    keymap__init(&pf->func_idx, sizeof(size_t), 256))
 		return -ENOMEM;
+	if (pf->bpf_stacks && !pf->bpf)
+		return prof_usage(p, "--bpf-stacks sizes --bpf's stack map: give --bpf too");
 	if (pf->bpf) {
 		/* the stacks the ring path would take: -g's parts as the engine reads them */
 		struct bpf_stacks_opts o = {
@@ -309,6 +312,9 @@ static int profile_check(struct prof *p, void *priv)
 				(p->opts.callchain && p->opts.user_callchain != 0),
 			/* the ring path names a stack by its thread's comm: keep threads apart */
 			.per_thread = true,
+			.max_stacks = (uint32_t)pf->bpf_stacks,
+			/* a key per thread and stack pair: room for every stack several times */
+			.max_keys = 4 * (uint32_t)(pf->bpf_stacks ? pf->bpf_stacks : 16384),
 		};
 		char why[512];
 
@@ -448,7 +454,7 @@ static int pull_bpf(struct prof *p, struct profile *pf)
 	int err = bpf_stacks__for_each(pf->bs, true, pull_stack, p);
 
 	bpf_stacks__drops(pf->bs, &d);
-	pf->bpf_keys_full = d.keys_full - pf->bpf_seen.keys_full;
+	pf->bpf_keys_full += d.keys_full - pf->bpf_seen.keys_full;
 	pf->bpf_seen = d;
 	if (err)
 		fprintf(stderr, "perfscope %s: reading the BPF counts: %s\n", p->name,
@@ -754,7 +760,7 @@ static void write_text(struct prof *p, struct profile *pf, struct out *o, double
 		out__printf(o,
 			    "# %" PRIu64 " samples counted without their kernel stack and %" PRIu64
 			    " without their user stack: the BPF stack map held another stack in "
-			    "its slot, or was full\n",
+			    "its slot, or was full (raise --bpf-stacks)\n",
 			    pf->bpf_kstack_lost, pf->bpf_ustack_lost);
 	if (pf->truncated)
 		out__printf(o,
@@ -1282,6 +1288,9 @@ static int profile_report(struct prof *p, void *priv)
 	struct profile *pf = priv;
 	int err;
 
+	/* --bpf: what the kernel counted since the last slice decides as the ring's samples do */
+	if (pf->bs && (err = pull_bpf(p, pf)))
+		return err;
 	/* the last slice of an -i run: only when something was sampled since */
 	if (p->opts.interval_ms && !pf->samples && pf->seq)
 		err = 0;
@@ -1314,14 +1323,16 @@ static int profile_report(struct prof *p, void *priv)
 		if (d->keys_full)
 			fprintf(stderr,
 				"perfscope %s: %" PRIu64 " of %" PRIu64 " samples lost: the BPF "
-				"counts map was full (more distinct stacks than it holds)\n",
+				"counts map was full (more distinct stacks than it holds: raise "
+				"--bpf-stacks)\n",
 				p->name, d->keys_full, d->samples);
 		if (d->kcollisions + d->ucollisions + d->kfull + d->ufull + d->kother + d->uother)
 			fprintf(stderr,
 				"perfscope %s: stacks the BPF stack map could not keep (the sample "
 				"counted without them): kernel %" PRIu64 " (%" PRIu64
 				" collisions, %" PRIu64 " full), user %" PRIu64 " (%" PRIu64
-				" collisions, %" PRIu64 " full)\n",
+				" collisions, %" PRIu64 " full); a larger --bpf-stacks makes "
+				"collisions rarer\n",
 				p->name, d->kcollisions + d->kfull + d->kother, d->kcollisions,
 				d->kfull, d->ucollisions + d->ufull + d->uother, d->ucollisions,
 				d->ufull);
@@ -1381,6 +1392,9 @@ static const struct prof_opt profile_opts[] = {
 	  "count the samples by stack in the kernel (a BPF program):\n"
 	  "no sample crosses the ring buffer; stacks the BPF maps\n"
 	  "cannot hold are counted and reported" },
+	{ "bpf-stacks", 0, "N", PROF_OPT_LONG, OFF(bpf_stacks), 256, 1048576, NULL,
+	  "--bpf: the stacks its stack map holds (default 16384,\n"
+	  "about 1 KiB each; the counts map holds 4 x N)" },
 	{ "top", 0, "N", PROF_OPT_FN, 0, 0, 0, parse_top,
 	  "text: the N functions with most self samples (default 30,\n0: all)" },
 	{ 0 },
