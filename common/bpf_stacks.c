@@ -125,52 +125,77 @@ static int frames(int map_fd, int32_t id, uint64_t *ips)
 	return n;
 }
 
+/*
+ * Every key of the counts map now, walked from one to the next (O(1) each). Walking while
+ * deleting would restart from the first bucket after each deletion (the deleted key is not
+ * there to go on from): quadratic in the keys, 0.2-0.5 s of system time per profile at 2000.
+ */
+static struct stacks_key *all_keys(int counts, size_t *nr)
+{
+	struct stacks_key *keys = NULL, *prev = NULL, next;
+	size_t n = 0, cap = 0;
+
+	while (!bpf_map_get_next_key(counts, prev, &next)) {
+		if (n == cap) {
+			struct stacks_key *k =
+				realloc(keys, sizeof(*k) * (cap = cap ? 2 * cap : 1024));
+
+			if (!k) {
+				free(keys);
+				errno = ENOMEM;
+				return NULL;
+			}
+			keys = k;
+		}
+		keys[n] = next;
+		prev = &keys[n++];
+	}
+	if (errno != ENOENT) {
+		free(keys);
+		return NULL;
+	}
+	*nr = n;
+	return keys ? keys : calloc(1, sizeof(*keys));
+}
+
 int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, void *ctx)
 {
 	int counts = bpf_map__fd(s->skel->maps.counts);
 	int traces = bpf_map__fd(s->skel->maps.stack_traces);
-	struct stacks_key key, next, *prev = NULL;
+	struct stacks_key *keys;
 	struct stacks_val val;
-	int ret;
+	size_t nr;
+	int ret = 0;
 
-	/*
-	 * With clear, each key is gone after its read, so the walk restarts from the first key
-	 * each time (get_next_key of a deleted key starts over anyway).
-	 */
-	while (!bpf_map_get_next_key(counts, prev, &next)) {
+	keys = all_keys(counts, &nr);
+	if (!keys)
+		return -errno;
+	for (size_t i = 0; i < nr && !ret; i++) {
+		const struct stacks_key *key = &keys[i];
 		struct bpf_stacks_ent e;
 
-		key = next;
-		if (clear) {
-			if (bpf_map_lookup_and_delete_elem(counts, &key, &val)) {
-				if (errno == ENOENT)
-					continue;
-				return -errno;
-			}
-		} else {
-			prev = &key;
-			if (bpf_map_lookup_elem(counts, &key, &val))
-				continue; /* removed meanwhile */
-		}
+		/* with clear, a sample counted after this read makes a new key for the next walk */
+		if (clear ? bpf_map_lookup_and_delete_elem(counts, key, &val)
+			  : bpf_map_lookup_elem(counts, key, &val))
+			continue; /* removed meanwhile */
 		val.comm[sizeof(val.comm) - 1] = '\0';
 		e = (struct bpf_stacks_ent){
-			.pid = key.pid,
-			.tid = key.tid,
+			.pid = key->pid,
+			.tid = key->tid,
 			.comm = val.comm,
 			.count = val.count,
 			.period = val.period,
 			.kips = s->kips,
 			.uips = s->uips,
-			.nr_kips = frames(traces, key.kstack, s->kips),
-			.nr_uips = frames(traces, key.ustack, s->uips),
-			.klost = key.kstack == STACKS_LOST,
-			.ulost = key.ustack == STACKS_LOST,
+			.nr_kips = frames(traces, key->kstack, s->kips),
+			.nr_uips = frames(traces, key->ustack, s->uips),
+			.klost = key->kstack == STACKS_LOST,
+			.ulost = key->ustack == STACKS_LOST,
 		};
 		ret = fn(ctx, &e);
-		if (ret)
-			return ret;
 	}
-	return errno == ENOENT ? 0 : -errno;
+	free(keys);
+	return ret;
 }
 
 int bpf_stacks__prog_fd(const struct bpf_stacks *s)
