@@ -50,7 +50,8 @@ struct psc_bpf_attach_opts {
  * program stays attached until psc_evsel__detach_bpf() or psc_evsel__close(); the caller may
  * close prog_fd at once (the kernel holds the program). Before it asks the kernel, the library
  * checks the program's type against the event's kind (-EINVAL, logged with both types).
- * Returns 0 or -errno, and detaches what this call attached when it fails:
+ * Returns 0 or -errno, and detaches what this call attached when it fails (but for what it
+ * attached by ioctl, which stays until the event is closed: a kernel without perf links):
  *   -EBADF: evsel is not open or prog_fd is not a BPF program;
  *   -EINVAL: the program's type does not fit the event (see above);
  *   -EEXIST: a program is attached already (the kernel takes one per event);
