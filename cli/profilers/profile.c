@@ -769,7 +769,8 @@ static void write_text(struct prof *p, struct profile *pf, struct out *o, double
 			    "try --call-graph dwarf\n",
 			    pf->truncated, pct(pf->truncated, pf->samples));
 	out__printf(o, "#\n# %8s %8s  %-40s %s\n", "Total", "Self", "Function", "Module");
-	qsort(pf->funcs, pf->nr_funcs, sizeof(*pf->funcs), by_self);
+	if (pf->nr_funcs) /* funcs is NULL before the first function: qsort wants an array */
+		qsort(pf->funcs, pf->nr_funcs, sizeof(*pf->funcs), by_self);
 	for (size_t i = 0; i < pf->nr_funcs && (rows <= 0 || (long)i < rows); i++) {
 		const struct func *f = &pf->funcs[i];
 
@@ -882,7 +883,8 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 	json__end(&j);
 	json__key(&j, "functions");
 	json__arr(&j);
-	qsort(pf->funcs, pf->nr_funcs, sizeof(*pf->funcs), by_self);
+	if (pf->nr_funcs) /* funcs is NULL before the first function: qsort wants an array */
+		qsort(pf->funcs, pf->nr_funcs, sizeof(*pf->funcs), by_self);
 	for (size_t i = 0; i < pf->nr_funcs; i++) {
 		json__obj(&j);
 		json__key(&j, "name");
