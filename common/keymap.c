@@ -54,6 +54,8 @@ void keymap__exit(struct keymap *m)
 
 void keymap__clear(struct keymap *m)
 {
+	if (!m->slots)
+		return; /* never initialized (or exited): nothing to clear, as keymap__exit allows */
 	memset(m->slots, 0, (m->mask + 1) * m->stride);
 	m->has_zero = false;
 	m->nr = 0;

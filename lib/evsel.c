@@ -125,6 +125,7 @@ void psc_evsel__close(struct psc_evsel *evsel)
 
 	if (!evsel || !evsel->fds)
 		return;
+	psc_evsel__bpf_close(evsel);
 	n = nr_slots(evsel);
 	for (int i = 0; i < n; i++)
 		if (evsel->fds[i] >= 0)

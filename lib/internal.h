@@ -79,12 +79,15 @@ struct psc_evsel {
 	void *priv;
 	int evlist_idx;
 	uint64_t lost; /* events lost, from LOST / LOST_SAMPLES records (evlist_mmap.c) */
+	int *bpf; /* per slot: a bpf_link fd, or -1 none, -2 attached by ioctl (bpf.c) */
 };
 
 #define EVSEL_SLOT(evsel, cpu_idx, thread_idx) \
 	((cpu_idx)*psc_threadmap__nr((evsel)->threads) + (thread_idx))
 /* ioctl(req, arg) on every open fd of evsel; -errno of the first failure. */
 int psc_evsel__ioctl_all(struct psc_evsel *evsel, unsigned long req, unsigned long arg);
+/* Closes the BPF links of evsel (bpf.c); before its fds, which a link would keep alive. */
+void psc_evsel__bpf_close(struct psc_evsel *evsel);
 
 struct psc_evlist {
 	struct psc_evsel **entries;

@@ -10,6 +10,7 @@
 
 #include <perfscope/perfscope.h>
 
+#include "bpf_stacks.h"
 #include "callchain.h"
 #include "flame.h"
 #include "flame_svg.h"
@@ -87,6 +88,12 @@ struct profile {
 	struct keymap func_idx; /* name hash -> index + 1 chain head */
 	uint64_t truncated; /* samples whose user stack stops early, this profile */
 	uint64_t truncated_total;
+	/* --bpf: samples counted by stack in the kernel, pulled in when a profile is written */
+	bool bpf;
+	long bpf_stacks; /* --bpf-stacks: stack-trace map entries */
+	struct bpf_stacks *bs;
+	struct bpf_stacks_drops bpf_seen; /* its drop counts at the last pull */
+	uint64_t bpf_kstack_lost, bpf_ustack_lost, bpf_keys_full; /* this profile's */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -215,6 +222,15 @@ static int profile_check(struct prof *p, void *priv)
 	if (pf->than && pf->period)
 		return prof_usage(p, "--than judges CPU use from the sampling frequency: use -F, "
 				     "not -c");
+	if (pf->bpf && pf->than)
+		return prof_usage(p, "--than judges each sample as it comes, and --bpf keeps them in "
+				     "the kernel; give one");
+	if (pf->bpf && p->opts.exit_n)
+		return prof_usage(p, "-N counts samples as they come, and --bpf keeps them in the "
+				     "kernel; stop with --duration instead");
+	if (pf->bpf && p->opts.sampling_limit)
+		return prof_usage(p, "--sampling-limit drops samples as they come, and --bpf keeps "
+				     "them in the kernel; lower -F instead");
 	/* no --format: what -o's name says, else text */
 	if (!pf->format_arg && pf->output) {
 		if (ends_with(pf->output, ".svg"))
@@ -292,6 +308,34 @@ static int profile_check(struct prof *p, void *priv)
 	if (keymap__init(&pf->stacks, sizeof(void *), 1024) ||
 	    keymap__init(&pf->func_idx, sizeof(size_t), 256))
 		return -ENOMEM;
+	if (pf->bpf_stacks && !pf->bpf)
+		return prof_usage(p, "--bpf-stacks sizes --bpf's stack map: give --bpf too");
+	if (pf->bpf) {
+		/* the stacks the ring path would take: -g's parts as the engine reads them */
+		struct bpf_stacks_opts o = {
+			.kernel = p->opts.kernel_callchain == 1 ||
+				  (p->opts.callchain && p->opts.kernel_callchain != 0),
+			.user = p->opts.user_callchain == 1 ||
+				(p->opts.callchain && p->opts.user_callchain != 0),
+			/* the ring path names a stack by its thread's comm: keep threads apart */
+			.per_thread = true,
+			.max_stacks = (uint32_t)pf->bpf_stacks,
+			/* a key per thread and stack pair: room for every stack several times */
+			.max_keys = 4 * (uint32_t)(pf->bpf_stacks ? pf->bpf_stacks : 16384),
+		};
+		char why[512];
+
+		if (!o.kernel && !o.user)
+			return prof_usage(p, "--bpf counts stacks: --no-kernel-callchain and "
+					     "--no-user-callchain together leave none");
+		pf->bs = bpf_stacks__new(&o, why, sizeof(why));
+		if (!pf->bs) {
+			int err = errno;
+
+			fprintf(stderr, "perfscope %s: --bpf is not available: %s\n", p->name, why);
+			return -(err ? err : ENOTSUP);
+		}
+	}
 	return 0;
 }
 
@@ -303,6 +347,11 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 
 	if (!pf->event)
 		pf->event = ev->name;
+	if (pf->bpf && a->type == PERF_TYPE_TRACEPOINT)
+		return prof_usage(p,
+				  "--bpf counts samples with a perf_event BPF program, which a "
+				  "tracepoint does not take: -e %s needs the ring path (no --bpf)",
+				  ev->name);
 	/* period=/freq= on the event win; -F/-c apply to the rest; 99 Hz to the clock-like */
 	if (!own && (pf->freq || pf->period || a->freq)) {
 		if (pf->use_freq) {
@@ -386,6 +435,49 @@ static struct stack_ent *count_stack(struct profile *pf, const struct psc_sample
 static void than_sample(struct prof *p, struct profile *pf, int cpu, const struct psc_sample *s,
 			struct stack_ent *e);
 static void than_flush(struct prof *p, struct profile *pf, uint64_t now);
+
+/* --bpf: one stack the kernel counted, into the same table the ring path fills. */
+static int pull_stack(void *ctx, const struct bpf_stacks_ent *e)
+{
+	struct prof *p = ctx;
+	struct profile *pf = p->priv;
+	struct psc_sample s = { .pid = e->pid, .tid = e->tid, .period = e->period };
+	const char *comm = prof__comm(p, e->pid, e->tid);
+	uint64_t ips[2 * 128 + 2];
+	struct stack_ent *ent;
+	int nr = bpf_stacks_ent__callchain(e, ips, (int)(sizeof(ips) / sizeof(ips[0])));
+
+	if (!comm || !*comm)
+		comm = *e->comm ? e->comm : "[unknown]";
+	pf->samples += e->count;
+	pf->period_sum += e->period;
+	if (e->klost)
+		pf->bpf_kstack_lost += e->count;
+	if (e->ulost)
+		pf->bpf_ustack_lost += e->count;
+	ent = count_stack(pf, &s, comm, ips, (uint32_t)nr);
+	if (!ent) {
+		pf->dropped += e->count;
+		return 0;
+	}
+	ent->count += e->count - 1; /* count_stack added one sample, and all of the period */
+	return 0;
+}
+
+/* Everything the kernel counted since the last profile, and what it could not keep. */
+static int pull_bpf(struct prof *p, struct profile *pf)
+{
+	struct bpf_stacks_drops d;
+	int err = bpf_stacks__for_each(pf->bs, true, pull_stack, p);
+
+	bpf_stacks__drops(pf->bs, &d);
+	pf->bpf_keys_full += d.keys_full - pf->bpf_seen.keys_full;
+	pf->bpf_seen = d;
+	if (err)
+		fprintf(stderr, "perfscope %s: reading the BPF counts: %s\n", p->name,
+			strerror(-err));
+	return err;
+}
 
 static int profile_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 			  const struct psc_sample *s)
@@ -677,7 +769,9 @@ static void describe(struct prof *p, struct profile *pf, char *buf, size_t len)
 		n += snprintf(buf + n, len - (size_t)n, " every %ld %s", pf->period_used,
 			      time_event(pf->event) ? "ns" : "events");
 	if (pf->why_event)
-		snprintf(buf + n, len - (size_t)n, " (%s)", pf->why_event);
+		n += snprintf(buf + n, len - (size_t)n, " (%s)", pf->why_event);
+	if (pf->bpf)
+		snprintf(buf + n, len - (size_t)n, ", counted in the kernel (BPF)");
 	(void)p;
 }
 
@@ -694,6 +788,15 @@ static void write_text(struct prof *p, struct profile *pf, struct out *o, double
 	out__puts(o, "\n");
 	if (pf->lost)
 		out__printf(o, "# %" PRIu64 " samples lost (rings full): raise -m\n", pf->lost);
+	if (pf->bpf_keys_full)
+		out__printf(o, "# %" PRIu64 " samples lost: the BPF counts map was full\n",
+			    pf->bpf_keys_full);
+	if (pf->bpf_kstack_lost || pf->bpf_ustack_lost)
+		out__printf(o,
+			    "# %" PRIu64 " samples counted without their kernel stack and %" PRIu64
+			    " without their user stack: the BPF stack map held another stack in "
+			    "its slot, or was full (raise --bpf-stacks)\n",
+			    pf->bpf_kstack_lost, pf->bpf_ustack_lost);
 	if (pf->truncated)
 		out__printf(o,
 			    "# %" PRIu64 " samples (%.1f%%) have a user stack that stops before "
@@ -701,7 +804,8 @@ static void write_text(struct prof *p, struct profile *pf, struct out *o, double
 			    "try --call-graph dwarf\n",
 			    pf->truncated, pct(pf->truncated, pf->samples));
 	out__printf(o, "#\n# %8s %8s  %-40s %s\n", "Total", "Self", "Function", "Module");
-	qsort(pf->funcs, pf->nr_funcs, sizeof(*pf->funcs), by_self);
+	if (pf->nr_funcs) /* funcs is NULL before the first function: qsort wants an array */
+		qsort(pf->funcs, pf->nr_funcs, sizeof(*pf->funcs), by_self);
 	for (size_t i = 0; i < pf->nr_funcs && (rows <= 0 || (long)i < rows); i++) {
 		const struct func *f = &pf->funcs[i];
 
@@ -777,6 +881,14 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 	json__u64(&j, pf->lost);
 	json__key(&j, "truncated");
 	json__u64(&j, pf->truncated);
+	if (pf->bpf) {
+		json__key(&j, "bpf_keys_full");
+		json__u64(&j, pf->bpf_keys_full);
+		json__key(&j, "bpf_kstack_lost");
+		json__u64(&j, pf->bpf_kstack_lost);
+		json__key(&j, "bpf_ustack_lost");
+		json__u64(&j, pf->bpf_ustack_lost);
+	}
 	json__key(&j, "stacks");
 	json__arr(&j);
 	for (size_t i = 0; i < nr; i++) {
@@ -806,7 +918,8 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 	json__end(&j);
 	json__key(&j, "functions");
 	json__arr(&j);
-	qsort(pf->funcs, pf->nr_funcs, sizeof(*pf->funcs), by_self);
+	if (pf->nr_funcs) /* funcs is NULL before the first function: qsort wants an array */
+		qsort(pf->funcs, pf->nr_funcs, sizeof(*pf->funcs), by_self);
 	for (size_t i = 0; i < pf->nr_funcs; i++) {
 		json__obj(&j);
 		json__key(&j, "name");
@@ -1000,6 +1113,8 @@ static int write_profile(struct prof *p, struct profile *pf)
 	size_t nr;
 	int err = 0;
 
+	if (pf->bs && (err = pull_bpf(p, pf)))
+		return err;
 	/* the windows --than has not judged yet: their stacks go with this profile */
 	if (pf->than)
 		than_flush(p, pf, now);
@@ -1064,6 +1179,7 @@ static int write_profile(struct prof *p, struct profile *pf)
 	free(arr);
 	free_stacks(pf);
 	pf->samples = pf->period_sum = pf->lost = 0;
+	pf->bpf_kstack_lost = pf->bpf_ustack_lost = pf->bpf_keys_full = 0;
 	pf->slice_start_ns = now;
 	pf->slice_wall_ns = wall_ns();
 	callchain__exits_done(prof__callchain(p));
@@ -1168,6 +1284,22 @@ static int profile_start(struct prof *p, void *priv)
 				  "--than judges CPU use from a sampling frequency, and %s is "
 				  "sampled by period (%ld); give it freq=N or leave -e out",
 				  pf->event, pf->period_used);
+	if (pf->bs) {
+		struct psc_evsel *evsel;
+		char why[512];
+		int i, err;
+
+		psc_evlist__for_each(p->evlist, i, evsel)
+		{
+			if (!psc_evsel__is_open(evsel))
+				continue;
+			err = bpf_stacks__attach(pf->bs, evsel, why, sizeof(why));
+			if (err) {
+				fprintf(stderr, "perfscope %s: --bpf: %s\n", p->name, why);
+				return err;
+			}
+		}
+	}
 	if (pf->than) {
 		pf->nr_wins = psc_cpu__nr_possible();
 		pf->wins = calloc((size_t)pf->nr_wins, sizeof(*pf->wins));
@@ -1195,6 +1327,9 @@ static int profile_report(struct prof *p, void *priv)
 	struct profile *pf = priv;
 	int err;
 
+	/* --bpf: what the kernel counted since the last slice decides as the ring's samples do */
+	if (pf->bs && (err = pull_bpf(p, pf)))
+		return err;
 	/* the last slice of an -i run: only when something was sampled since */
 	if (p->opts.interval_ms && !pf->samples && pf->seq)
 		err = 0;
@@ -1214,6 +1349,33 @@ static int profile_report(struct prof *p, void *priv)
 	if (pf->dropped)
 		fprintf(stderr, "perfscope %s: %" PRIu64 " samples left out: out of memory\n",
 			p->name, pf->dropped);
+	if (pf->bs) {
+		const struct bpf_stacks_drops *d = &pf->bpf_seen;
+
+		if (!p->opts.quiet)
+			fprintf(stderr,
+				"perfscope %s: --bpf: %" PRIu64 " samples counted in the kernel, "
+				"none through the ring\n",
+				p->name, d->samples);
+
+		/* every drop of the run, whatever the format: nothing is lost silently */
+		if (d->keys_full)
+			fprintf(stderr,
+				"perfscope %s: %" PRIu64 " of %" PRIu64 " samples lost: the BPF "
+				"counts map was full (more distinct stacks than it holds: raise "
+				"--bpf-stacks)\n",
+				p->name, d->keys_full, d->samples);
+		if (d->kcollisions + d->ucollisions + d->kfull + d->ufull + d->kother + d->uother)
+			fprintf(stderr,
+				"perfscope %s: stacks the BPF stack map could not keep (the sample "
+				"counted without them): kernel %" PRIu64 " (%" PRIu64
+				" collisions, %" PRIu64 " full), user %" PRIu64 " (%" PRIu64
+				" collisions, %" PRIu64 " full); a larger --bpf-stacks makes "
+				"collisions rarer\n",
+				p->name, d->kcollisions + d->kfull + d->kother, d->kcollisions,
+				d->kfull, d->ucollisions + d->ufull + d->uother, d->ucollisions,
+				d->ufull);
+	}
 	if (pf->than && !p->opts.quiet)
 		fprintf(stderr,
 			"perfscope %s: %" PRIu64 " windows of a CPU at or above --than %g%%\n",
@@ -1235,6 +1397,7 @@ static void profile_teardown(struct prof *p, void *priv)
 		keymap__exit(&pf->wins[i].stacks);
 	free(pf->wins);
 	out__delete(pf->file);
+	bpf_stacks__delete(pf->bs);
 }
 
 #define OFF(f) offsetof(struct profile, f)
@@ -1267,6 +1430,13 @@ static const struct prof_opt profile_opts[] = {
 	{ "than", 0, "PCT", PROF_OPT_FN, 0, 0, 0, parse_than,
 	  "hot spots: a line for each CPU busy at least PCT% over a\n"
 	  "second (or -i), with its hottest stack (perf-prof's)" },
+	{ "bpf", 0, NULL, PROF_OPT_FLAG, OFF(bpf), 0, 0, NULL,
+	  "count the samples by stack in the kernel (a BPF program):\n"
+	  "no sample crosses the ring buffer; stacks the BPF maps\n"
+	  "cannot hold are counted and reported" },
+	{ "bpf-stacks", 0, "N", PROF_OPT_LONG, OFF(bpf_stacks), 256, 1048576, NULL,
+	  "--bpf: the stacks its stack map holds (default 16384,\n"
+	  "about 1 KiB each; the counts map holds 4 x N)" },
 	{ "top", 0, "N", PROF_OPT_FN, 0, 0, 0, parse_top,
 	  "text: the N functions with most self samples (default 30,\n0: all)" },
 	{ 0 },
@@ -1319,7 +1489,8 @@ const struct profiler profiler_profile = {
 		    "profile -F 997 -C 0 --than 30 -g --duration 3\n"
 		    "profile -F 997 --exclude-user -g --flame-graph kernel --duration 2\n"
 		    "profile -F 499 -i 1000 --format json --duration 3 | jq .samples\n"
-		    "profile -F 99 -a --per-pid --format folded --duration 2 > all.folded",
+		    "profile -F 99 -a --per-pid --format folded --duration 2 > all.folded\n"
+		    "profile -F 999 -a --bpf -o cpu.svg --duration 10",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_ORDER | CLI_OPT_CALLCHAIN |
 		       CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,

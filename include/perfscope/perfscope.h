@@ -14,5 +14,6 @@
 #include <perfscope/record.h>
 #include <perfscope/measure.h>
 #include <perfscope/cgroup.h>
+#include <perfscope/bpf.h>
 
 #endif
