@@ -787,6 +787,8 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 	/* a flame graph is made of stacks */
 	p.callchain = p.opts.callchain || p.opts.user_callchain == 1 ||
 		      p.opts.kernel_callchain == 1 || p.opts.flame_graph;
+	if ((ret = target_check_tasks(&p.opts, p.name)))
+		goto out;
 	if (decl->check && (ret = decl->check(&p, p.priv))) {
 		ret = ret == 1 ? 0 : hook_status(ret);
 		goto out;
@@ -803,7 +805,12 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 	for (;;) {
 		bool again = false;
 
-		if ((ret = hook_status(open_target(&p))) || (ret = start_session(&p)))
+		ret = hook_status(open_target(&p));
+		if (ret == TARGET_GONE) { /* the -p tasks exited while it set up: done, as -p is */
+			ret = 0;
+			goto out;
+		}
+		if (ret || (ret = start_session(&p)))
 			goto out;
 		ret = hook_status(run(&p, &again));
 		if (!again)

@@ -88,8 +88,34 @@ static int cgroup_error(const char *prof, const char *cgroup, int err)
 	return 1;
 }
 
+static bool task_exists(pid_t id, bool procs)
+{
+	char path[64];
+
+	(void)procs; /* a thread has its /proc/TID too, though readdir does not list it */
+	snprintf(path, sizeof(path), "/proc/%d", (int)id);
+	return !access(path, F_OK);
+}
+
+int target_check_tasks(const struct cli_opts *o, const char *prof)
+{
+	bool procs = o->nr_pids > 0;
+	int nr = procs ? o->nr_pids : o->nr_tids;
+
+	for (int i = 0; i < nr; i++) {
+		pid_t id = procs ? o->pids[i] : o->tids[i];
+
+		if (!task_exists(id, procs)) {
+			fprintf(stderr, "perfscope %s: no %s with %s %d\n", prof,
+				procs ? "process" : "thread", procs ? "pid" : "tid", (int)id);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
-		     char *title, size_t title_len)
+		 char *title, size_t title_len)
 {
 	struct psc_parse_error perr = { .pos = -1 };
 	int err;
@@ -131,11 +157,13 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 							  : psc_threadmap__new_tid(id),
 					     *both;
 
+			if (!one && errno == ENOMEM)
+				goto nomem;
 			if (!one) {
-				fprintf(stderr, "perfscope %s: no %s with %s %d\n", prof,
-					procs ? "process" : "thread", procs ? "pid" : "tid",
-					(int)id);
-				return 1;
+				/* target_check_tasks saw it: it exited while the profiler set up */
+				fprintf(stderr, "perfscope %s: %s %d exited before its events were opened\n",
+					prof, procs ? "process" : "thread", (int)id);
+				continue;
 			}
 			both = t->threads ? psc_threadmap__merge(t->threads, one) : one;
 			if (both != one)
@@ -145,6 +173,8 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 			psc_threadmap__put(t->threads);
 			t->threads = both;
 		}
+		if (!t->threads)
+			return TARGET_GONE;
 		snprintf(title, title_len, "%s id '%s'", procs ? "process" : "thread",
 			 o->tasks_text);
 		t->follows_tasks = true;

@@ -31,7 +31,16 @@ struct target {
  * given; -a/-C with a command: those CPUs while it runs) and forks a given command held before
  * exec. title receives "'CMD ARGS'", "process id '12'", "'system wide'", "'CPU(s) 0-3'"
  * for report headers. Prints the problem and returns 2 (usage) or 1 (runtime).
+ * A -p/-t task that target_check_tasks saw and that is gone now has exited meanwhile (a slow
+ * setup: probes, symbols): it is left out with a note, and TARGET_GONE is returned when every
+ * one has, for the caller to end as -p does when its tasks exit (status 0).
  */
+#define TARGET_GONE 3
+/*
+ * Whether every -p/-t task exists, checked first, before a profiler spends seconds on its setup:
+ * "no process with pid N" (returns 1) at once for a mistyped id. 0 when all are there.
+ */
+int target_check_tasks(const struct cli_opts *o, const char *prof);
 int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 		     char *title, size_t title_len);
 

@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 24
+plan 26
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -209,5 +209,15 @@ run_capture "$P" trace -e sched:sched_process_exit --duration 0.5 -- \
 if [ "$RC" -eq 0 ] && [ -s "$TMP/term3" ]; then ok "trace --duration: a stopped command is continued and handles SIGTERM"; else
 	fail "trace --duration with a stopped command: exit $RC, SIGTERM handled: $(cat "$TMP/term3" 2>/dev/null || echo no)"; fi
 if gone "$TMP/cmd3"; then ok "trace: the stopped command is gone"; else fail "trace: the stopped command outlived it"; fi
+
+# -p of a process that is not there: said at once, before a slow setup (memleak's uprobes take
+# seconds), exit 1; the same name in the list of a process that is: still refused, named.
+dead=$(sh -c 'echo $$')
+run_capture "$P" memleak -p "$dead"
+check "memleak -p a pid that is gone: exit 1 naming it (exit $RC)" \
+	sh -c "[ $RC -eq 1 ] && grep -q 'no process with pid $dead' '$ERR' && ! grep -q uprobe '$ERR'"
+run_capture "$P" trace -e sched:sched_switch -p "1,$dead" -N 1
+check "trace -p 1,GONE: exit 1 naming the missing one (exit $RC)" \
+	sh -c "[ $RC -eq 1 ] && grep -q 'no process with pid $dead' '$ERR'"
 
 done_testing
