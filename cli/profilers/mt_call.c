@@ -52,6 +52,7 @@ struct mt_call {
 	uint64_t too_deep, nomem;
 	uint64_t seq; /* the last frame's number */
 	uint32_t cur_node; /* of the start being stored */
+	uint64_t cur_key;
 	char names[MT_MAX_GROUPS][80];
 };
 
@@ -109,6 +110,7 @@ static int call_start(void *ctx, struct pair_entry *e, void *data, const struct 
 
 	(void)e;
 	d->size = lk->mt->call->cur_node;
+	d->call_key = lk->mt->call->cur_key;
 	if (!lk->mt->print_outliers || !ev->sample)
 		return 0;
 	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
@@ -129,8 +131,13 @@ static void call_paired(void *ctx, const struct pair_entry *start, void *data,
 	if (lk->hm)
 		heatmap__add(lk->hm, end->time, delta);
 	if (over) {
+		/* the outlier shows the stack's key, not the frame's number */
+		struct pair_entry e = *start;
+		struct pair_event en = *end;
+
+		e.key = en.key = d->call_key;
 		mt->outliers++;
-		mt_outlier(lk, start, d, end, delta);
+		mt_outlier(lk, &e, d, &en, delta);
 	}
 }
 
@@ -259,6 +266,7 @@ static void call_enter(struct mt *mt, struct mt_call *c, int g, struct pair_even
 	st->f[st->depth].seq = pe->key = ++c->seq;
 	st->depth++;
 	c->cur_node = node;
+	c->cur_key = key;
 	pair__start(mt->links[g].pr, pe);
 }
 

@@ -95,7 +95,10 @@ static const char *const impl_names[] = {
 	  "what pairs mean: delay (latency statistics, default),\n" \
 	  "pair (what never paired), syscalls (latency and errors per\n" \
 	  "system call of the end event's id and ret), kmemprof\n" \
-	  "(bytes allocated, freed, not freed, by allocation stack)" }, \
+	  "(bytes allocated, freed, not freed, by allocation stack),\n" \
+	  "call (nested calls, each -e ENTER,EXIT one function: the\n" \
+	  "call tree per thread), call-delay (the tree with each\n" \
+	  "call path's latency statistics)" }, \
 	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than, \
 	  "print each pair whose latency is above T (s, ms, us, ns)\n" \
 	  "and count them in the tables (over_than)" }, \
@@ -1145,7 +1148,10 @@ const struct profiler profiler_multi_trace = {
 		"\n"
 		"role=EXPR on an event of a middle group says per event whether it may start (bit 0)\n"
 		"and end (bit 1); untraced events are not paired but shown by --detail, which prints\n"
-		"the events around each outlier from a backlog of the last 65536 events.",
+		"the events around each outlier from a backlog of the last 65536 events.\n"
+		"\n"
+		"--impl call and call-delay (perf-prof's nested-trace) read each -e group as one\n"
+		"function, ENTER,EXIT, nested per key (the thread): the end prints the call tree.",
 	.events_help = "a group of starts, then a group of ends (-e again); ATTRs: key=EXPR,\n"
 		       "printkey=EXPR, role=EXPR, untraced, trigger, stack, size=EXPR,\n"
 		       "alias=NAME",
@@ -1175,7 +1181,10 @@ const struct profiler profiler_multi_trace = {
 		"multi-trace -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit --impl syscalls "
 		"--format json -- ls\n"
 		"multi-trace -e 'kmem:kmalloc//key=ptr/stack/' -e 'kmem:kfree//key=ptr/' --impl "
-		"kmemprof --duration 1",
+		"kmemprof --duration 1\n"
+		"multi-trace -e syscalls:sys_enter_write,syscalls:sys_exit_write -e "
+		"'irq:softirq_entry/vec==3/,irq:softirq_exit/vec==3/' --impl call-delay -- bash -c "
+		"'echo x >/dev/udp/127.0.0.1/9'",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |

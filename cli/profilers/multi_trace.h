@@ -156,6 +156,7 @@ struct mt_data {
 	struct mt_copy *copy; /* the start event, when outliers are printed */
 	uint64_t size; /* kmemprof: bytes */
 	void *group; /* kmemprof: its allocation stack's group */
+	uint64_t call_key; /* call, call-delay: the key of its stack (the entry's is its frame's) */
 };
 
 /* --impl call, call-delay (mt_call.c): nested enter/exit pairs as a call tree per key. */

@@ -7,7 +7,7 @@ P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 N=40
 
-plan 9
+plan 10
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -58,7 +58,15 @@ check "call: the tree, softirq_entry under sys_enter_sendto" \
 	grep -A1 -E "^sys_enter_sendto +$N\$" "$OUT"
 check "call: the nested line is indented with |-" grep -qE '^  \|- softirq_entry +[0-9]+$' "$OUT"
 
-# 8-9: usage errors
+# 8: outliers (--than 1ns: every call) name the thread as their key, not the frame's number
+run_capture "$P" multi-trace "${EV[@]}" --impl call-delay --than 1ns --format json -- "$W" udp 5
+check "call-delay --than: $((5 * 3)) or more outliers, each keyed by its thread" json_check "
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+out = [x for x in o if x.get('outlier')]
+sys.exit(not (len(out) >= 15 and all(x['key'] == str(x['end']['tid']) for x in out)))" "$OUT"
+
+# 9-10: usage errors
 expect_rc "call: a group that is not ENTER,EXIT" 2 "$P" multi-trace \
 	-e syscalls:sys_enter_getppid --impl call -- true
 expect_rc "call: three events in a group" 2 "$P" multi-trace \
