@@ -55,7 +55,6 @@ struct session {
 	struct psc_evlist *evlist;
 	struct session_opts opts;
 	struct session_hooks hooks;
-	uint64_t lost_time; /* of the LOST record the lost hook is hearing about; 0: unknown */
 	int nr_evsels, nr_rings;
 	struct order_ring *rings; /* nr_rings */
 	struct order order;
@@ -474,17 +473,13 @@ static void deliver(struct session *s, struct order_ring *r)
 			hook_result(s, s->hooks.sample(s->hooks.ctx, evsel, r->cpu, rec));
 		break;
 	case PERF_RECORD_LOST:
-		s->lost_time = rec->sid.present & PERF_SAMPLE_TIME ? rec->sid.time : 0;
 		count_lost(s, r, psc_evlist__evsel_by_id(s->evlist, rec->lost.id), rec->lost.lost);
-		s->lost_time = 0;
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		s->lost_time = rec->sid.present & PERF_SAMPLE_TIME ? rec->sid.time : 0;
 		count_lost(s, r,
 			   rec->sid.present ? psc_evlist__evsel_by_id(s->evlist, rec->sid.id)
 					    : evsel,
 			   rec->lost_samples.lost);
-		s->lost_time = 0;
 		break;
 	case PERF_RECORD_THROTTLE:
 		/* the kernel stops sampling this event for the rest of the tick: not silent */
@@ -788,11 +783,6 @@ void session__stats(const struct session *s, struct session_stats *out)
 uint64_t session__evsel_samples(const struct session *s, int idx)
 {
 	return idx >= 0 && idx <= s->nr_evsels ? s->samples[idx] : 0;
-}
-
-uint64_t session__lost_time(const struct session *s)
-{
-	return s->lost_time;
 }
 
 uint64_t session__evsel_lost(const struct session *s, int idx)

@@ -202,13 +202,6 @@ enum session_end session__end(const struct session *s);
 /* The launched command's exit code (wait status mapped, 128+sig), -1 when there is none. */
 int session__command_exit(const struct session *s);
 void session__stats(const struct session *s, struct session_stats *out);
-/*
- * Inside the lost hook: the time of the LOST (or LOST_SAMPLES) record it hears about, from its
- * sample_id_all trailer: the kernel wrote it once the ring had room again, so every event lost
- * in that window is older. 0 when unknown (outside the hook, no PERF_SAMPLE_TIME).
- */
-uint64_t session__lost_time(const struct session *s);
-
 /* Per evsel (index in the evlist), all CPUs: samples seen and events lost. */
 uint64_t session__evsel_samples(const struct session *s, int evsel_idx);
 uint64_t session__evsel_lost(const struct session *s, int evsel_idx);

@@ -11,7 +11,6 @@
 #include "caret.h"
 #include "expr.h"
 #include "heatmap.h"
-#include "session.h"
 #include "syscalls.h"
 
 static const char *const printkey_vars[] = { "key", NULL };
@@ -675,23 +674,18 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 }
 
 /*
- * A loss: the kernel dropped events before the LOST record's time (it writes the record once the
- * ring has room again). No start older than that may pair any more (its end may be among those
- * lost); later starts are unaffected. Without the record's time: now (the sample clock is
- * CLOCK_MONOTONIC, session.c), which also drops the starts still in the order backlog.
+ * A loss: the kernel dropped events before now. No start older than now may pair any more (its
+ * end may be among those lost); the sample clock is CLOCK_MONOTONIC (session.c).
  */
 void mt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
 {
 	struct mt *mt = priv;
-	uint64_t barrier = session__lost_time(p->session);
+	uint64_t barrier = p->order || !mt->last_time ? monotonic_ns() : mt->last_time;
 
 	(void)ev;
 	(void)cpu;
 	(void)n;
-	if (!barrier) {
-		barrier = p->order || !mt->last_time ? monotonic_ns() : mt->last_time;
-		barrier = monotonic_ns() > barrier ? monotonic_ns() : barrier;
-	}
+	barrier = monotonic_ns() > barrier ? monotonic_ns() : barrier;
 	mt->lost_windows++;
 	for (int l = 0; l < mt->nr_links; l++)
 		pair__lost(mt->links[l].pr, barrier);
