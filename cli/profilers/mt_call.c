@@ -172,9 +172,10 @@ int mt_call__start(struct prof *p, struct mt *mt, int *nr_traced)
 		return -ENOMEM;
 	for (int g = 0; g < mt->nr_groups; g++)
 		if (nr_traced[g] != 2)
-			return prof_usage(p, "--impl %s: -e group %d has %d traced events: each -e "
-					     "is one function, its entry then its exit "
-					     "(-e ENTER,EXIT)",
+			return prof_usage(p,
+					  "--impl %s: -e group %d has %d traced events: each -e "
+					  "is one function, its entry then its exit "
+					  "(-e ENTER,EXIT)",
 					  mt->impl_text, g + 1, nr_traced[g]);
 	for (int i = 0, seen[MT_MAX_GROUPS] = { 0 }; i < p->nr_events; i++) {
 		struct prof_event *ev = &p->events_arr[i];
@@ -184,13 +185,13 @@ int mt_call__start(struct prof *p, struct mt *mt, int *nr_traced)
 			continue;
 		me->call_exit = seen[me->group]++ == 1;
 		if (!me->call_exit)
-			snprintf(c->names[me->group], sizeof(c->names[0]), "%s",
-				 mt_short_name(ev));
+			snprintf(c->names[me->group], sizeof(c->names[0]), "%s", mt_short_name(ev));
 	}
 	mt->nr_links = mt->nr_groups;
 	for (int l = 0; l < mt->nr_links; l++) {
 		struct mt_link *lk = &mt->links[l];
-		struct pair_opts po = { .impl = &mt_call_impl, .ctx = lk,
+		struct pair_opts po = { .impl = &mt_call_impl,
+					.ctx = lk,
 					.max_pending = (size_t)mt->max_pending,
 					.unordered = !p->order };
 
@@ -218,8 +219,7 @@ void mt_call__delete(struct mt_call *c)
 
 	if (!c)
 		return;
-	keymap__for_each(&c->stacks, &it, key, v)
-		free(*v);
+	keymap__for_each(&c->stacks, &it, key, v) free(*v);
 	keymap__exit(&c->stacks);
 	keymap__exit(&c->children);
 	for (uint32_t i = 0; i < c->nr; i++)
@@ -313,7 +313,6 @@ static void print_node(struct prof *p, struct mt *mt, uint32_t i, int depth, boo
 	struct mt_cnode *n = &c->nodes[i];
 	const struct hist *h = final ? &n->st->total : &n->st->ival;
 	char label[256];
-	int off;
 
 	if (p->json_fmt) {
 		uint32_t path[MT_CALL_MAX_DEPTH + 1];
@@ -345,9 +344,8 @@ static void print_node(struct prof *p, struct mt *mt, uint32_t i, int depth, boo
 		}
 		json__end_line(&p->json);
 	} else {
-		off = snprintf(label, sizeof(label), "%*s%s%s", depth * 2,
-			       "", depth ? "|- " : "", c->names[n->fn]);
-		(void)off;
+		snprintf(label, sizeof(label), "%*s%s%s", depth * 2, "", depth ? "|- " : "",
+			 c->names[n->fn]);
 		if (mt->impl == MT_CALL_DELAY)
 			mt_print_stat_row(p, mt, label, h, final ? n->st->over : n->st->ival_over);
 		else
@@ -373,8 +371,9 @@ void mt_call__print(struct prof *p, struct mt *mt, bool final)
 		if (c->nodes[i].parent == NONE)
 			print_node(p, mt, i, 0, final);
 	if (final && (c->too_deep || c->nomem))
-		fprintf(stderr, "perfscope %s: %llu calls deeper than %d and %llu without memory "
-				"were not counted\n",
+		fprintf(stderr,
+			"perfscope %s: %llu calls deeper than %d and %llu without memory "
+			"were not counted\n",
 			p->name, (unsigned long long)c->too_deep, MT_CALL_MAX_DEPTH,
 			(unsigned long long)c->nomem);
 }
