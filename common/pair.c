@@ -31,7 +31,7 @@ struct pair {
 static const char *const outcome_names[PAIR_NR_OUTCOMES] = {
 	[PAIR_PAIRED] = "paired",     [PAIR_REPLACED] = "replaced", [PAIR_NO_START] = "no_start",
 	[PAIR_OPEN] = "open",	      [PAIR_EVICTED] = "evicted",   [PAIR_LOST] = "lost",
-	[PAIR_REVERSED] = "reversed", [PAIR_NOMEM] = "nomem",
+	[PAIR_REVERSED] = "reversed", [PAIR_NOMEM] = "nomem",	    [PAIR_UNWOUND] = "unwound",
 };
 
 static const char *const outcome_help[PAIR_NR_OUTCOMES] = {
@@ -43,6 +43,7 @@ static const char *const outcome_help[PAIR_NR_OUTCOMES] = {
 	[PAIR_LOST] = "starts invalidated by lost events",
 	[PAIR_REVERSED] = "ends before their start (out of order)",
 	[PAIR_NOMEM] = "starts not kept (no memory)",
+	[PAIR_UNWOUND] = "nested starts whose end never came while an outer one ended",
 };
 
 const char *pair_outcome__name(enum pair_outcome o)
@@ -257,6 +258,16 @@ int pair__end(struct pair *pr, const struct pair_event *ev)
 		pr->impl->paired(pr->opts.ctx, e, pair_entry__data(e), ev, ev->time - e->time);
 	release(pr, e);
 	unlink_entry(pr, i);
+	return 1;
+}
+
+int pair__cancel(struct pair *pr, uint64_t key)
+{
+	uint32_t *slot = keymap__find(&pr->index, key);
+
+	if (!slot)
+		return 0;
+	drop(pr, *slot, PAIR_UNWOUND);
 	return 1;
 }
 

@@ -35,6 +35,8 @@
  *              after it, maybe its end, so its latency is never computed
  *   reversed   an end earlier than its start (events delivered out of time order): no latency
  *   nomem      a start that could not be stored (no memory)
+ *   unwound    a start the caller gave up on (pair__cancel): nested calls, whose inner call's
+ *              end never came while an outer call ended
  *
  * Lost windows. A ring loss tells that events were dropped before the moment it is noticed, not
  * exactly when. pair__lost(pr, barrier) therefore invalidates every start older than barrier
@@ -59,10 +61,12 @@ enum pair_outcome {
 	PAIR_LOST,
 	PAIR_REVERSED,
 	PAIR_NOMEM,
+	PAIR_UNWOUND,
 	PAIR_NR_OUTCOMES,
 };
 
-/* "paired", "replaced", "no_start", "open", "evicted", "lost", "reversed", "nomem": JSON keys. */
+/* "paired", "replaced", "no_start", "open", "evicted", "lost", "reversed", "nomem", "unwound":
+ * JSON keys. */
 const char *pair_outcome__name(enum pair_outcome o);
 /* One line for people: "starts replaced by a newer start of the same key". */
 const char *pair_outcome__help(enum pair_outcome o);
@@ -151,6 +155,11 @@ int pair__start(struct pair *pr, const struct pair_event *ev);
  * reversed).
  */
 int pair__end(struct pair *pr, const struct pair_event *ev);
+/*
+ * The pending start of key leaves without its end, counted as unwound (impl->unpaired(...,
+ * PAIR_UNWOUND)). Returns 1 when there was one, 0 otherwise.
+ */
+int pair__cancel(struct pair *pr, uint64_t key);
 /* The pending start of key, NULL when none. */
 struct pair_entry *pair__find(struct pair *pr, uint64_t key);
 /*

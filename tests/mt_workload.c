@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,7 +24,7 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS\n");
+		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS | udp N\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "sleeps")) {
@@ -46,6 +49,32 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "getppid")) {
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid);
+	} else if (!strcmp(argv[1], "udp")) {
+		/*
+		 * N rounds of sendto (whose loopback delivery runs the NET_RX softirq inside the
+		 * system call, in this thread), recvfrom, then getppid: calls nested and in sequence
+		 */
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(a);
+		int r = socket(AF_INET, SOCK_DGRAM, 0), s = socket(AF_INET, SOCK_DGRAM, 0);
+		char buf[8];
+
+		if (r < 0 || s < 0 || bind(r, (struct sockaddr *)&a, sizeof(a)) ||
+		    getsockname(r, (struct sockaddr *)&a, &len)) {
+			perror("mt_workload udp");
+			return 1;
+		}
+		for (long i = 0; i < n; i++) {
+			if (sendto(s, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)) != 1 ||
+			    recvfrom(r, buf, sizeof(buf), 0, NULL, NULL) != 1) {
+				perror("mt_workload udp");
+				return 1;
+			}
+			syscall(SYS_getppid);
+		}
+		close(r);
+		close(s);
 	} else if (!strcmp(argv[1], "naps") && argc > 3) {
 		/* N sleeps of MS milliseconds: N wakeups of this task */
 		long ms = strtol(argv[3], NULL, 10);

@@ -95,7 +95,10 @@ static const char *const impl_names[] = {
 	  "what pairs mean: delay (latency statistics, default),\n" \
 	  "pair (what never paired), syscalls (latency and errors per\n" \
 	  "system call of the end event's id and ret), kmemprof\n" \
-	  "(bytes allocated, freed, not freed, by allocation stack)" }, \
+	  "(bytes allocated, freed, not freed, by allocation stack),\n" \
+	  "call (nested calls, each -e ENTER,EXIT one function: the\n" \
+	  "call tree per thread), call-delay (the tree with each\n" \
+	  "call path's latency statistics)" }, \
 	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than, \
 	  "print each pair whose latency is above T (s, ms, us, ns)\n" \
 	  "and count them in the tables (over_than)" }, \
@@ -145,11 +148,6 @@ static int parse_impl(struct prof *p, struct mt *mt)
 		if (strcmp(mt->impl_text, impl_names[i]))
 			continue;
 		mt->impl = (enum mt_impl)i;
-		if (mt->impl == MT_CALL || mt->impl == MT_CALL_DELAY)
-			return prof_usage(p,
-					  "--impl %s is not available yet (it is nested-trace's): use "
-					  "delay, pair, syscalls or kmemprof",
-					  mt->impl_text);
 		return 0;
 	}
 	return prof_usage(p, "--impl takes delay, pair, syscalls, kmemprof, call or call-delay, "
@@ -347,6 +345,13 @@ int mt_start(struct prof *p, void *priv)
 			return prof_usage(p, "-e group %d has only untraced events: each group needs "
 					     "an event to pair",
 					  g + 1);
+	if (mt->impl == MT_CALL || mt->impl == MT_CALL_DELAY) {
+		int ret = mt_call__start(p, mt, nr_traced);
+
+		if (ret)
+			return ret;
+		goto links_done;
+	}
 	if (mt->nr_groups < 2 && !mt->cycle)
 		return prof_usage(p, "pairs need two -e groups (starts, then ends), or --cycle "
 				     "to pair one group with itself");
@@ -376,6 +381,7 @@ int mt_start(struct prof *p, void *priv)
 				return -errno;
 		}
 	}
+links_done:
 	if (mt->detail && mt_detail__init(p, mt))
 		return -ENOMEM;
 	if (mt->ep)
@@ -646,6 +652,10 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		return me->trigger ? mt_interval(p, mt, s->time) : 0;
 	if (me->role && !eval_u64(me->role, s, &role, &me->role_errors))
 		return 0;
+	if (mt->call) {
+		mt_call__sample(mt, me, &pe);
+		role = 0;
+	}
 	/* the end of the pair into this group first, then the start of the pair out of it */
 	if (role & 2) {
 		int l = g - 1 < 0 ? (mt->cycle ? mt->nr_groups - 1 : -1) : g - 1;
@@ -823,7 +833,8 @@ static void print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool f
 	struct mt_stat **rows = NULL;
 	size_t nr = 0;
 	char label[96];
-	bool table = !mt->only_than && mt->impl != MT_PAIR && mt->impl != MT_KMEMPROF;
+	bool table = !mt->only_than && mt->impl != MT_PAIR && mt->impl != MT_KMEMPROF &&
+		     mt->impl != MT_CALL && mt->impl != MT_CALL_DELAY;
 
 	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
 		c[o] = final ? now[o] : now[o] - lk->ival_counts[o];
@@ -946,6 +957,8 @@ int mt_interval(struct prof *p, void *priv, uint64_t now_ns)
 		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
 		out__printf(p->out, "%s\n", buf);
 	}
+	if (mt->call)
+		mt_call__print(p, mt, false);
 	for (int l = 0; l < mt->nr_links; l++)
 		print_link(p, mt, &mt->links[l], false);
 	reset_interval(mt);
@@ -990,6 +1003,8 @@ int mt_report(struct prof *p, void *priv)
 		mt_detail__flush(p, mt, true);
 		mt_detail__report(p, mt);
 	}
+	if (mt->call)
+		mt_call__print(p, mt, true);
 	for (int l = 0; l < mt->nr_links; l++)
 		print_link(p, mt, &mt->links[l], true);
 	if (!p->json_fmt && mt->print_outliers)
@@ -1059,7 +1074,52 @@ void mt_teardown(struct prof *p, void *priv)
 			evprint_event__exit(&me->print);
 	}
 	mt_detail__delete(mt->dt);
+	mt_call__delete(mt->call);
 	evprint__delete(mt->ep);
+}
+
+/* ---- for mt_call.c ---- */
+
+struct mt_stat *mt_stat_new(uint64_t id)
+{
+	return stat_new(id);
+}
+
+void mt_stat_delete(struct mt_stat *st)
+{
+	stat_delete(st);
+}
+
+void mt_stat_add(struct mt_stat *st, uint64_t delta, bool over, bool ival)
+{
+	stat_add(st, delta, over, false, ival);
+}
+
+void mt_stat_json(struct prof *p, struct mt *mt, const struct hist *h, uint64_t over)
+{
+	stat_json(p, mt, h, over, 0);
+}
+
+void mt_print_stat_header(struct prof *p, struct mt *mt, const char *first)
+{
+	print_header(p, mt, first);
+}
+
+void mt_print_stat_row(struct prof *p, struct mt *mt, const char *label, const struct hist *h,
+		       uint64_t over)
+{
+	print_stat_text(p, mt, label, h, over, 0);
+}
+
+void mt_outlier(struct mt_link *lk, const struct pair_entry *start, const struct mt_data *d,
+		const struct pair_event *end, uint64_t delta)
+{
+	print_outlier(lk, start, d, end, delta);
+}
+
+const char *mt_short_name(const struct prof_event *ev)
+{
+	return short_name(ev);
 }
 
 const struct profiler profiler_multi_trace = {
@@ -1088,7 +1148,10 @@ const struct profiler profiler_multi_trace = {
 		"\n"
 		"role=EXPR on an event of a middle group says per event whether it may start (bit 0)\n"
 		"and end (bit 1); untraced events are not paired but shown by --detail, which prints\n"
-		"the events around each outlier from a backlog of the last 65536 events.",
+		"the events around each outlier from a backlog of the last 65536 events.\n"
+		"\n"
+		"--impl call and call-delay (perf-prof's nested-trace) read each -e group as one\n"
+		"function, ENTER,EXIT, nested per key (the thread): the end prints the call tree.",
 	.events_help = "a group of starts, then a group of ends (-e again); ATTRs: key=EXPR,\n"
 		       "printkey=EXPR, role=EXPR, untraced, trigger, stack, size=EXPR,\n"
 		       "alias=NAME",
@@ -1118,7 +1181,10 @@ const struct profiler profiler_multi_trace = {
 		"multi-trace -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit --impl syscalls "
 		"--format json -- ls\n"
 		"multi-trace -e 'kmem:kmalloc//key=ptr/stack/' -e 'kmem:kfree//key=ptr/' --impl "
-		"kmemprof --duration 1",
+		"kmemprof --duration 1\n"
+		"multi-trace -e syscalls:sys_enter_write,syscalls:sys_exit_write -e "
+		"'irq:softirq_entry/vec==3/,irq:softirq_exit/vec==3/' --impl call-delay -- bash -c "
+		"'echo x >/dev/udp/127.0.0.1/9'",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |

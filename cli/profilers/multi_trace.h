@@ -75,6 +75,7 @@ struct mt_ev {
 	const struct psc_tp_field *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
 	struct expr *size; /* kmemprof: the bytes of an allocation (size=, else bytes_alloc) */
 	bool own_size;
+	bool call_exit; /* --impl call: the second event of its group (the function's exit) */
 	struct expr *pass; /* a preset's own condition (rundelay: prev_state, --filter, -p) */
 	uint64_t key_errors, role_errors, pass_errors;
 };
@@ -107,6 +108,7 @@ struct mt {
 	int nr_links;
 	struct evprint *ep;
 	struct mt_detail *dt;
+	struct mt_call *call; /* --impl call, call-delay */
 	uint64_t outliers;
 	uint64_t lost_windows;
 	uint64_t last_time; /* of the newest event seen */
@@ -154,7 +156,27 @@ struct mt_data {
 	struct mt_copy *copy; /* the start event, when outliers are printed */
 	uint64_t size; /* kmemprof: bytes */
 	void *group; /* kmemprof: its allocation stack's group */
+	uint64_t call_key; /* call, call-delay: the key of its stack (the entry's is its frame's) */
 };
+
+/* --impl call, call-delay (mt_call.c): nested enter/exit pairs as a call tree per key. */
+struct mt_call;
+int mt_call__start(struct prof *p, struct mt *mt, int *nr_traced);
+void mt_call__sample(struct mt *mt, struct mt_ev *me, struct pair_event *pe);
+void mt_call__print(struct prof *p, struct mt *mt, bool final);
+void mt_call__delete(struct mt_call *c);
+
+/* multi_trace.c's statistics and printing, shared with mt_call.c. */
+struct mt_stat *mt_stat_new(uint64_t id);
+void mt_stat_delete(struct mt_stat *st);
+void mt_stat_add(struct mt_stat *st, uint64_t delta, bool over, bool ival);
+void mt_stat_json(struct prof *p, struct mt *mt, const struct hist *h, uint64_t over);
+void mt_print_stat_header(struct prof *p, struct mt *mt, const char *first);
+void mt_print_stat_row(struct prof *p, struct mt *mt, const char *label, const struct hist *h,
+		       uint64_t over);
+void mt_outlier(struct mt_link *lk, const struct pair_entry *start, const struct mt_data *d,
+		const struct pair_event *end, uint64_t delta);
+const char *mt_short_name(const struct prof_event *ev);
 
 /* rundelay.c: the key of its sched events by name and group, and its own condition. */
 const char *mt_rundelay_key(const struct prof_event *ev, int group);

@@ -280,6 +280,32 @@ static void t_start_fails(void **state)
 	pair__delete(pr);
 }
 
+/* pair__cancel: the start leaves as unwound, told and released; a missing key changes nothing. */
+static void t_cancel(void **state)
+{
+	struct seen s = { 0 };
+	struct pair *pr = new_pair(&s, 0);
+	struct pair_event a = ev(1, 10), b = ev(2, 20);
+
+	(void)state;
+	pair__start(pr, &a);
+	pair__start(pr, &b);
+	assert_int_equal(pair__cancel(pr, 1), 1);
+	assert_int_equal(pair__cancel(pr, 1), 0);
+	assert_int_equal(pair__cancel(pr, 3), 0);
+	assert_int_equal(pair__count(pr, PAIR_UNWOUND), 1);
+	assert_int_equal(s.unpaired[PAIR_UNWOUND], 1);
+	assert_int_equal(s.released, 1);
+	assert_null(pair__find(pr, 1));
+	assert_int_equal(pair__nr_pending(pr), 1);
+	b = ev(2, 25);
+	assert_int_equal(pair__end(pr, &b), 1); /* the other one still pairs */
+	assert_string_equal(pair_outcome__name(PAIR_UNWOUND), "unwound");
+	pair__finish(pr);
+	assert_int_equal(s.live, 0);
+	pair__delete(pr);
+}
+
 /* Without an impl the engine still counts, with keys 0 and UINT64_MAX like any other. */
 static void t_no_impl(void **state)
 {
@@ -396,6 +422,7 @@ int main(void)
 		cmocka_unit_test(t_bound),	    cmocka_unit_test(t_lost),
 		cmocka_unit_test(t_lost_unordered), cmocka_unit_test(t_start_fails),
 		cmocka_unit_test(t_no_impl),	    cmocka_unit_test(t_model),
+		cmocka_unit_test(t_cancel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
