@@ -2,6 +2,7 @@
 #ifndef PERFSCOPE_COMMON_SVCLOG_H
 #define PERFSCOPE_COMMON_SVCLOG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "output.h"
