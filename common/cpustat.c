@@ -169,3 +169,30 @@ int cpustat__task(pid_t pid, uint64_t *user, uint64_t *sys)
 	*sys = st;
 	return 0;
 }
+
+void cpustat__task_init(struct cpustat_task *ct, pid_t pid)
+{
+	ct->pid = pid;
+	ct->clk_tck = sysconf(_SC_CLK_TCK);
+	if (ct->clk_tck <= 0)
+		ct->clk_tck = 100;
+	ct->user = ct->sys = 0;
+}
+
+void cpustat__task_shares(struct cpustat_task *ct, bool first, double dt_s, double *share)
+{
+	uint64_t user, sys;
+	double tick = (double)ct->clk_tck;
+
+	for (int k = 0; k < CPUSTAT_NR; k++)
+		share[k] = -1;
+	if (cpustat__task(ct->pid, &user, &sys))
+		return;
+	if (!first && dt_s > 0) {
+		share[CPUSTAT_USER] = 100.0 * (double)(user - ct->user) / tick / dt_s;
+		share[CPUSTAT_SYS] = 100.0 * (double)(sys - ct->sys) / tick / dt_s;
+		share[CPUSTAT_BUSY] = share[CPUSTAT_USER] + share[CPUSTAT_SYS];
+	}
+	ct->user = user;
+	ct->sys = sys;
+}

@@ -57,4 +57,21 @@ const char *cpustat__kind_name(enum cpustat_kind kind);
  */
 int cpustat__task(pid_t pid, uint64_t *user, uint64_t *sys);
 
+/* A process's shares between two readings: its previous times, kept by cpustat__task_shares. */
+struct cpustat_task {
+	pid_t pid;
+	long clk_tck; /* sysconf(_SC_CLK_TCK): /proc/PID/stat counts in these */
+	uint64_t user, sys;
+};
+
+/* Watches pid (its clock tick read once, here). */
+void cpustat__task_init(struct cpustat_task *ct, pid_t pid);
+/*
+ * Reads pid's times now and sets share[CPUSTAT_NR] to its user, sys and busy shares over the dt_s
+ * seconds since the previous reading, in percent of one CPU (a process with threads on several
+ * may go over 100); -1 where unknown: iowait always, everything on the first reading (first) or
+ * when the process is gone.
+ */
+void cpustat__task_shares(struct cpustat_task *ct, bool first, double dt_s, double *share);
+
 #endif

@@ -1,5 +1,6 @@
 /* Unit tests of trigger's engines: cpustat (shares from /proc/stat text), flightrec (the newest
- * samples kept per CPU), capdir (names, sizes, the disk budget) and capwrite (three files). */
+ * samples kept per CPU), capdir (names, sizes, the disk budget), capwrite (three files),
+ * condition (thresholds held --for a time) and capsched (windows, cooldown, --max). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -16,6 +17,8 @@
 #include <linux/perf_event.h>
 
 #include "capdir.h"
+#include "capsched.h"
+#include "condition.h"
 #include "capwrite.h"
 #include "cpustat.h"
 #include "flame.h"
@@ -240,12 +243,89 @@ static void t_capwrite(void **state)
 	rmdir(dir);
 }
 
+static void t_condition(void **state)
+{
+	struct cond c = { 0 };
+	char *ev = NULL;
+	double v = 0;
+
+	(void)state;
+	assert_int_equal(cond__init_share(&c, CPUSTAT_SYS, "50%"), 0);
+	assert_string_equal(c.name, "sys>=50%");
+	assert_string_equal(c.tag, "sys");
+	assert_int_equal(cond__init_share(&c, CPUSTAT_SYS, "0"), -EINVAL);
+	assert_int_equal(cond__init_share(&c, CPUSTAT_SYS, "101"), -EINVAL);
+	assert_int_equal(cond__init_share(&c, CPUSTAT_SYS, "5x"), -EINVAL);
+	/* the last '>' splits: N may be written >=N */
+	assert_int_equal(cond__split_rate("sched:sched_switch>=500", &ev, &v), 0);
+	assert_string_equal(ev, "sched:sched_switch");
+	assert_float_equal(v, 500, 1e-9);
+	free(ev);
+	assert_int_equal(cond__split_rate("sched:sched_switch", &ev, &v), -EINVAL);
+	assert_int_equal(cond__split_rate(">5", &ev, &v), -EINVAL);
+	assert_int_equal(cond__split_rate("cs>0", &ev, &v), -ERANGE);
+	assert_int_equal(cond__split_rate("cs>x", &ev, &v), -ERANGE);
+
+	/* held for 1 s at 50%: readings every 100 ns stand for the periods */
+	assert_int_equal(cond__init_share(&c, CPUSTAT_SYS, "50"), 0);
+	assert_int_equal(cond__alloc_units(&c, 2), 0);
+	assert_true(c.value[1] < 0);
+	assert_false(cond__holds(&c, 0, 60, 1000, 900, 300, 0)); /* the run starts at 900 */
+	assert_false(cond__holds(&c, 0, 40, 1100, 1000, 300, 0)); /* under: starts anew */
+	assert_float_equal(c.value[0], 40, 1e-9);
+	assert_false(cond__holds(&c, 0, 60, 1200, 1100, 300, 0));
+	assert_false(cond__holds(&c, 0, 80, 1300, 1200, 300, 0));
+	assert_true(cond__holds(&c, 0, 70, 1400, 1300, 300, 0)); /* 1100..1400 */
+	assert_float_equal(cond__mean(&c, 0), 70, 1e-9);
+	/* the other unit is its own; slack forgives a late reading */
+	assert_false(cond__holds(&c, 1, -1, 1400, 1300, 300, 0));
+	assert_false(cond__holds(&c, 1, 90, 1500, 1400, 300, 0));
+	assert_true(cond__holds(&c, 1, 90, 1650, 1500, 300, 50));
+	cond__reset(&c, 0);
+	assert_false(cond__holds(&c, 0, 70, 1500, 1400, 300, 0));
+	cond__free(&c);
+}
+
+static void t_capsched(void **state)
+{
+	struct capsched cs = { 0 };
+
+	(void)state;
+	assert_int_equal(capsched__init(&cs, 2), 0);
+	cs.cooldown_ns = 1000;
+	cs.grace_ns = 10;
+	cs.max = 2;
+	assert_true(capsched__can_start(&cs, 0, 5000));
+	assert_int_equal(capsched__start(&cs, 0, 5000, 3000, 4000, 500), 1);
+	/* the window does not reach before floor (the run's start) */
+	assert_int_equal(cs.win[0].from_ns, 4000);
+	assert_int_equal(cs.win[0].end_ns, 5500);
+	assert_false(capsched__can_start(&cs, 0, 5100)); /* one at a time per unit */
+	assert_true(capsched__can_start(&cs, 1, 5100));
+	assert_int_equal(capsched__last_end(&cs), 5500);
+	assert_int_equal(capsched__due(&cs, 5505), -1); /* its grace not over */
+	assert_int_equal(capsched__due(&cs, 5510), 0);
+	capsched__arm(&cs);
+	capsched__end(&cs, 0, 5510);
+	assert_false(capsched__can_start(&cs, 0, 6000)); /* cooling down */
+	assert_true(capsched__can_start(&cs, 0, 6510));
+	assert_false(capsched__done(&cs));
+	assert_int_equal(capsched__start(&cs, 1, 7000, 0, 0, 0), 2);
+	assert_false(capsched__can_start(&cs, 0, 9000)); /* --max 2 */
+	assert_false(capsched__done(&cs)); /* the second still going on */
+	capsched__end(&cs, 1, 7010);
+	assert_true(capsched__done(&cs));
+	capsched__exit(&cs);
+	assert_int_equal(cs.end_fd, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_cpustat_shares), cmocka_unit_test(t_cpustat_task),
 		cmocka_unit_test(t_flightrec),	    cmocka_unit_test(t_capdir_size),
 		cmocka_unit_test(t_capdir_budget),  cmocka_unit_test(t_capwrite),
+		cmocka_unit_test(t_condition),	    cmocka_unit_test(t_capsched),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
