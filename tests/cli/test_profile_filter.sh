@@ -61,7 +61,7 @@ spin() {
 # samples FILE COMM: the samples whose root frame is COMM in folded FILE
 samples() { awk -v c="$2" '{ split($0, f, ";"); if (f[1] == c) n += $NF } END { print n + 0 }' "$1"; }
 
-# 7-9: --exclude_pid drops exactly the process's samples; the drops are counted in the header
+# 8-10: --exclude_pid drops exactly the process's samples; the drops are counted in the header
 spin spin_a; A=$SPID
 spin spin_b nice -n 5; B=$SPID
 sleep 0.2
@@ -90,7 +90,7 @@ else
 	fail "text header without the filter counts (exit $RC): $(head -3 "$OUT" | tr '\n' '|')"
 fi
 
-# 10: JSON carries them too
+# 11: JSON carries them too
 run_capture "$P" profile -F 499 -a --exclude_pid "$A" --format json --duration 1
 if [ "$RC" -eq 0 ] && jq -e '.filter_passed > 0 and .filter_dropped.exclude_pid > 0' "$OUT" >/dev/null; then
 	ok "JSON: $(jq -c '{filter_passed, filter_dropped}' "$OUT")"
@@ -98,7 +98,7 @@ else
 	fail "JSON without the filter counts (exit $RC): $(head -c 300 "$OUT")"
 fi
 
-# 11: --prio 125 keeps the nice 5 spinner only (prio = 120 + nice)
+# 12: --prio 125 keeps the nice 5 spinner only (prio = 120 + nice)
 run_capture "$P" profile -F 499 -a --prio 125 --format folded -o "$TMP/p.folded" --duration 1
 na=$(samples "$TMP/p.folded" spin_a)
 nb=$(samples "$TMP/p.folded" spin_b)
@@ -108,7 +108,7 @@ else
 	fail "--prio 125: spin_a $na, spin_b $nb samples (exit $RC)"
 fi
 
-# 12: --bpf runs the same filters in its own program
+# 13: --bpf runs the same filters in its own program
 run_capture "$P" profile -F 499 -a --bpf --exclude_pid "$A" --format folded -o "$TMP/b.folded" --duration 1
 na=$(samples "$TMP/b.folded" spin_a)
 nb=$(samples "$TMP/b.folded" spin_b)
@@ -119,7 +119,7 @@ else
 	fail "--bpf --exclude_pid: spin_a $na, spin_b $nb samples (exit $RC): $(grep filters "$ERR")"
 fi
 
-# 13-14: --irqs_disabled=0 keeps user-space samples (interrupts are always on there); =1 drops them
+# 14-15: --irqs_disabled=0 keeps user-space samples (interrupts are always on there); =1 drops them
 run_capture "$P" profile -F 499 -a --irqs_disabled=0 --format folded -o "$TMP/i.folded" --duration 1
 na=$(samples "$TMP/i.folded" spin_a)
 if [ "$RC" -eq 0 ] && [ "$na" -gt 0 ]; then
@@ -134,7 +134,7 @@ else
 	fail "--irqs_disabled (exit $RC): $(head -c 200 "$OUT") $(head -2 "$ERR")"
 fi
 
-# 15: --tif_need_resched loads (this kernel's bit) and counts
+# 16: --tif_need_resched loads (this kernel's bit) and counts
 run_capture "$P" profile -F 499 -a --tif_need_resched=0 --format json --duration 1
 if [ "$RC" -eq 0 ] && jq -e '.filter_passed > 0 and (.filter_dropped | has("tif_need_resched"))' "$OUT" >/dev/null; then
 	ok "--tif_need_resched=0: $(jq -c '{filter_passed, filter_dropped}' "$OUT")"
@@ -143,7 +143,7 @@ else
 fi
 stop_spinners
 
-# 16: --sched_policy BATCH keeps the SCHED_BATCH spinner only
+# 17: --sched_policy BATCH keeps the SCHED_BATCH spinner only
 spin spin_a; spin spin_c chrt -b 0
 sleep 0.2
 run_capture "$P" profile -F 499 -a --sched_policy BATCH --format folded -o "$TMP/s.folded" --duration 1
