@@ -89,7 +89,8 @@ static __always_inline int filter_test(struct bpf_perf_event_data *ctx)
 	if (on & (1u << FILTER_PID)) {
 		__u64 id = bpf_get_current_pid_tgid();
 
-		if ((__u32)id == filter_cfg.exclude_pid || (__u32)(id >> 32) == filter_cfg.exclude_pid)
+		if ((__u32)id == filter_cfg.exclude_pid ||
+		    (__u32)(id >> 32) == filter_cfg.exclude_pid)
 			return FILTER_PID;
 	}
 	if (on & (1u << FILTER_RESCHED)) {

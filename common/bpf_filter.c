@@ -10,9 +10,9 @@
 #include <perfscope/evsel.h>
 
 static const char *const names[FILTER_NR] = {
-	[FILTER_PID] = "exclude_pid",	      [FILTER_NR_RUNNING] = "nr_running_min/max",
-	[FILTER_IRQS] = "irqs_disabled",      [FILTER_RESCHED] = "tif_need_resched",
-	[FILTER_POLICY] = "sched_policy",     [FILTER_PRIO] = "prio",
+	[FILTER_PID] = "exclude_pid",	  [FILTER_NR_RUNNING] = "nr_running_min/max",
+	[FILTER_IRQS] = "irqs_disabled",  [FILTER_RESCHED] = "tif_need_resched",
+	[FILTER_POLICY] = "sched_policy", [FILTER_PRIO] = "prio",
 };
 
 const char *bpf_filter__name(enum filter_reason r)
@@ -62,7 +62,8 @@ int bpf_filter__check(struct filter_cfg *cfg, char *why, size_t whylen)
 	if (!cfg->on)
 		return 0;
 #if !defined(__x86_64__) && !defined(__i386__)
-	/* the interrupt flag's place in pt_regs, and TIF_NEED_RESCHED's bit, are known for x86 only */
+	/* the interrupt flag's place in pt_regs, and TIF_NEED_RESCHED's bit, are known for x86 only
+	 */
 	if (cfg->on & (1u << FILTER_IRQS))
 		return missing(why, whylen, FILTER_IRQS, "perfscope reads it on x86 only");
 	if (cfg->on & (1u << FILTER_RESCHED))

@@ -1,4 +1,5 @@
-/* bpf_filter: perf-prof's in-kernel sample filters for profile (bpf/filter.bpf.c), loaded and read. */
+/* bpf_filter: perf-prof's in-kernel sample filters for profile (bpf/filter.bpf.c), loaded and read.
+ */
 #ifndef PERFSCOPE_COMMON_BPF_FILTER_H
 #define PERFSCOPE_COMMON_BPF_FILTER_H
 

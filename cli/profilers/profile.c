@@ -155,8 +155,7 @@ static int parse_than(struct prof *p, void *priv, const char *arg)
 /* ---- perf-prof's sample filters: options ---- */
 
 /* a whole number from min to max, all of arg */
-static int filter_num(struct prof *p, const char *opt, const char *arg, long min, long max,
-		      long *v)
+static int filter_num(struct prof *p, const char *opt, const char *arg, long min, long max, long *v)
 {
 	char *end;
 
@@ -240,8 +239,7 @@ static int parse_resched(struct prof *p, void *priv, const char *arg)
 }
 
 /* The kernel's SCHED_* numbers (uapi linux/sched.h); 4 is unused. */
-static const char *const policies[] = { "NORMAL", "FIFO", "RR", "BATCH", NULL, "IDLE",
-					"DEADLINE" };
+static const char *const policies[] = { "NORMAL", "FIFO", "RR", "BATCH", NULL, "IDLE", "DEADLINE" };
 
 static int parse_policy(struct prof *p, void *priv, const char *arg)
 {
@@ -482,7 +480,8 @@ static int profile_check(struct prof *p, void *priv)
 			pf->bf = bpf_filter__new(&pf->filt, why, sizeof(why));
 			if (!pf->bf) {
 				err = errno;
-				fprintf(stderr, "perfscope %s: the sample filters are unavailable: %s\n",
+				fprintf(stderr,
+					"perfscope %s: the sample filters are unavailable: %s\n",
 					p->name, why);
 				return -(err ? err : ENOTSUP);
 			}
@@ -532,11 +531,12 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 				  "tracepoint does not take: -e %s needs the ring path (no --bpf)",
 				  ev->name);
 	if (pf->filt.on && a->type == PERF_TYPE_TRACEPOINT)
-		return prof_usage(p,
-				  "the sample filters (--exclude_pid, --prio ...) are a perf_event "
-				  "BPF program, which a tracepoint does not take: -e %s cannot have "
-				  "them",
-				  ev->name);
+		return prof_usage(
+			p,
+			"the sample filters (--exclude_pid, --prio ...) are a perf_event "
+			"BPF program, which a tracepoint does not take: -e %s cannot have "
+			"them",
+			ev->name);
 	/* period=/freq= on the event win; -F/-c apply to the rest; 99 Hz to the clock-like */
 	if (!own && (pf->freq || pf->period || a->freq)) {
 		if (pf->use_freq) {
@@ -1091,7 +1091,7 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 		for (int r = 0; r < FILTER_NR; r++)
 			if (pf->filt.on & (1u << r)) {
 				json__key(&j, r == FILTER_NR_RUNNING ? "nr_running"
-								      : bpf_filter__name(r));
+								     : bpf_filter__name(r));
 				json__u64(&j, (uint64_t)pf->filt_now.dropped[r]);
 			}
 		json__end(&j);
@@ -1624,8 +1624,9 @@ static int profile_report(struct prof *p, void *priv)
 		/* the whole run's, whatever the format: a filtered profile says what it left out */
 		const struct filter_counts *c = &pf->filt_seen;
 
-		fprintf(stderr, "perfscope %s: sample filters: %" PRIu64 " passed, dropped:",
-			p->name, (uint64_t)c->passed);
+		fprintf(stderr,
+			"perfscope %s: sample filters: %" PRIu64 " passed, dropped:", p->name,
+			(uint64_t)c->passed);
 		for (int r = 0; r < FILTER_NR; r++)
 			if (pf->filt.on & (1u << r))
 				fprintf(stderr, " %s %" PRIu64, bpf_filter__name(r),
