@@ -1624,6 +1624,8 @@ static int profile_report(struct prof *p, void *priv)
 		/* the whole run's, whatever the format: a filtered profile says what it left out */
 		const struct filter_counts *c = &pf->filt_seen;
 
+		pull_filter(pf); /* an -i run's last slice is not written when it sampled nothing */
+
 		fprintf(stderr,
 			"perfscope %s: sample filters: %" PRIu64 " passed, dropped:", p->name,
 			(uint64_t)c->passed);
