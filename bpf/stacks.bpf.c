@@ -9,6 +9,7 @@
 #include <linux/errno.h>
 #include <bpf/bpf_helpers.h>
 
+#include "filter.bpf.h"
 #include "stacks.h"
 
 /* Set by the loader before load (bpf_map__set_max_entries); these are the defaults. */
@@ -63,6 +64,8 @@ int count_stack(struct bpf_perf_event_data *ctx)
 	struct stacks_key key = { .pid = id >> 32, .kstack = STACKS_NONE, .ustack = STACKS_NONE };
 	struct stacks_val *v, first = {};
 
+	if (!filter_pass(ctx))
+		return 0; /* a sample the filters refuse: counted there, never counted here */
 	__sync_fetch_and_add(&drops.samples, 1);
 	if (per_thread)
 		key.tid = (__u32)id;

@@ -1,5 +1,6 @@
 /* bpf_stacks: loads bpf/stacks.bpf.c, attaches it to a sampling event and reads its maps. */
 #include "bpf_stacks.h"
+#include "filter.h" /* bpf/ */
 
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +76,9 @@ struct bpf_stacks *bpf_stacks__new(const struct bpf_stacks_opts *opts, char *why
 		s->skel->rodata->want_kernel = opts->kernel;
 		s->skel->rodata->want_user = opts->user;
 		s->skel->rodata->per_thread = opts->per_thread;
+		if (opts->filter)
+			memcpy((void *)&s->skel->rodata->filter_cfg, opts->filter,
+			       sizeof(*opts->filter));
 		if (opts->max_stacks)
 			err = bpf_map__set_max_entries(s->skel->maps.stack_traces,
 						       opts->max_stacks);
@@ -198,6 +202,11 @@ int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, voi
 	return ret;
 }
 
+void bpf_stacks__filter_counts(const struct bpf_stacks *s, struct filter_counts *out)
+{
+	*out = s->skel->bss->filter_counts;
+}
+
 int bpf_stacks__prog_fd(const struct bpf_stacks *s)
 {
 	return bpf_program__fd(s->skel->progs.count_stack);
@@ -252,6 +261,11 @@ int bpf_stacks__attach(struct bpf_stacks *s, struct psc_evsel *evsel, char *why,
 int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, void *ctx)
 {
 	return -ENOTSUP;
+}
+
+void bpf_stacks__filter_counts(const struct bpf_stacks *s, struct filter_counts *out)
+{
+	memset(out, 0, sizeof(*out));
 }
 
 int bpf_stacks__prog_fd(const struct bpf_stacks *s)

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 struct psc_evsel;
+struct filter_cfg;
+struct filter_counts;
 
 /*
  * The ring path of a profiler copies every sample with its callchain to user space and hashes it
@@ -25,6 +27,7 @@ struct bpf_stacks_opts {
 	bool per_thread; /* key by thread too, not only by process */
 	uint32_t max_stacks; /* stack-trace map entries (0: 16384) */
 	uint32_t max_keys; /* counts map entries (0: 16384) */
+	const struct filter_cfg *filter; /* profile's sample filters (checked), NULL: none */
 };
 
 /* What did not fit, as the program counted it; samples is every sample it saw. */
@@ -78,6 +81,9 @@ int bpf_stacks_ent__callchain(const struct bpf_stacks_ent *e, uint64_t *ips, int
 
 /* The drops so far (totals since load). */
 void bpf_stacks__drops(const struct bpf_stacks *s, struct bpf_stacks_drops *out);
+
+/* What the sample filters (opts.filter) passed and dropped so far. */
+void bpf_stacks__filter_counts(const struct bpf_stacks *s, struct filter_counts *out);
 
 /* The loaded program's fd (its statistics, bpftool); -1 without BPF. */
 int bpf_stacks__prog_fd(const struct bpf_stacks *s);

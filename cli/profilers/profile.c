@@ -10,6 +10,7 @@
 
 #include <perfscope/perfscope.h>
 
+#include "bpf_filter.h"
 #include "bpf_stacks.h"
 #include "callchain.h"
 #include "flame.h"
@@ -94,6 +95,12 @@ struct profile {
 	struct bpf_stacks *bs;
 	struct bpf_stacks_drops bpf_seen; /* its drop counts at the last pull */
 	uint64_t bpf_kstack_lost, bpf_ustack_lost, bpf_keys_full; /* this profile's */
+	/* perf-prof's sample filters, run in the kernel (bpf/filter.bpf.h) */
+	struct filter_cfg filt;
+	bool nr_min_set, nr_max_set;
+	struct bpf_filter *bf; /* the ring path's; --bpf runs them in its own program */
+	struct filter_counts filt_seen; /* the counts at the last profile */
+	struct filter_counts filt_now; /* this profile's */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -142,6 +149,151 @@ static int parse_than(struct prof *p, void *priv, const char *arg)
 				  "not '%s'",
 				  arg);
 	pf->than = v;
+	return 0;
+}
+
+/* ---- perf-prof's sample filters: options ---- */
+
+/* a whole number from min to max, all of arg */
+static int filter_num(struct prof *p, const char *opt, const char *arg, long min, long max, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = arg ? strtol(arg, &end, 10) : 0;
+	if (!arg || errno || end == arg || *end || *v < min || *v > max)
+		return prof_usage(p, "--%s must be a whole number from %ld to %ld, not '%s'", opt,
+				  min, max, arg ? arg : "");
+	return 0;
+}
+
+static int parse_exclude_pid(struct prof *p, void *priv, const char *arg)
+{
+	struct profile *pf = priv;
+	long v;
+
+	if (filter_num(p, "exclude_pid", arg, 0, 0x3fffffff, &v))
+		return 2;
+	pf->filt.exclude_pid = (uint32_t)v;
+	pf->filt.on |= 1u << FILTER_PID;
+	return 0;
+}
+
+static int parse_nr_min(struct prof *p, void *priv, const char *arg)
+{
+	struct profile *pf = priv;
+	long v;
+
+	if (filter_num(p, "nr_running_min", arg, 0, 0x7fffffff, &v))
+		return 2;
+	pf->filt.nr_min = (uint32_t)v;
+	pf->nr_min_set = true;
+	pf->filt.on |= 1u << FILTER_NR_RUNNING;
+	return 0;
+}
+
+static int parse_nr_max(struct prof *p, void *priv, const char *arg)
+{
+	struct profile *pf = priv;
+	long v;
+
+	if (filter_num(p, "nr_running_max", arg, 0, 0x7fffffff, &v))
+		return 2;
+	pf->filt.nr_max = (uint32_t)v;
+	pf->nr_max_set = true;
+	pf->filt.on |= 1u << FILTER_NR_RUNNING;
+	return 0;
+}
+
+/* --irqs_disabled[=0|1], --tif_need_resched[=0|1]: no value is 1 */
+static int parse_01(struct prof *p, const char *opt, const char *arg, uint32_t *v)
+{
+	if (!arg || !strcmp(arg, "1"))
+		*v = 1;
+	else if (!strcmp(arg, "0"))
+		*v = 0;
+	else
+		return prof_usage(p, "--%s takes 0 or 1 (--%s alone is 1), not '%s'", opt, opt,
+				  arg);
+	return 0;
+}
+
+static int parse_irqs(struct prof *p, void *priv, const char *arg)
+{
+	struct profile *pf = priv;
+
+	if (parse_01(p, "irqs_disabled", arg, &pf->filt.irqs_disabled))
+		return 2;
+	pf->filt.on |= 1u << FILTER_IRQS;
+	return 0;
+}
+
+static int parse_resched(struct prof *p, void *priv, const char *arg)
+{
+	struct profile *pf = priv;
+
+	if (parse_01(p, "tif_need_resched", arg, &pf->filt.need_resched))
+		return 2;
+	pf->filt.on |= 1u << FILTER_RESCHED;
+	return 0;
+}
+
+/* The kernel's SCHED_* numbers (uapi linux/sched.h); 4 is unused. */
+static const char *const policies[] = { "NORMAL", "FIFO", "RR", "BATCH", NULL, "IDLE", "DEADLINE" };
+
+static int parse_policy(struct prof *p, void *priv, const char *arg)
+{
+	struct profile *pf = priv;
+	const char *name = arg;
+	char *end;
+	long v = -1;
+
+	if (!strncasecmp(name, "SCHED_", 6))
+		name += 6;
+	for (int i = 0; i < (int)(sizeof(policies) / sizeof(policies[0])); i++)
+		if (policies[i] && !strcasecmp(name, policies[i]))
+			v = i;
+	if (!strcasecmp(name, "OTHER"))
+		v = 0;
+	if (v < 0) {
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v < 0 || v > 6 || v == 4)
+			return prof_usage(p,
+					  "--sched_policy takes 0 NORMAL, 1 FIFO, 2 RR, 3 BATCH, 5 "
+					  "IDLE or 6 DEADLINE (a number or a name), not '%s'",
+					  arg);
+	}
+	pf->filt.policy = (uint32_t)v;
+	pf->filt.on |= 1u << FILTER_POLICY;
+	return 0;
+}
+
+/* --prio N[-M]: the kernel's prio, 0-99 real-time, 100-139 the others (120 + nice) */
+static int parse_prio(struct prof *p, void *priv, const char *arg)
+{
+	struct profile *pf = priv;
+	char *end;
+	long lo, hi;
+
+	errno = 0;
+	lo = strtol(arg, &end, 10);
+	hi = lo;
+	if (!errno && end != arg && *end == '-') {
+		const char *h = end + 1;
+
+		hi = strtol(h, &end, 10);
+		if (end == h)
+			end = (char *)"x";
+	}
+	if (errno || end == arg || *end || lo < 0 || hi > 139 || lo > hi)
+		return prof_usage(p,
+				  "--prio takes N or N-M within 0-139 (0-99 real-time, 100-139 "
+				  "the others: 120 + nice), not '%s'",
+				  arg);
+	pf->filt.prio_min = (int32_t)lo;
+	pf->filt.prio_max = (int32_t)hi;
+	pf->filt.on |= 1u << FILTER_PRIO;
 	return 0;
 }
 
@@ -310,6 +462,31 @@ static int profile_check(struct prof *p, void *priv)
 		return -ENOMEM;
 	if (pf->bpf_stacks && !pf->bpf)
 		return prof_usage(p, "--bpf-stacks sizes --bpf's stack map: give --bpf too");
+	if (pf->filt.on) {
+		char why[512];
+		int err;
+
+		if (!pf->nr_max_set)
+			pf->filt.nr_max = UINT32_MAX;
+		if (pf->filt.nr_min > pf->filt.nr_max)
+			return prof_usage(p, "--nr_running_min %u is above --nr_running_max %u",
+					  pf->filt.nr_min, pf->filt.nr_max);
+		err = bpf_filter__check(&pf->filt, why, sizeof(why));
+		if (err) {
+			fprintf(stderr, "perfscope %s: %s\n", p->name, why);
+			return err;
+		}
+		if (!pf->bpf) {
+			pf->bf = bpf_filter__new(&pf->filt, why, sizeof(why));
+			if (!pf->bf) {
+				err = errno;
+				fprintf(stderr,
+					"perfscope %s: the sample filters are unavailable: %s\n",
+					p->name, why);
+				return -(err ? err : ENOTSUP);
+			}
+		}
+	}
 	if (pf->bpf) {
 		/* the stacks the ring path would take: -g's parts as the engine reads them */
 		struct bpf_stacks_opts o = {
@@ -322,6 +499,7 @@ static int profile_check(struct prof *p, void *priv)
 			.max_stacks = (uint32_t)pf->bpf_stacks,
 			/* a key per thread and stack pair: room for every stack several times */
 			.max_keys = 4 * (uint32_t)(pf->bpf_stacks ? pf->bpf_stacks : 16384),
+			.filter = pf->filt.on ? &pf->filt : NULL,
 		};
 		char why[512];
 
@@ -352,6 +530,13 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 				  "--bpf counts samples with a perf_event BPF program, which a "
 				  "tracepoint does not take: -e %s needs the ring path (no --bpf)",
 				  ev->name);
+	if (pf->filt.on && a->type == PERF_TYPE_TRACEPOINT)
+		return prof_usage(
+			p,
+			"the sample filters (--exclude_pid, --prio ...) are a perf_event "
+			"BPF program, which a tracepoint does not take: -e %s cannot have "
+			"them",
+			ev->name);
 	/* period=/freq= on the event win; -F/-c apply to the rest; 99 Hz to the clock-like */
 	if (!own && (pf->freq || pf->period || a->freq)) {
 		if (pf->use_freq) {
@@ -791,6 +976,15 @@ static void write_text(struct prof *p, struct profile *pf, struct out *o, double
 	if (pf->bpf_keys_full)
 		out__printf(o, "# %" PRIu64 " samples lost: the BPF counts map was full\n",
 			    pf->bpf_keys_full);
+	if (pf->filt.on) {
+		out__printf(o, "# filters: %" PRIu64 " samples passed, dropped:",
+			    (uint64_t)pf->filt_now.passed);
+		for (int r = 0; r < FILTER_NR; r++)
+			if (pf->filt.on & (1u << r))
+				out__printf(o, " %s %" PRIu64, bpf_filter__name(r),
+					    (uint64_t)pf->filt_now.dropped[r]);
+		out__puts(o, "\n");
+	}
 	if (pf->bpf_kstack_lost || pf->bpf_ustack_lost)
 		out__printf(o,
 			    "# %" PRIu64 " samples counted without their kernel stack and %" PRIu64
@@ -888,6 +1082,19 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 		json__u64(&j, pf->bpf_kstack_lost);
 		json__key(&j, "bpf_ustack_lost");
 		json__u64(&j, pf->bpf_ustack_lost);
+	}
+	if (pf->filt.on) {
+		json__key(&j, "filter_passed");
+		json__u64(&j, pf->filt_now.passed);
+		json__key(&j, "filter_dropped");
+		json__obj(&j);
+		for (int r = 0; r < FILTER_NR; r++)
+			if (pf->filt.on & (1u << r)) {
+				json__key(&j, r == FILTER_NR_RUNNING ? "nr_running"
+								     : bpf_filter__name(r));
+				json__u64(&j, (uint64_t)pf->filt_now.dropped[r]);
+			}
+		json__end(&j);
 	}
 	json__key(&j, "stacks");
 	json__arr(&j);
@@ -1102,6 +1309,25 @@ static int64_t wall_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
+/* The filters' counts since the last profile, into filt_now. */
+static void pull_filter(struct profile *pf)
+{
+	struct filter_counts c;
+
+	if (!pf->filt.on)
+		return;
+	if (pf->bs)
+		bpf_stacks__filter_counts(pf->bs, &c);
+	else if (pf->bf)
+		bpf_filter__counts(pf->bf, &c);
+	else
+		return;
+	pf->filt_now.passed = c.passed - pf->filt_seen.passed;
+	for (int r = 0; r < FILTER_NR; r++)
+		pf->filt_now.dropped[r] = c.dropped[r] - pf->filt_seen.dropped[r];
+	pf->filt_seen = c;
+}
+
 /* Writes the profile counted so far, then starts a new one. 0 or -errno. */
 static int write_profile(struct prof *p, struct profile *pf)
 {
@@ -1115,6 +1341,7 @@ static int write_profile(struct prof *p, struct profile *pf)
 
 	if (pf->bs && (err = pull_bpf(p, pf)))
 		return err;
+	pull_filter(pf);
 	/* the windows --than has not judged yet: their stacks go with this profile */
 	if (pf->than)
 		than_flush(p, pf, now);
@@ -1300,6 +1527,23 @@ static int profile_start(struct prof *p, void *priv)
 			}
 		}
 	}
+	if (pf->bf) {
+		struct psc_evsel *evsel;
+		char why[512];
+		int i, err;
+
+		psc_evlist__for_each(p->evlist, i, evsel)
+		{
+			if (!psc_evsel__is_open(evsel))
+				continue;
+			err = bpf_filter__attach(pf->bf, evsel, why, sizeof(why));
+			if (err) {
+				fprintf(stderr, "perfscope %s: the sample filters: %s\n", p->name,
+					why);
+				return err;
+			}
+		}
+	}
 	if (pf->than) {
 		pf->nr_wins = psc_cpu__nr_possible();
 		pf->wins = calloc((size_t)pf->nr_wins, sizeof(*pf->wins));
@@ -1376,6 +1620,21 @@ static int profile_report(struct prof *p, void *priv)
 				d->kfull, d->ucollisions + d->ufull + d->uother, d->ucollisions,
 				d->ufull);
 	}
+	if (pf->filt.on && (pf->bs || pf->bf)) {
+		/* the whole run's, whatever the format: a filtered profile says what it left out */
+		const struct filter_counts *c = &pf->filt_seen;
+
+		pull_filter(pf); /* an -i run's last slice is not written when it sampled nothing */
+
+		fprintf(stderr,
+			"perfscope %s: sample filters: %" PRIu64 " passed, dropped:", p->name,
+			(uint64_t)c->passed);
+		for (int r = 0; r < FILTER_NR; r++)
+			if (pf->filt.on & (1u << r))
+				fprintf(stderr, " %s %" PRIu64, bpf_filter__name(r),
+					(uint64_t)c->dropped[r]);
+		fputc('\n', stderr);
+	}
 	if (pf->than && !p->opts.quiet)
 		fprintf(stderr,
 			"perfscope %s: %" PRIu64 " windows of a CPU at or above --than %g%%\n",
@@ -1398,6 +1657,7 @@ static void profile_teardown(struct prof *p, void *priv)
 	free(pf->wins);
 	out__delete(pf->file);
 	bpf_stacks__delete(pf->bs);
+	bpf_filter__delete(pf->bf);
 }
 
 #define OFF(f) offsetof(struct profile, f)
@@ -1437,6 +1697,26 @@ static const struct prof_opt profile_opts[] = {
 	{ "bpf-stacks", 0, "N", PROF_OPT_LONG, OFF(bpf_stacks), 256, 1048576, NULL,
 	  "--bpf: the stacks its stack map holds (default 16384,\n"
 	  "about 1 KiB each; the counts map holds 4 x N)" },
+	{ "exclude_pid", 0, "PID", PROF_OPT_FN, 0, 0, 0, parse_exclude_pid,
+	  "filter (BPF, in the kernel): drop the samples of process\n"
+	  "or thread PID (0: the idle tasks)" },
+	{ "nr_running_min", 0, "N", PROF_OPT_FN, 0, 0, 0, parse_nr_min,
+	  "filter: keep samples while the CPU's runqueue holds at\n"
+	  "least N tasks (running one included)" },
+	{ "nr_running_max", 0, "N", PROF_OPT_FN, 0, 0, 0, parse_nr_max,
+	  "filter: keep samples while it holds at most N" },
+	{ "irqs_disabled", 0, "[=0|1]", PROF_OPT_FN, 0, 0, 0, parse_irqs,
+	  "filter: keep samples taken with interrupts off (1, the\n"
+	  "default) or on (0); x86" },
+	{ "tif_need_resched", 0, "[=0|1]", PROF_OPT_FN, 0, 0, 0, parse_resched,
+	  "filter: keep samples of a task with TIF_NEED_RESCHED set\n"
+	  "(1, the default: it should yield) or clear (0); x86" },
+	{ "sched_policy", 0, "POLICY", PROF_OPT_FN, 0, 0, 0, parse_policy,
+	  "filter: keep samples of tasks of this policy: 0 NORMAL,\n"
+	  "1 FIFO, 2 RR, 3 BATCH, 5 IDLE, 6 DEADLINE" },
+	{ "prio", 0, "N[-M]", PROF_OPT_FN, 0, 0, 0, parse_prio,
+	  "filter: keep samples of tasks whose prio is N (to M):\n"
+	  "0-99 real-time, 100-139 the others (120 + nice)" },
 	{ "top", 0, "N", PROF_OPT_FN, 0, 0, 0, parse_top,
 	  "text: the N functions with most self samples (default 30,\n0: all)" },
 	{ 0 },
@@ -1490,7 +1770,9 @@ const struct profiler profiler_profile = {
 		    "profile -F 997 --exclude-user -g --flame-graph kernel --duration 2\n"
 		    "profile -F 499 -i 1000 --format json --duration 3 | jq .samples\n"
 		    "profile -F 99 -a --per-pid --format folded --duration 2 > all.folded\n"
-		    "profile -F 999 -a --bpf -o cpu.svg --duration 10",
+		    "profile -F 999 -a --bpf -o cpu.svg --duration 10\n"
+		    "profile -F 999 -a --exclude_pid 0 --prio 100-119 -g --duration 5\n"
+		    "profile -F 997 -C 0 --irqs_disabled -g --flame-graph irqoff --duration 5",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_ORDER | CLI_OPT_CALLCHAIN |
 		       CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
