@@ -343,24 +343,3 @@ void leak__print_outcomes(const struct leak *lk, const char *prof, FILE *f)
 			(unsigned long long)(c[PAIR_NOMEM] + lk->stack_nomem));
 	fputc('\n', f);
 }
-
-int leak__parse_time(const char *arg, uint64_t *out)
-{
-	char *end;
-	double v, mult = 1;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0)
-		return -EINVAL;
-	if (!strcmp(end, "s"))
-		mult = 1e9;
-	else if (!strcmp(end, "ms"))
-		mult = 1e6;
-	else if (!strcmp(end, "us"))
-		mult = 1e3;
-	else if (*end && strcmp(end, "ns"))
-		return -EINVAL;
-	*out = (uint64_t)(v * mult + 0.5);
-	return 0;
-}

@@ -67,7 +67,4 @@ size_t leak__nr_live(const struct leak *lk);
 /* A one-line summary of the outcomes on f: "perfscope PROF: N allocations, M freed, ..." */
 void leak__print_outcomes(const struct leak *lk, const char *prof, FILE *f);
 
-/* A time with a unit: 20ms, 1.5s, 300us, 100 (ns). 0 or -EINVAL. */
-int leak__parse_time(const char *arg, uint64_t *out);
-
 #endif

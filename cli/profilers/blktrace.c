@@ -9,6 +9,7 @@
 
 #include <perfscope/evsel.h>
 
+#include "duration.h"
 #include "evprint.h"
 #include "expr.h"
 #include "multi_trace.h"
@@ -76,7 +77,7 @@ struct bt_ctx {
 
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
-	return stage_parse_time(p, "--than", arg, &((struct bt *)priv)->than);
+	return duration__opt(p, "--than", arg, &((struct bt *)priv)->than);
 }
 
 static const struct prof_opt bt_opts[] = {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "expr.h"
 #include "flame.h"
 #include "leak.h"
@@ -43,12 +44,10 @@ static const struct prof_attr km_attrs[] = {
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
 	struct km *km = priv;
+	int err = duration__opt(p, "--than", arg, &km->than);
 
-	if (leak__parse_time(arg, &km->than))
-		return prof_usage(p,
-				  "--than takes a time: a number with an optional unit s, ms, "
-				  "us or ns (the default), not '%s'",
-				  arg);
+	if (err)
+		return err;
 	km->than_text = arg;
 	return 0;
 }

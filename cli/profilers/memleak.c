@@ -13,6 +13,7 @@
 
 #include <perfscope/probe.h>
 
+#include "duration.h"
 #include "keymap.h"
 #include "leak.h"
 #include "profiler.h"
@@ -82,12 +83,10 @@ struct ml {
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
 	struct ml *ml = priv;
+	int err = duration__opt(p, "--than", arg, &ml->than);
 
-	if (leak__parse_time(arg, &ml->than))
-		return prof_usage(p,
-				  "--than takes a time: a number with an optional unit s, ms, "
-				  "us or ns (the default), not '%s'",
-				  arg);
+	if (err)
+		return err;
 	ml->than_text = arg;
 	return 0;
 }

@@ -152,31 +152,6 @@ void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c)
 	json__u64(&p->json, pair__nr_pending(pr));
 }
 
-int stage_parse_time(struct prof *p, const char *opt, const char *arg, uint64_t *out)
-{
-	char *end;
-	double v, mult = 1;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0)
-		goto bad;
-	if (!strcmp(end, "s"))
-		mult = 1e9;
-	else if (!strcmp(end, "ms"))
-		mult = 1e6;
-	else if (!strcmp(end, "us"))
-		mult = 1e3;
-	else if (*end && strcmp(end, "ns"))
-		goto bad;
-	*out = (uint64_t)(v * mult + 0.5);
-	return 0;
-bad:
-	return prof_usage(p, "%s takes a time: a number with an optional unit s, ms, us or ns "
-			     "(the default), not '%s'",
-			  opt, arg);
-}
-
 uint64_t stage_monotonic_ns(void)
 {
 	struct timespec ts;

@@ -47,7 +47,6 @@ void stage_outcomes_text(struct prof *p, struct pair *pr, const uint64_t *c);
 void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c);
 
 /* perf-prof's time arguments: a number and an optional unit s, ms, us or ns (the default). */
-int stage_parse_time(struct prof *p, const char *opt, const char *arg, uint64_t *out);
 uint64_t stage_monotonic_ns(void);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <perfscope/evsel.h>
 
+#include "duration.h"
 #include "evprint.h"
 #include "expr.h"
 #include "multi_trace.h"
@@ -82,7 +83,7 @@ struct ts_ctx {
 
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
-	return stage_parse_time(p, "--than", arg, &((struct ts *)priv)->than);
+	return duration__opt(p, "--than", arg, &((struct ts *)priv)->than);
 }
 
 static const struct prof_opt ts_opts[] = {
