@@ -11,6 +11,7 @@
 #include "keymap.h"
 #include "pair.h"
 #include "profiler.h"
+#include "stage_watch.h"
 
 struct expr;
 struct mt_copy;
@@ -52,24 +53,6 @@ void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c);
 
 /* CLOCK_MONOTONIC in ns: the lost-window barrier when samples carry no later time. */
 uint64_t stage_monotonic_ns(void);
-
-/*
- * -p/-t/-- COMMAND for presets whose events stay system wide (a wakeup comes from another
- * task, a completion from an interrupt): stage_watch__take moves the ids out of the options
- * (they would make the events per task) and makes a COMMAND run system wide; the profiler
- * filters on them itself. stage_watch__start stops the run, cleanly, once every -p/-t task has
- * exited (a 100 ms timer on /proc), as a followed target does.
- */
-struct stage_watch {
-	pid_t ids[CLI_MAX_TASKS];
-	bool is_pid[CLI_MAX_TASKS]; /* -p (a process: its threads), else -t */
-	int nr;
-	int fd;
-};
-
-void stage_watch__take(struct prof *p, struct stage_watch *w);
-int stage_watch__start(struct prof *p, struct stage_watch *w);
-void stage_watch__close(struct stage_watch *w);
 
 /*
  * What task-state and blktrace share around their own logic: the pair engine, the rows, --than
