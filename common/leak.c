@@ -373,7 +373,8 @@ int leak__report(struct leak *lk, struct out *out, struct json *js, const struct
 		json__u64(js, nr);
 		json__end_line(js);
 	} else {
-		out__printf(out, "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
+		out__printf(out,
+			    "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
 			    r->final ? "" : "-- ", (unsigned long long)count,
 			    (unsigned long long)bytes, r->than ? " for more than " : "",
 			    r->than ? r->than_text : "", nr, nr ? ":\n" : "");

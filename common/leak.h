@@ -63,11 +63,11 @@ size_t leak__print(const struct leak_group *g, size_t nr, struct out *out, bool 
 
 /* What a leak finder's table prints (leak__report). */
 struct leak_report {
-	uint64_t now;		/* the events' clock: ages are counted to it */
-	uint64_t than;		/* only allocations older than this (ns; 0: all) */
-	const char *than_text;	/* --than as the user wrote it, for the summary line */
-	size_t top;		/* at most this many stacks printed (0: all) */
-	bool final;		/* the end of the run, else an interval */
+	uint64_t now; /* the events' clock: ages are counted to it */
+	uint64_t than; /* only allocations older than this (ns; 0: all) */
+	const char *than_text; /* --than as the user wrote it, for the summary line */
+	size_t top; /* at most this many stacks printed (0: all) */
+	bool final; /* the end of the run, else an interval */
 	bool json;
 };
 

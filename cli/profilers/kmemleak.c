@@ -199,8 +199,12 @@ static int write_flame(struct prof *p, struct km *km, const struct leak_group *g
 
 static int print_leaks(struct prof *p, struct km *km, bool final)
 {
-	struct leak_report r = { .now = km->last_time, .than = km->than, .than_text = km->than_text,
-				 .top = (size_t)km->top, .final = final, .json = p->json_fmt };
+	struct leak_report r = { .now = km->last_time,
+				 .than = km->than,
+				 .than_text = km->than_text,
+				 .top = (size_t)km->top,
+				 .final = final,
+				 .json = p->json_fmt };
 	struct leak_group *g;
 	size_t nr;
 	int err = leak__report(km->lk, p->out, &p->json, &r, &g, &nr);

@@ -424,8 +424,12 @@ static void ml_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, 
 
 static int print_leaks(struct prof *p, struct ml *ml, bool final)
 {
-	struct leak_report r = { .now = ml->last_time, .than = ml->than, .than_text = ml->than_text,
-				 .top = (size_t)ml->top, .final = final, .json = p->json_fmt };
+	struct leak_report r = { .now = ml->last_time,
+				 .than = ml->than,
+				 .than_text = ml->than_text,
+				 .top = (size_t)ml->top,
+				 .final = final,
+				 .json = p->json_fmt };
 
 	return leak__report(ml->lk, p->out, &p->json, &r, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* stage_watch: -p/-t tasks that bound a run of system-wide events, which stops once they are gone. */
+/* stage_watch: -p/-t tasks bounding a run of system-wide events; it stops once they are gone. */
 #ifndef PERFSCOPE_CLI_STAGE_WATCH_H
 #define PERFSCOPE_CLI_STAGE_WATCH_H
 

@@ -107,9 +107,9 @@ void stage_outlier_events(struct prof *p, struct stage_core *c, const struct mt_
 
 /* How a preset names its rows in the table. */
 struct stage_table {
-	int width;		/* of the first column */
-	const char *head;	/* its header */
-	void *ctx;		/* the preset */
+	int width; /* of the first column */
+	const char *head; /* its header */
+	void *ctx; /* the preset */
 	/* the members naming a row (JSON) / its label (text) */
 	void (*json_row)(struct prof *p, void *ctx, const struct stage_row *r);
 	void (*text_label)(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
