@@ -344,23 +344,49 @@ void leak__print_outcomes(const struct leak *lk, const char *prof, FILE *f)
 	fputc('\n', f);
 }
 
-int leak__parse_time(const char *arg, uint64_t *out)
+int leak__report(struct leak *lk, struct out *out, struct json *js, const struct leak_report *r,
+		 struct leak_group **groups, size_t *nr_groups)
 {
-	char *end;
-	double v, mult = 1;
+	struct leak_group *g;
+	uint64_t count = 0, bytes = 0;
+	size_t nr;
+	int err = leak__groups(lk, r->now, r->than, &g, &nr);
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0)
-		return -EINVAL;
-	if (!strcmp(end, "s"))
-		mult = 1e9;
-	else if (!strcmp(end, "ms"))
-		mult = 1e6;
-	else if (!strcmp(end, "us"))
-		mult = 1e3;
-	else if (*end && strcmp(end, "ns"))
-		return -EINVAL;
-	*out = (uint64_t)(v * mult + 0.5);
+	if (err)
+		return err;
+	for (size_t i = 0; i < nr; i++) {
+		count += g[i].count;
+		bytes += g[i].bytes;
+	}
+	if (r->json) {
+		leak__print(g, nr, out, true, r->top);
+		json__begin(js, out);
+		json__key(js, "summary");
+		json__bool(js, true);
+		json__key(js, "final");
+		json__bool(js, r->final);
+		json__key(js, "count");
+		json__u64(js, count);
+		json__key(js, "bytes");
+		json__u64(js, bytes);
+		json__key(js, "stacks");
+		json__u64(js, nr);
+		json__end_line(js);
+	} else {
+		out__printf(out,
+			    "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
+			    r->final ? "" : "-- ", (unsigned long long)count,
+			    (unsigned long long)bytes, r->than ? " for more than " : "",
+			    r->than ? r->than_text : "", nr, nr ? ":\n" : "");
+		leak__print(g, nr, out, false, r->top);
+		if (r->top && nr > r->top)
+			out__printf(out, "(%zu more stacks: --top)\n", nr - r->top);
+	}
+	if (groups) {
+		*groups = g;
+		*nr_groups = nr;
+	} else {
+		free(g);
+	}
 	return 0;
 }

@@ -61,13 +61,29 @@ int leak__groups(struct leak *lk, uint64_t now, uint64_t than, struct leak_group
  */
 size_t leak__print(const struct leak_group *g, size_t nr, struct out *out, bool json, size_t max);
 
+/* What a leak finder's table prints (leak__report). */
+struct leak_report {
+	uint64_t now; /* the events' clock: ages are counted to it */
+	uint64_t than; /* only allocations older than this (ns; 0: all) */
+	const char *than_text; /* --than as the user wrote it, for the summary line */
+	size_t top; /* at most this many stacks printed (0: all) */
+	bool final; /* the end of the run, else an interval */
+	bool json;
+};
+
+/*
+ * An interval's or the run's table: the groups (leak__print) and a summary, text "N
+ * allocations, B bytes not freed[ for more than T], from S stacks:" before them, or JSON
+ * {"summary":true, "final", "count", "bytes", "stacks"} after them. *groups, when groups is not
+ * NULL, gets them (the caller frees it; flame graphs of the leaks). 0 or -ENOMEM.
+ */
+int leak__report(struct leak *lk, struct out *out, struct json *js, const struct leak_report *r,
+		 struct leak_group **groups, size_t *nr);
+
 /* The engine's outcome counts (pair.h), and what is live now. */
 const uint64_t *leak__counts(const struct leak *lk);
 size_t leak__nr_live(const struct leak *lk);
 /* A one-line summary of the outcomes on f: "perfscope PROF: N allocations, M freed, ..." */
 void leak__print_outcomes(const struct leak *lk, const char *prof, FILE *f);
-
-/* A time with a unit: 20ms, 1.5s, 300us, 100 (ns). 0 or -EINVAL. */
-int leak__parse_time(const char *arg, uint64_t *out);
 
 #endif

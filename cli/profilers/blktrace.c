@@ -9,6 +9,7 @@
 
 #include <perfscope/evsel.h>
 
+#include "duration.h"
 #include "evprint.h"
 #include "expr.h"
 #include "multi_trace.h"
@@ -36,36 +37,27 @@ static const char *const stage_events[BT_NR_STAGES] = { "block_getrq", "block_rq
 #define BT_KEY "sector"
 
 struct bt_ev {
+	struct stage_ev se; /* first: stages.h */
 	int stage; /* -1: not one of blktrace's */
 	struct expr *key, *dev;
-	struct evprint_event print;
-	bool print_ok;
-	uint64_t errors;
 };
 
 struct bt {
+	struct stage_core c; /* first: stages.h; its watch: -p/-t, the run lasts while they live */
 	const char *device;
-	uint64_t than;
-	long max_pending;
 	/* state */
-	bool inited; /* rows */
 	char disk[64];
 	unsigned int major, minor;
 	uint64_t devs[64]; /* the kernel's dev_t encoding (major << 20 | minor): disk, partitions */
 	int nr_devs;
-	struct stage_watch watch; /* -p/-t: the run lasts while they live */
-	struct pair *pr;
-	struct stage_rows rows;
-	struct evprint *ep;
-	uint64_t ival_counts[PAIR_NR_OUTCOMES];
-	uint64_t outliers, lost_windows, last_time, other_dev;
+	uint64_t other_dev;
 	char events_buf[256];
 };
 
 struct bt_data {
+	struct mt_copy *copy; /* first: stage_release_copy */
 	int stage;
 	uint64_t first; /* time of the first stage seen */
-	struct mt_copy *copy;
 };
 
 struct bt_ctx {
@@ -74,19 +66,14 @@ struct bt_ctx {
 	uint64_t first;
 };
 
-static int opt_than(struct prof *p, void *priv, const char *arg)
-{
-	return stage_parse_time(p, "--than", arg, &((struct bt *)priv)->than);
-}
-
 static const struct prof_opt bt_opts[] = {
 	{ "device", 'd', "DEV", PROF_OPT_STRING, offsetof(struct bt, device), 0, 0, NULL,
 	  "the block device: sda, /dev/vda, nvme0n1, loop0 or\n"
 	  "MAJ:MIN (a partition means its disk)" },
-	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than,
+	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, stage_opt_than,
 	  "print each stage longer than T (s, ms, us, ns) with its\n"
 	  "two events" },
-	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct bt, max_pending), 1, 1L << 30,
+	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct bt, c.max_pending), 1, 1L << 30,
 	  NULL,
 	  "requests followed at once (default 262144): past it the\n"
 	  "oldest is dropped and counted (evicted)" },
@@ -193,7 +180,7 @@ static int bt_check(struct prof *p, void *priv)
 		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
 				  p->opts.positional[0]);
 	/* the device's requests, whoever submits them: -p/-t/COMMAND only bound the run */
-	stage_watch__take(p, &bt->watch);
+	stage_watch__take(p, &bt->c.watch);
 	if (!bt->device)
 		return prof_usage(p, "-d DEV is required: the block device to follow (lsblk lists "
 				     "them)");
@@ -205,15 +192,7 @@ static int bt_check(struct prof *p, void *priv)
 		p->opts.nr_event_args = 1;
 		p->opts.event_arg_pos[0] = 0;
 	}
-	if (bt->than) {
-		bt->ep = evprint__new(NULL);
-		if (!bt->ep)
-			return -errno;
-	}
-	if (stage_rows__init(&bt->rows))
-		return -ENOMEM;
-	bt->inited = true;
-	return 0;
+	return stage_core__init(&bt->c);
 }
 
 static int bt_stage(const struct prof_event *ev)
@@ -224,24 +203,6 @@ static int bt_stage(const struct prof_event *ev)
 		if (!strcmp(ev->spec->event, stage_events[i]))
 			return i;
 	return -1;
-}
-
-static int compile(struct prof *p, struct prof_event *ev, const char *text, struct expr **out)
-{
-	struct expr_opts o;
-	struct expr_error err;
-
-	prof__expr_opts(p, ev, &o);
-	o.want_int = true;
-	*out = expr__compile(text, &o, &err);
-	if (*out)
-		return 0;
-	if (errno == ENOMEM)
-		return -ENOMEM;
-	fprintf(stderr, "perfscope %s: '%s' on %s: %s\n", p->name, text, ev->name, err.msg);
-	if (err.unknown_name)
-		expr_print_names(stderr, "  ", ev->spec->name, &o);
-	return -EINVAL;
 }
 
 static int bt_event(struct prof *p, void *priv, struct prof_event *ev,
@@ -259,41 +220,31 @@ static int bt_event(struct prof *p, void *priv, struct prof_event *ev,
 				  ev->name);
 	if (!ev->fmt)
 		return prof_usage(p, "no format for %s", ev->name);
-	if ((ret = compile(p, ev, BT_KEY, &be->key)) || (ret = compile(p, ev, "dev", &be->dev)))
+	if ((ret = stage_compile(p, ev, BT_KEY, &be->key)) ||
+	    (ret = stage_compile(p, ev, "dev", &be->dev)))
 		return ret;
-	if (bt->ep) {
-		ret = evprint_event__init(&be->print, bt->ep, ev->name, ev->fmt);
-		if (ret)
-			return ret;
-		be->print_ok = true;
-	}
-	return 0;
+	return stage_ev__init(&bt->c, &be->se, ev);
 }
 
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev);
 static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 			const struct pair_event *end, uint64_t delta);
-static void impl_release(void *ctx, void *data);
 
 static const struct pair_impl bt_impl = {
 	.name = "blktrace",
 	.data_size = sizeof(struct bt_data),
 	.start = impl_start,
 	.paired = impl_paired,
-	.release = impl_release,
+	.release = stage_release_copy,
 };
 
 static int bt_start(struct prof *p, void *priv)
 {
 	struct bt *bt = priv;
-	struct pair_opts po = { .impl = &bt_impl, .ctx = bt, .max_pending = (size_t)bt->max_pending,
-				.unordered = !p->order };
+	int ret = stage_core__start(p, &bt->c, &bt_impl, bt);
 
-	bt->pr = pair__new(&po);
-	if (!bt->pr)
-		return -errno;
-	if (bt->ep)
-		evprint__set_callchain(bt->ep, prof__callchain(p));
+	if (ret)
+		return ret;
 	/* the device in the kernel: only its requests come */
 	for (int i = 0; i < p->nr_events; i++) {
 		struct prof_event *ev = &p->events_arr[i];
@@ -311,12 +262,9 @@ static int bt_start(struct prof *p, void *priv)
 					      (unsigned long long)bt->devs[d]);
 		if (n < sizeof(text))
 			snprintf(text + n, sizeof(text) - n, ")");
-		if (psc_evsel__apply_filter(ev->evsel, text) && p->opts.verbose)
-			fprintf(stderr, "perfscope %s: the kernel refused the filter '%s' on %s: "
-					"applied in user space\n",
-				p->name, text, ev->name);
+		stage_apply_filter(p, ev, text);
 	}
-	return stage_watch__start(p, &bt->watch);
+	return stage_watch__start(p, &bt->c.watch);
 }
 
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
@@ -328,38 +276,10 @@ static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	(void)e;
 	d->stage = c->stage;
 	d->first = c->first;
-	if (!bt->than || !ev->sample)
+	if (!bt->c.than || !ev->sample)
 		return 0;
 	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
 	return d->copy ? 0 : -ENOMEM;
-}
-
-static void impl_release(void *ctx, void *data)
-{
-	struct bt_data *d = data;
-
-	(void)ctx;
-	free(d->copy);
-	d->copy = NULL;
-}
-
-static void print_event(struct prof *p, struct bt *bt, int idx, int cpu,
-			const struct psc_sample *s, bool json)
-{
-	struct bt_ev *be = p->events_arr[idx].priv;
-
-	if (json) {
-		json__obj(&p->json);
-		if (be->print_ok)
-			evprint__json_members(bt->ep, &p->json, &be->print, cpu,
-					      prof__comm(p, s->pid, s->tid), s);
-		json__end(&p->json);
-		return;
-	}
-	if (be->print_ok) {
-		out__printf(p->out, "  ");
-		evprint__text(bt->ep, p->out, &be->print, cpu, prof__comm(p, s->pid, s->tid), s);
-	}
 }
 
 static void row_name(uint64_t id, char *buf, size_t len)
@@ -388,36 +308,26 @@ static void print_outlier(struct prof *p, struct bt *bt, const struct pair_entry
 		json__u64(&p->json, start->key);
 		JSON_KEY(&p->json, "latency_ns");
 		json__u64(&p->json, delta);
-		if (d->copy) {
-			JSON_KEY(&p->json, "start");
-			print_event(p, bt, d->copy->ev_idx, d->copy->cpu, &d->copy->s, true);
-		}
-		if (end->sample) {
-			JSON_KEY(&p->json, "end");
-			print_event(p, bt, end->idx, end->cpu, end->sample, true);
-		}
+		stage_outlier_events(p, &bt->c, d->copy, end, true);
 		json__end_line(&p->json);
 		return;
 	}
 	hist_fmt(lat, sizeof(lat), delta, "ns");
 	out__printf(p->out, "blktrace: sector %llu %s %s (%llu ns)\n",
 		    (unsigned long long)start->key, name, lat, (unsigned long long)delta);
-	if (d->copy)
-		print_event(p, bt, d->copy->ev_idx, d->copy->cpu, &d->copy->s, false);
-	if (end->sample)
-		print_event(p, bt, end->idx, end->cpu, end->sample, false);
+	stage_outlier_events(p, &bt->c, d->copy, end, false);
 }
 
 static void add(struct bt *bt, struct prof *p, const struct pair_entry *start,
 		const struct bt_data *d, const struct pair_event *end, uint64_t id, uint64_t delta)
 {
-	struct stage_row *row = stage_rows__get(&bt->rows, id);
-	bool over = bt->than && delta > bt->than;
+	struct stage_row *row = stage_rows__get(&bt->c.rows, id);
+	bool over = bt->c.than && delta > bt->c.than;
 
 	if (row)
 		stage_row__add(row, delta, over);
 	if (over) {
-		bt->outliers++;
+		bt->c.outliers++;
 		print_outlier(p, bt, start, d, end, id, delta);
 	}
 }
@@ -446,10 +356,9 @@ static int bt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	struct pair_entry *e;
 	bool ours = false;
 
-	if (s->time > bt->last_time)
-		bt->last_time = s->time;
+	stage_core__seen(&bt->c, s->time);
 	if (expr__eval(be->dev, s->raw.data, s->raw.size, s, &v)) {
-		be->errors++;
+		be->se.errors++;
 		return 0;
 	}
 	for (int d = 0; d < (be->stage == 0 ? bt->nr_devs : 1); d++)
@@ -459,158 +368,98 @@ static int bt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		return 0;
 	}
 	if (expr__eval(be->key, s->raw.data, s->raw.size, s, &v)) {
-		be->errors++;
+		be->se.errors++;
 		return 0;
 	}
 	pe.key = v.i;
-	e = pair__find(bt->pr, pe.key);
+	e = pair__find(bt->c.pr, pe.key);
 	if (e) {
 		const struct bt_data *d = pair_entry__cdata(e);
 
 		if (d->stage < be->stage) {
 			c.first = d->first;
-			pair__end(bt->pr, &pe);
+			pair__end(bt->c.pr, &pe);
 		}
 		/* else a stage again or backwards (a requeue, a new request): replaced, counted */
 	} else if (be->stage == BT_NR_STAGES - 1) {
-		pair__end(bt->pr, &pe); /* counted as no_start: it began before the run */
+		pair__end(bt->c.pr, &pe); /* counted as no_start: it began before the run */
 		return 0;
 	}
 	if (be->stage < BT_NR_STAGES - 1)
-		pair__start(bt->pr, &pe);
+		pair__start(bt->c.pr, &pe);
 	return 0;
 }
 
 static void bt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
 {
-	struct bt *bt = priv;
-	uint64_t now = stage_monotonic_ns();
-	uint64_t barrier = p->order || !bt->last_time ? now : bt->last_time;
-
 	(void)ev;
 	(void)cpu;
 	(void)n;
-	bt->lost_windows++;
-	pair__lost(bt->pr, barrier > now ? barrier : now);
+	stage_core__lost(p, priv);
 }
 
-static void print_table(struct prof *p, struct bt *bt, bool final)
+static void json_row(struct prof *p, void *ctx, const struct stage_row *r)
 {
-	const uint64_t *now = pair__counts(bt->pr);
-	uint64_t c[PAIR_NR_OUTCOMES];
-	size_t nr = 0;
-	struct stage_row **rows = stage_rows__sorted(&bt->rows, &nr);
+	struct bt *bt = ctx;
 	char name[64];
 
-	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
-		c[o] = final ? now[o] : now[o] - bt->ival_counts[o];
-	if (!rows)
-		return;
-	if (p->json_fmt) {
-		for (size_t i = 0; i < nr; i++) {
-			const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
+	row_name(r->id, name, sizeof(name));
+	JSON_KEY(&p->json, "device");
+	json__str(&p->json, bt->disk);
+	JSON_KEY(&p->json, "stage");
+	json__str(&p->json, name);
+}
 
-			if (!hist__count(h))
-				continue;
-			row_name(rows[i]->id, name, sizeof(name));
-			json__begin(&p->json, p->out);
-			JSON_KEY(&p->json, "device");
-			json__str(&p->json, bt->disk);
-			JSON_KEY(&p->json, "stage");
-			json__str(&p->json, name);
-			if (final) {
-				JSON_KEY(&p->json, "final");
-				json__bool(&p->json, true);
-			} else {
-				JSON_KEY(&p->json, "interval_s");
-				json__dbl(&p->json, prof__elapsed(p));
-			}
-			stage_row_json(p, h, final ? rows[i]->over : rows[i]->ival_over);
-			json__end_line(&p->json);
-		}
-		json__begin(&p->json, p->out);
-		JSON_KEY(&p->json, "device");
-		json__str(&p->json, bt->disk);
-		if (final) {
-			JSON_KEY(&p->json, "final");
-			json__bool(&p->json, true);
-		}
-		stage_outcomes_json(p, bt->pr, c);
-		JSON_KEY(&p->json, "lost_windows");
-		json__u64(&p->json, bt->lost_windows);
-		JSON_KEY(&p->json, "outliers");
-		json__u64(&p->json, bt->outliers);
-		json__end_line(&p->json);
-		free(rows);
-		return;
-	}
-	char head[96];
+static void text_label(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
+		       size_t len)
+{
+	char name[64];
 
-	snprintf(head, sizeof(head), "%s (%u:%u)", bt->disk, bt->major, bt->minor);
-	stage_header_text(p, 22, head, bt->than);
-	for (size_t i = 0; i < nr; i++) {
-		const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
-		char label[80];
+	(void)p;
+	(void)ctx;
+	row_name(r->id, name, sizeof(name));
+	snprintf(buf, len, "  %s", name);
+}
 
-		if (!hist__count(h))
-			continue;
-		row_name(rows[i]->id, name, sizeof(name));
-		snprintf(label, sizeof(label), "  %s", name);
-		stage_row_text(p, 22, label, h, bt->than, final ? rows[i]->over : rows[i]->ival_over);
-	}
-	stage_outcomes_text(p, bt->pr, c);
-	free(rows);
+static void json_outcomes(struct prof *p, void *ctx)
+{
+	struct bt *bt = ctx;
+
+	JSON_KEY(&p->json, "device");
+	json__str(&p->json, bt->disk);
+}
+
+/* The table: a header naming the device, a row per pair of stages and total. */
+static void table(struct bt *bt, struct stage_table *t, char *head, size_t len)
+{
+	snprintf(head, len, "%s (%u:%u)", bt->disk, bt->major, bt->minor);
+	*t = (struct stage_table){ .width = 22, .head = head, .ctx = bt, .json_row = json_row,
+				   .text_label = text_label, .json_outcomes = json_outcomes };
 }
 
 static int bt_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	struct bt *bt = priv;
-	time_t t = time(NULL);
-	struct tm tm;
-	char buf[32];
+	struct stage_table t;
+	char head[96];
 
 	(void)now_ns;
-	if (!p->json_fmt) {
-		localtime_r(&t, &tm);
-		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-		out__printf(p->out, "%s\n", buf);
-	}
-	print_table(p, bt, false);
-	stage_rows__reset_ival(&bt->rows);
-	memcpy(bt->ival_counts, pair__counts(bt->pr), sizeof(bt->ival_counts));
-	return 0;
+	table(priv, &t, head, sizeof(head));
+	return stage_core__interval(p, priv, &t);
 }
 
 static int bt_report(struct prof *p, void *priv)
 {
-	struct bt *bt = priv;
-	uint64_t errors = 0;
+	struct stage_table t;
+	char head[96];
 
-	pair__finish(bt->pr);
-	print_table(p, bt, true);
-	if (!p->json_fmt && bt->than)
-		out__printf(p->out, "outliers: %llu\n", (unsigned long long)bt->outliers);
-	if (!p->json_fmt && bt->lost_windows)
-		out__printf(p->out, "lost windows: %llu (stages begun before a loss are not "
-				    "measured, counted as lost)\n",
-			    (unsigned long long)bt->lost_windows);
-	for (int i = 0; i < p->nr_events; i++)
-		errors += ((struct bt_ev *)p->events_arr[i].priv)->errors;
-	if (errors)
-		fprintf(stderr, "perfscope %s: %llu events whose fields could not be read were "
-				"skipped\n",
-			p->name, (unsigned long long)errors);
-	return 0;
+	table(priv, &t, head, sizeof(head));
+	return stage_core__report(p, priv, &t, "stages");
 }
 
 static void bt_teardown(struct prof *p, void *priv)
 {
 	struct bt *bt = priv;
 
-	pair__delete(bt->pr);
-	stage_watch__close(&bt->watch);
-	if (bt->inited)
-		stage_rows__exit(&bt->rows);
 	for (int i = 0; i < p->nr_events; i++) {
 		struct bt_ev *be = p->events_arr[i].priv;
 
@@ -618,10 +467,8 @@ static void bt_teardown(struct prof *p, void *priv)
 			continue;
 		expr__delete(be->key);
 		expr__delete(be->dev);
-		if (be->print_ok)
-			evprint_event__exit(&be->print);
 	}
-	evprint__delete(bt->ep);
+	stage_core__exit(p, &bt->c);
 }
 
 const struct profiler profiler_blktrace = {

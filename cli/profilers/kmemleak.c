@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "expr.h"
 #include "flame.h"
 #include "leak.h"
@@ -43,12 +44,10 @@ static const struct prof_attr km_attrs[] = {
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
 	struct km *km = priv;
+	int err = duration__opt(p, "--than", arg, &km->than);
 
-	if (leak__parse_time(arg, &km->than))
-		return prof_usage(p,
-				  "--than takes a time: a number with an optional unit s, ms, "
-				  "us or ns (the default), not '%s'",
-				  arg);
+	if (err)
+		return err;
 	km->than_text = arg;
 	return 0;
 }
@@ -200,41 +199,18 @@ static int write_flame(struct prof *p, struct km *km, const struct leak_group *g
 
 static int print_leaks(struct prof *p, struct km *km, bool final)
 {
+	struct leak_report r = { .now = km->last_time,
+				 .than = km->than,
+				 .than_text = km->than_text,
+				 .top = (size_t)km->top,
+				 .final = final,
+				 .json = p->json_fmt };
 	struct leak_group *g;
-	uint64_t count = 0, bytes = 0;
 	size_t nr;
-	int err = leak__groups(km->lk, km->last_time, km->than, &g, &nr);
+	int err = leak__report(km->lk, p->out, &p->json, &r, &g, &nr);
 
 	if (err)
 		return err;
-	for (size_t i = 0; i < nr; i++) {
-		count += g[i].count;
-		bytes += g[i].bytes;
-	}
-	if (p->json_fmt) {
-		leak__print(g, nr, p->out, true, (size_t)km->top);
-		json__begin(&p->json, p->out);
-		json__key(&p->json, "summary");
-		json__bool(&p->json, true);
-		json__key(&p->json, "final");
-		json__bool(&p->json, final);
-		json__key(&p->json, "count");
-		json__u64(&p->json, count);
-		json__key(&p->json, "bytes");
-		json__u64(&p->json, bytes);
-		json__key(&p->json, "stacks");
-		json__u64(&p->json, nr);
-		json__end_line(&p->json);
-	} else {
-		out__printf(p->out,
-			    "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
-			    final ? "" : "-- ", (unsigned long long)count,
-			    (unsigned long long)bytes, km->than ? " for more than " : "",
-			    km->than ? km->than_text : "", nr, nr ? ":\n" : "");
-		leak__print(g, nr, p->out, false, (size_t)km->top);
-		if (km->top && nr > (size_t)km->top)
-			out__printf(p->out, "(%zu more stacks: --top)\n", nr - (size_t)km->top);
-	}
 	if (final && km->flame_path)
 		err = write_flame(p, km, g, nr);
 	free(g);

@@ -13,6 +13,7 @@
 
 #include <perfscope/probe.h>
 
+#include "duration.h"
 #include "keymap.h"
 #include "leak.h"
 #include "profiler.h"
@@ -82,12 +83,10 @@ struct ml {
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
 	struct ml *ml = priv;
+	int err = duration__opt(p, "--than", arg, &ml->than);
 
-	if (leak__parse_time(arg, &ml->than))
-		return prof_usage(p,
-				  "--than takes a time: a number with an optional unit s, ms, "
-				  "us or ns (the default), not '%s'",
-				  arg);
+	if (err)
+		return err;
 	ml->than_text = arg;
 	return 0;
 }
@@ -425,44 +424,14 @@ static void ml_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, 
 
 static int print_leaks(struct prof *p, struct ml *ml, bool final)
 {
-	struct leak_group *g;
-	uint64_t count = 0, bytes = 0;
-	size_t nr;
-	int err;
+	struct leak_report r = { .now = ml->last_time,
+				 .than = ml->than,
+				 .than_text = ml->than_text,
+				 .top = (size_t)ml->top,
+				 .final = final,
+				 .json = p->json_fmt };
 
-	err = leak__groups(ml->lk, ml->last_time, ml->than, &g, &nr);
-	if (err)
-		return err;
-	for (size_t i = 0; i < nr; i++) {
-		count += g[i].count;
-		bytes += g[i].bytes;
-	}
-	if (p->json_fmt) {
-		leak__print(g, nr, p->out, true, (size_t)ml->top);
-		json__begin(&p->json, p->out);
-		json__key(&p->json, "summary");
-		json__bool(&p->json, true);
-		json__key(&p->json, "final");
-		json__bool(&p->json, final);
-		json__key(&p->json, "count");
-		json__u64(&p->json, count);
-		json__key(&p->json, "bytes");
-		json__u64(&p->json, bytes);
-		json__key(&p->json, "stacks");
-		json__u64(&p->json, nr);
-		json__end_line(&p->json);
-	} else {
-		out__printf(p->out,
-			    "%s%llu allocations, %llu bytes not freed%s%s, from %zu stacks%s\n",
-			    final ? "" : "-- ", (unsigned long long)count,
-			    (unsigned long long)bytes, ml->than ? " for more than " : "",
-			    ml->than ? ml->than_text : "", nr, nr ? ":\n" : "");
-		leak__print(g, nr, p->out, false, (size_t)ml->top);
-		if (ml->top && nr > (size_t)ml->top)
-			out__printf(p->out, "(%zu more stacks: --top)\n", nr - (size_t)ml->top);
-	}
-	free(g);
-	return 0;
+	return leak__report(ml->lk, p->out, &p->json, &r, NULL, NULL);
 }
 
 static int ml_interval(struct prof *p, void *priv, uint64_t now_ns)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "multi_trace.h"
 
 /*
@@ -37,27 +38,6 @@ static struct mt_detail *detail_opts(struct mt *mt)
 	return mt->dt;
 }
 
-static int parse_ns(const char *s, uint64_t *out)
-{
-	char *end;
-	double v, mult = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -1;
-	if (!strcmp(end, "s"))
-		mult = 1e9;
-	else if (!strcmp(end, "ms"))
-		mult = 1e6;
-	else if (!strcmp(end, "us"))
-		mult = 1e3;
-	else if (*end && strcmp(end, "ns"))
-		return -1;
-	*out = (uint64_t)(v * mult + 0.5);
-	return 0;
-}
-
 int mt_detail__parse(struct prof *p, struct mt *mt, const char *arg)
 {
 	struct mt_detail *d = detail_opts(mt);
@@ -83,11 +63,11 @@ int mt_detail__parse(struct prof *p, struct mt *mt, const char *arg)
 			d->only1 = true;
 		else if (!strcmp(tok, "2"))
 			d->only2 = true;
-		else if (tok[0] == '-' && !parse_ns(tok + 1, &d->before))
+		else if (tok[0] == '-' && !duration__parse(tok + 1, &d->before))
 			continue;
-		else if (tok[0] == '+' && !parse_ns(tok + 1, &d->after))
+		else if (tok[0] == '+' && !duration__parse(tok + 1, &d->after))
 			continue;
-		else if (!strncmp(tok, "hide<", 5) && !parse_ns(tok + 5, &d->hide))
+		else if (!strncmp(tok, "hide<", 5) && !duration__parse(tok + 5, &d->hide))
 			continue;
 		else
 			return prof_usage(p, "--detail takes -N, +N (times: 1ms), samecpu, samepid, "

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "caret.h"
+#include "duration.h"
 #include "expr.h"
 #include "heatmap.h"
 #include "syscalls.h"
@@ -36,45 +37,19 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* perf-prof's time arguments: a number with an optional unit s, ms, us or ns (the default). */
-static int parse_time(struct prof *p, const char *opt, const char *arg, uint64_t *out)
-{
-	char *end;
-	double v, mult = 1;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0)
-		goto bad;
-	if (!strcmp(end, "s"))
-		mult = 1e9;
-	else if (!strcmp(end, "ms"))
-		mult = 1e6;
-	else if (!strcmp(end, "us"))
-		mult = 1e3;
-	else if (*end && strcmp(end, "ns"))
-		goto bad;
-	*out = (uint64_t)(v * mult + 0.5);
-	return 0;
-bad:
-	return prof_usage(p, "%s takes a time: a number with an optional unit s, ms, us or ns "
-			     "(the default), not '%s'",
-			  opt, arg);
-}
-
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
-	return parse_time(p, "--than", arg, &((struct mt *)priv)->than);
+	return duration__opt(p, "--than", arg, &((struct mt *)priv)->than);
 }
 
 static int opt_only_than(struct prof *p, void *priv, const char *arg)
 {
-	return parse_time(p, "--only-than", arg, &((struct mt *)priv)->only_than);
+	return duration__opt(p, "--only-than", arg, &((struct mt *)priv)->only_than);
 }
 
 static int opt_lower(struct prof *p, void *priv, const char *arg)
 {
-	return parse_time(p, "--lower", arg, &((struct mt *)priv)->lower);
+	return duration__opt(p, "--lower", arg, &((struct mt *)priv)->lower);
 }
 
 static int opt_detail(struct prof *p, void *priv, const char *arg)

@@ -11,6 +11,7 @@
 #include "keymap.h"
 #include "pair.h"
 #include "profiler.h"
+#include "stage_watch.h"
 
 #define MT_MAX_GROUPS CLI_MAX_EVENT_ARGS
 
@@ -95,9 +96,7 @@ struct mt {
 	long max_pending;
 	const char *filter_comm; /* rundelay --filter */
 	char pids[1024]; /* rundelay -p/-t: "12,34", filters on the events (system wide) */
-	pid_t watch[CLI_MAX_TASKS]; /* rundelay: -p/-t, it stops when they are all gone */
-	int nr_watch;
-	int timer_fd;
+	struct stage_watch watch; /* rundelay: -p/-t, it stops when they are all gone */
 	/* state */
 	enum mt_preset preset;
 	enum mt_impl impl;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "evprint.h"
 #include "expr.h"
 #include "heatmap.h"
@@ -43,33 +44,15 @@ static const struct prof_attr nd_attrs[] = {
 	{ NULL },
 };
 
-/* perf-prof's --than: a number with an optional unit s, ms, us or ns (the default). */
 static int parse_than(struct prof *p, void *priv, const char *arg)
 {
 	struct nd *nd = priv;
-	char *end;
-	double v;
-	double mult = 1;
+	int err = duration__opt(p, "--than", arg, &nd->than);
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0)
-		goto bad;
-	if (!strcmp(end, "s"))
-		mult = 1e9;
-	else if (!strcmp(end, "ms"))
-		mult = 1e6;
-	else if (!strcmp(end, "us"))
-		mult = 1e3;
-	else if (*end && strcmp(end, "ns"))
-		goto bad;
-	nd->than = (uint64_t)(v * mult + 0.5);
+	if (err)
+		return err;
 	nd->than_set = true;
 	return 0;
-bad:
-	return prof_usage(p, "--than takes a number with an optional unit s, ms, us or ns "
-			     "(the default), not '%s'",
-			  arg);
 }
 
 static int nd_check(struct prof *p, void *priv)

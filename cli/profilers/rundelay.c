@@ -3,9 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <perfscope/evsel.h>
@@ -102,30 +99,18 @@ static int rundelay_check(struct prof *p, void *priv)
 	struct mt *mt = priv;
 
 	mt->preset = MT_PRESET_RUNDELAY;
-	mt->timer_fd = -1;
 	/*
 	 * -p/-t become filters: the events stay system wide, since a task is woken from another
 	 * task's context. rundelay stops when they are all gone, as a followed target does. A
 	 * COMMAND is watched system wide while it runs (its children have pids of their own).
 	 */
-	if (p->opts.nr_pids || p->opts.nr_tids) {
-		size_t n = 0;
-
-		for (int i = 0; i < p->opts.nr_pids + p->opts.nr_tids; i++) {
-			pid_t id = i < p->opts.nr_pids ? p->opts.pids[i]
-						       : p->opts.tids[i - p->opts.nr_pids];
-
-			mt->watch[mt->nr_watch++] = id;
-			n += (size_t)snprintf(mt->pids + n, sizeof(mt->pids) - n, "%s%d",
-					      n ? "," : "", (int)id);
-			if (n >= sizeof(mt->pids))
-				return prof_usage(p, "too many -p/-t ids");
-		}
-		p->opts.nr_pids = p->opts.nr_tids = 0;
-		p->opts.pid = p->opts.tid = 0;
+	stage_watch__take(p, &mt->watch);
+	for (int i = 0, n = 0; i < mt->watch.nr; i++) {
+		n += snprintf(mt->pids + n, sizeof(mt->pids) - (size_t)n, "%s%d", n ? "," : "",
+			      (int)mt->watch.ids[i]);
+		if ((size_t)n >= sizeof(mt->pids))
+			return prof_usage(p, "too many -p/-t ids");
 	}
-	if (p->opts.command)
-		p->opts.all_cpus = true;
 	if (!p->opts.events) {
 		snprintf(mt->events_buf, sizeof(mt->events_buf), "%s,%s", RD_STARTS, RD_ENDS);
 		p->opts.events = mt->events_buf;
@@ -163,42 +148,11 @@ static int rundelay_event(struct prof *p, void *priv, struct prof_event *ev,
 	return 0;
 }
 
-/* A -p/-t task is gone once /proc has no entry for it or it is a zombie. */
-static bool task_alive(pid_t id)
-{
-	char path[64], buf[512], *rp;
-	FILE *f;
-	bool alive = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) && rp[1] == ' ')
-		alive = rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x';
-	fclose(f);
-	return alive;
-}
-
-static int watch_tasks(void *ctx, int fd, uint32_t revents)
-{
-	struct mt *mt = ctx;
-	uint64_t ticks;
-
-	if (revents & SESSION_FD_END)
-		return 0;
-	if (read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		return -errno;
-	for (int i = 0; i < mt->nr_watch; i++)
-		if (task_alive(mt->watch[i]))
-			return 0;
-	return 1; /* every task watched has exited: a clean stop */
-}
-
 /* The same conditions in the kernel, beside the user's own filter, so fewer events come. */
 static int rundelay_start(struct prof *p, void *priv)
 {
 	struct mt *mt = priv;
+	int ret;
 
 	for (int i = 0; i < p->nr_events; i++) {
 		struct prof_event *ev = &p->events_arr[i];
@@ -220,18 +174,9 @@ static int rundelay_start(struct prof *p, void *priv)
 					"%s: applied in user space\n",
 				text, ev->name);
 	}
-	if (mt->nr_watch) {
-		struct itimerspec its = { .it_interval = { 0, 100000000 },
-					  .it_value = { 0, 100000000 } };
-		int ret;
-
-		mt->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (mt->timer_fd < 0 || timerfd_settime(mt->timer_fd, 0, &its, NULL))
-			return -errno;
-		ret = prof__add_fd(p, mt->timer_fd, EPOLLIN, watch_tasks, mt);
-		if (ret)
-			return ret;
-	}
+	ret = stage_watch__start(p, &mt->watch);
+	if (ret)
+		return ret;
 	return mt_start(p, priv);
 }
 
@@ -240,8 +185,7 @@ static void rundelay_teardown(struct prof *p, void *priv)
 	struct mt *mt = priv;
 
 	mt_teardown(p, priv);
-	if (mt->timer_fd >= 0)
-		close(mt->timer_fd);
+	stage_watch__close(&mt->watch);
 }
 
 bool mt_rundelay_pass(struct prof *p, struct mt *mt, struct prof_event *ev,

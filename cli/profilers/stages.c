@@ -7,9 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
+#include <perfscope/evsel.h>
 
+#include "duration.h"
+#include "expr.h"
+#include "multi_trace.h"
 #include "session.h"
 
 int stage_rows__init(struct stage_rows *r)
@@ -152,31 +154,6 @@ void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c)
 	json__u64(&p->json, pair__nr_pending(pr));
 }
 
-int stage_parse_time(struct prof *p, const char *opt, const char *arg, uint64_t *out)
-{
-	char *end;
-	double v, mult = 1;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || v < 0)
-		goto bad;
-	if (!strcmp(end, "s"))
-		mult = 1e9;
-	else if (!strcmp(end, "ms"))
-		mult = 1e6;
-	else if (!strcmp(end, "us"))
-		mult = 1e3;
-	else if (*end && strcmp(end, "ns"))
-		goto bad;
-	*out = (uint64_t)(v * mult + 0.5);
-	return 0;
-bad:
-	return prof_usage(p, "%s takes a time: a number with an optional unit s, ms, us or ns "
-			     "(the default), not '%s'",
-			  opt, arg);
-}
-
 uint64_t stage_monotonic_ns(void)
 {
 	struct timespec ts;
@@ -185,68 +162,240 @@ uint64_t stage_monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void stage_watch__take(struct prof *p, struct stage_watch *w)
+int stage_opt_than(struct prof *p, void *priv, const char *arg)
 {
-	w->fd = -1;
-	for (int i = 0; i < p->opts.nr_pids + p->opts.nr_tids && w->nr < CLI_MAX_TASKS; i++) {
-		bool is_pid = i < p->opts.nr_pids;
+	return duration__opt(p, "--than", arg, &((struct stage_core *)priv)->than);
+}
 
-		w->ids[w->nr] = is_pid ? p->opts.pids[i] : p->opts.tids[i - p->opts.nr_pids];
-		w->is_pid[w->nr++] = is_pid;
+int stage_core__init(struct stage_core *c)
+{
+	if (c->than) {
+		c->ep = evprint__new(NULL);
+		if (!c->ep)
+			return -errno;
 	}
-	p->opts.nr_pids = p->opts.nr_tids = 0;
-	p->opts.pid = p->opts.tid = 0;
-	if (p->opts.command)
-		p->opts.all_cpus = true;
+	if (stage_rows__init(&c->rows))
+		return -ENOMEM;
+	c->inited = true;
+	return 0;
 }
 
-/* Gone once /proc has no entry for it or it is a zombie. */
-static bool task_alive(pid_t id)
+int stage_ev__init(struct stage_core *c, struct stage_ev *se, struct prof_event *ev)
 {
-	char path[64], buf[512], *rp;
-	bool alive = false;
-	FILE *f;
+	int ret;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) && rp[1] == ' ')
-		alive = rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x';
-	fclose(f);
-	return alive;
-}
-
-static int watch_tick(void *ctx, int fd, uint32_t revents)
-{
-	struct stage_watch *w = ctx;
-	uint64_t ticks;
-
-	if (revents & SESSION_FD_END)
+	if (!c->ep)
 		return 0;
-	if (read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
-		return -errno;
-	for (int i = 0; i < w->nr; i++)
-		if (task_alive(w->ids[i]))
-			return 0;
-	return 1; /* every task watched has exited: a clean stop */
+	ret = evprint_event__init(&se->print, c->ep, ev->name, ev->fmt);
+	if (ret)
+		return ret;
+	se->print_ok = true;
+	return 0;
 }
 
-int stage_watch__start(struct prof *p, struct stage_watch *w)
+int stage_core__start(struct prof *p, struct stage_core *c, const struct pair_impl *impl,
+		      void *ctx)
 {
-	struct itimerspec its = { .it_interval = { 0, 100000000 }, .it_value = { 0, 100000000 } };
+	struct pair_opts po = { .impl = impl, .ctx = ctx, .max_pending = (size_t)c->max_pending,
+				.unordered = !p->order };
 
-	if (!w->nr)
+	c->pr = pair__new(&po);
+	if (!c->pr)
+		return -errno;
+	if (c->ep)
+		evprint__set_callchain(c->ep, prof__callchain(p));
+	return 0;
+}
+
+void stage_apply_filter(struct prof *p, struct prof_event *ev, const char *text)
+{
+	if (psc_evsel__apply_filter(ev->evsel, text) && p->opts.verbose)
+		fprintf(stderr, "perfscope %s: the kernel refused the filter '%s' on %s: "
+				"applied in user space\n",
+			p->name, text, ev->name);
+}
+
+int stage_compile(struct prof *p, struct prof_event *ev, const char *text, struct expr **out)
+{
+	struct expr_opts o;
+	struct expr_error err;
+
+	prof__expr_opts(p, ev, &o);
+	o.want_int = true;
+	*out = expr__compile(text, &o, &err);
+	if (*out)
 		return 0;
-	w->fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (w->fd < 0 || timerfd_settime(w->fd, 0, &its, NULL))
-		return -errno;
-	return prof__add_fd(p, w->fd, EPOLLIN, watch_tick, w);
+	if (errno == ENOMEM)
+		return -ENOMEM;
+	/* a format without the fields the preset reads: say which, and what it has */
+	fprintf(stderr, "perfscope %s: '%s' on %s: %s\n", p->name, text, ev->name, err.msg);
+	if (err.unknown_name)
+		expr_print_names(stderr, "  ", ev->spec->name, &o);
+	return -EINVAL;
 }
 
-void stage_watch__close(struct stage_watch *w)
+void stage_release_copy(void *ctx, void *data)
 {
-	if (w->fd > 0) /* 0: never set up (a zeroed priv) */
-		close(w->fd);
-	w->fd = -1;
+	struct mt_copy **copy = data;
+
+	(void)ctx;
+	free(*copy);
+	*copy = NULL;
+}
+
+void stage_core__lost(struct prof *p, struct stage_core *c)
+{
+	uint64_t now = stage_monotonic_ns();
+	uint64_t barrier = p->order || !c->last_time ? now : c->last_time;
+
+	c->lost_windows++;
+	pair__lost(c->pr, barrier > now ? barrier : now);
+}
+
+static void print_event(struct prof *p, struct stage_core *c, int idx, int cpu,
+			const struct psc_sample *s, bool json)
+{
+	struct stage_ev *se = p->events_arr[idx].priv;
+
+	if (json) {
+		json__obj(&p->json);
+		if (se->print_ok)
+			evprint__json_members(c->ep, &p->json, &se->print, cpu,
+					      prof__comm(p, s->pid, s->tid), s);
+		json__end(&p->json);
+		return;
+	}
+	if (se->print_ok) {
+		out__printf(p->out, "  ");
+		evprint__text(c->ep, p->out, &se->print, cpu, prof__comm(p, s->pid, s->tid), s);
+	}
+}
+
+void stage_outlier_events(struct prof *p, struct stage_core *c, const struct mt_copy *start,
+			  const struct pair_event *end, bool json)
+{
+	if (start) {
+		if (json)
+			JSON_KEY(&p->json, "start");
+		print_event(p, c, start->ev_idx, start->cpu, &start->s, json);
+	}
+	if (end->sample) {
+		if (json)
+			JSON_KEY(&p->json, "end");
+		print_event(p, c, end->idx, end->cpu, end->sample, json);
+	}
+}
+
+static void print_table(struct prof *p, struct stage_core *c, const struct stage_table *t,
+			bool final)
+{
+	const uint64_t *now = pair__counts(c->pr);
+	uint64_t n[PAIR_NR_OUTCOMES];
+	size_t nr = 0;
+	struct stage_row **rows = stage_rows__sorted(&c->rows, &nr);
+	char label[96];
+
+	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
+		n[o] = final ? now[o] : now[o] - c->ival_counts[o];
+	if (!rows)
+		return;
+	if (p->json_fmt) {
+		for (size_t i = 0; i < nr; i++) {
+			const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
+
+			if (!hist__count(h))
+				continue;
+			json__begin(&p->json, p->out);
+			t->json_row(p, t->ctx, rows[i]);
+			if (final) {
+				JSON_KEY(&p->json, "final");
+				json__bool(&p->json, true);
+			} else {
+				JSON_KEY(&p->json, "interval_s");
+				json__dbl(&p->json, prof__elapsed(p));
+			}
+			stage_row_json(p, h, final ? rows[i]->over : rows[i]->ival_over);
+			json__end_line(&p->json);
+		}
+		json__begin(&p->json, p->out);
+		t->json_outcomes(p, t->ctx);
+		if (final) {
+			JSON_KEY(&p->json, "final");
+			json__bool(&p->json, true);
+		}
+		stage_outcomes_json(p, c->pr, n);
+		JSON_KEY(&p->json, "lost_windows");
+		json__u64(&p->json, c->lost_windows);
+		JSON_KEY(&p->json, "outliers");
+		json__u64(&p->json, c->outliers);
+		json__end_line(&p->json);
+		free(rows);
+		return;
+	}
+	stage_header_text(p, t->width, t->head, c->than);
+	for (size_t i = 0; i < nr; i++) {
+		const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
+
+		if (!hist__count(h))
+			continue;
+		t->text_label(p, t->ctx, rows[i], label, sizeof(label));
+		stage_row_text(p, t->width, label, h, c->than,
+			       final ? rows[i]->over : rows[i]->ival_over);
+	}
+	stage_outcomes_text(p, c->pr, n);
+	free(rows);
+}
+
+int stage_core__interval(struct prof *p, struct stage_core *c, const struct stage_table *t)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char buf[32];
+
+	if (!p->json_fmt) {
+		localtime_r(&now, &tm);
+		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+		out__printf(p->out, "%s\n", buf);
+	}
+	print_table(p, c, t, false);
+	stage_rows__reset_ival(&c->rows);
+	memcpy(c->ival_counts, pair__counts(c->pr), sizeof(c->ival_counts));
+	return 0;
+}
+
+int stage_core__report(struct prof *p, struct stage_core *c, const struct stage_table *t,
+		       const char *what)
+{
+	uint64_t errors = 0;
+
+	pair__finish(c->pr);
+	print_table(p, c, t, true);
+	if (!p->json_fmt && c->than)
+		out__printf(p->out, "outliers: %llu\n", (unsigned long long)c->outliers);
+	if (!p->json_fmt && c->lost_windows)
+		out__printf(p->out, "lost windows: %llu (%s begun before a loss are not "
+				    "measured, counted as lost)\n",
+			    (unsigned long long)c->lost_windows, what);
+	for (int i = 0; i < p->nr_events; i++)
+		errors += ((struct stage_ev *)p->events_arr[i].priv)->errors;
+	if (errors)
+		fprintf(stderr, "perfscope %s: %llu events whose fields could not be read were "
+				"skipped\n",
+			p->name, (unsigned long long)errors);
+	return 0;
+}
+
+void stage_core__exit(struct prof *p, struct stage_core *c)
+{
+	pair__delete(c->pr);
+	stage_watch__close(&c->watch);
+	if (c->inited)
+		stage_rows__exit(&c->rows);
+	for (int i = 0; i < p->nr_events; i++) {
+		struct stage_ev *se = p->events_arr[i].priv;
+
+		if (se && se->print_ok)
+			evprint_event__exit(&se->print);
+	}
+	evprint__delete(c->ep);
 }

@@ -6,10 +6,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "evprint.h"
 #include "hist.h"
 #include "keymap.h"
 #include "pair.h"
 #include "profiler.h"
+#include "stage_watch.h"
+
+struct expr;
+struct mt_copy;
 
 /*
  * task-state and blktrace follow one thing (a task, a block request) through a sequence of
@@ -46,26 +51,80 @@ void stage_row_json(struct prof *p, const struct hist *h, uint64_t over);
 void stage_outcomes_text(struct prof *p, struct pair *pr, const uint64_t *c);
 void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c);
 
-/* perf-prof's time arguments: a number and an optional unit s, ms, us or ns (the default). */
-int stage_parse_time(struct prof *p, const char *opt, const char *arg, uint64_t *out);
+/* CLOCK_MONOTONIC in ns: the lost-window barrier when samples carry no later time. */
 uint64_t stage_monotonic_ns(void);
 
-#endif
-
 /*
- * -p/-t/-- COMMAND for presets whose events stay system wide (a wakeup comes from another
- * task, a completion from an interrupt): stage_watch__take moves the ids out of the options
- * (they would make the events per task) and makes a COMMAND run system wide; the profiler
- * filters on them itself. stage_watch__start stops the run, cleanly, once every -p/-t task has
- * exited (a 100 ms timer on /proc), as a followed target does.
+ * What task-state and blktrace share around their own logic: the pair engine, the rows, --than
+ * with its outliers' events, -p/-t, losses, intervals and the final report. It is the first
+ * member of each preset's priv (so the hooks' priv is a struct stage_core too), and struct
+ * stage_ev the first member of each event's priv.
  */
-struct stage_watch {
-	pid_t ids[CLI_MAX_TASKS];
-	bool is_pid[CLI_MAX_TASKS]; /* -p (a process: its threads), else -t */
-	int nr;
-	int fd;
+struct stage_core {
+	uint64_t than;
+	long max_pending;
+	bool inited; /* rows */
+	struct pair *pr;
+	struct stage_rows rows;
+	struct evprint *ep; /* --than: the outliers' events as text or JSON */
+	struct stage_watch watch;
+	uint64_t ival_counts[PAIR_NR_OUTCOMES];
+	uint64_t outliers, lost_windows, last_time;
 };
 
-void stage_watch__take(struct prof *p, struct stage_watch *w);
-int stage_watch__start(struct prof *p, struct stage_watch *w);
-void stage_watch__close(struct stage_watch *w);
+struct stage_ev {
+	struct evprint_event print;
+	bool print_ok;
+	uint64_t errors; /* fields that could not be read: skipped, reported */
+};
+
+/* --than T for a priv whose first member is a struct stage_core. */
+int stage_opt_than(struct prof *p, void *priv, const char *arg);
+/* The check hook's part: the printer under --than, the rows. */
+int stage_core__init(struct stage_core *c);
+/* The event hook's part: ev printed by its format under --than. */
+int stage_ev__init(struct stage_core *c, struct stage_ev *se, struct prof_event *ev);
+/* The start hook's part: the pair engine over impl (ctx: the preset), stacks in the printer. */
+int stage_core__start(struct prof *p, struct stage_core *c, const struct pair_impl *impl,
+		      void *ctx);
+/* text as ev's kernel filter; refused (said under -v): the samples are filtered in user space. */
+void stage_apply_filter(struct prof *p, struct prof_event *ev, const char *text);
+/* An integer expression over ev; an error says which fields the event has. 0 or -errno. */
+int stage_compile(struct prof *p, struct prof_event *ev, const char *text, struct expr **out);
+/* pair_impl.release for start data whose first member is a struct mt_copy * (the --than copy). */
+void stage_release_copy(void *ctx, void *data);
+/* A sample's time, kept for the lost-window barrier of an unordered run. */
+static inline void stage_core__seen(struct stage_core *c, uint64_t time)
+{
+	if (time > c->last_time)
+		c->last_time = time;
+}
+/* The lost hook: nothing begun before the loss is measured (pair.h, lost windows). */
+void stage_core__lost(struct prof *p, struct stage_core *c);
+/* An outlier's two events after its own members: "start" and "end" (JSON) or indented lines. */
+void stage_outlier_events(struct prof *p, struct stage_core *c, const struct mt_copy *start,
+			  const struct pair_event *end, bool json);
+
+/* How a preset names its rows in the table. */
+struct stage_table {
+	int width; /* of the first column */
+	const char *head; /* its header */
+	void *ctx; /* the preset */
+	/* the members naming a row (JSON) / its label (text) */
+	void (*json_row)(struct prof *p, void *ctx, const struct stage_row *r);
+	void (*text_label)(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
+			   size_t len);
+	/* the members naming the outcomes line (JSON) */
+	void (*json_outcomes)(struct prof *p, void *ctx);
+};
+
+/* The interval hook: a time line (text), the interval's rows and outcomes, then a new interval. */
+int stage_core__interval(struct prof *p, struct stage_core *c, const struct stage_table *t);
+/* The report hook: the rows since the start, outliers, lost windows (what: "states" ...) and
+ * the events skipped. */
+int stage_core__report(struct prof *p, struct stage_core *c, const struct stage_table *t,
+		       const char *what);
+/* The teardown hook's part: the engine, the watch, the rows, the events' printers. */
+void stage_core__exit(struct prof *p, struct stage_core *c);
+
+#endif

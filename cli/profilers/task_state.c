@@ -7,7 +7,7 @@
 
 #include <perfscope/evsel.h>
 
-#include "evprint.h"
+#include "duration.h"
 #include "expr.h"
 #include "multi_trace.h"
 #include "stages.h"
@@ -36,54 +36,40 @@ enum { ROW_RUN = 0, ROW_UNKNOWN = 40, ROW_RD = 41 };
 enum { TS_OTHER, TS_SWITCH, TS_WAKEUP };
 
 struct ts_ev {
+	struct stage_ev se; /* first: stages.h */
 	int kind;
 	/* switch: prev_pid, next_pid, prev_state; wakeup: pid (read through the format) */
 	const struct psc_tp_field *a, *b, *state;
 	struct expr *pass_a, *pass_b; /* --filter/-t on each side, NULL: all */
-	struct evprint_event print;
-	bool print_ok;
-	uint64_t errors;
 };
 
 struct ts {
+	struct stage_core c; /* first: stages.h; its watch: -p/-t, and a COMMAND's process */
 	/* options */
-	uint64_t than;
 	const char *filter;
 	bool only_s, only_d, no_s, no_d, perins;
-	bool inited; /* the maps below */
-	long max_pending;
 	/* state */
 	struct tstate_map map;
 	bool map_ok;
 	int cls_s, cls_d;
 	uint64_t shown; /* rows shown and eligible for outliers: bit per row id < 64 */
-	struct pair *pr;
-	struct stage_rows rows; /* by row id; with --perins (tid << 8 | row) too */
-	struct evprint *ep;
-	struct stage_watch watch; /* -p/-t, and a COMMAND's process */
+	/* c.rows: by row id; with --perins (tid << 8 | row) too */
 	pid_t pids[CLI_MAX_TASKS + 1], tids[CLI_MAX_TASKS];
 	int nr_pids, nr_tids;
 	struct keymap member; /* -p: tid -> 1 of the processes, 2 not */
-	uint64_t ival_counts[PAIR_NR_OUTCOMES];
-	uint64_t outliers, lost_windows, last_time;
 	char events_buf[256];
 };
 
 /* What a start carries: its row and, for --than, a copy of the event. */
 struct ts_data {
+	struct mt_copy *copy; /* first: stage_release_copy */
 	int row;
-	struct mt_copy *copy;
 };
 
 struct ts_ctx {
 	struct prof *p;
 	int row;
 };
-
-static int opt_than(struct prof *p, void *priv, const char *arg)
-{
-	return stage_parse_time(p, "--than", arg, &((struct ts *)priv)->than);
-}
 
 static const struct prof_opt ts_opts[] = {
 	{ "interruptible", 'S', NULL, PROF_OPT_FLAG, offsetof(struct ts, only_s), 0, 0, NULL,
@@ -94,7 +80,7 @@ static const struct prof_opt ts_opts[] = {
 	  "every state but S" },
 	{ "no-uninterruptible", 0, NULL, PROF_OPT_FLAG, offsetof(struct ts, no_d), 0, 0, NULL,
 	  "every state but D" },
-	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than,
+	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, stage_opt_than,
 	  "print each stay in a shown state longer than T (s, ms,\n"
 	  "us, ns): the event that entered it (with its stack\n"
 	  "under -g: where a task slept) and the one that left it" },
@@ -102,7 +88,7 @@ static const struct prof_opt ts_opts[] = {
 	  "only tasks whose name matches one of the globs (java*)" },
 	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct ts, perins), 0, 0, NULL,
 	  "rows per thread too" },
-	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ts, max_pending), 1, 1L << 30,
+	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ts, c.max_pending), 1, 1L << 30,
 	  NULL,
 	  "tasks followed at once (default 262144): past it the\n"
 	  "one unseen longest is dropped and counted (evicted)" },
@@ -132,20 +118,21 @@ static bool row_shown(const struct ts *ts, int row)
 static int ts_check(struct prof *p, void *priv)
 {
 	struct ts *ts = priv;
+	int ret;
 
 	if (p->opts.nr_positional)
 		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
 				  p->opts.positional[0]);
-	ts->watch.fd = -1;
+	ts->c.watch.fd = -1;
 	if ((ts->only_s && ts->no_s) || (ts->only_d && ts->no_d))
 		return prof_usage(p, "-S/-D and --no-interruptible/--no-uninterruptible contradict");
 	/* -p/-t filter system-wide events: a task is woken from another task's context */
-	stage_watch__take(p, &ts->watch);
-	for (int i = 0; i < ts->watch.nr; i++) {
-		if (ts->watch.is_pid[i])
-			ts->pids[ts->nr_pids++] = ts->watch.ids[i];
+	stage_watch__take(p, &ts->c.watch);
+	for (int i = 0; i < ts->c.watch.nr; i++) {
+		if (ts->c.watch.is_pid[i])
+			ts->pids[ts->nr_pids++] = ts->c.watch.ids[i];
 		else
-			ts->tids[ts->nr_tids++] = ts->watch.ids[i];
+			ts->tids[ts->nr_tids++] = ts->c.watch.ids[i];
 	}
 	if (!p->opts.events) {
 		snprintf(ts->events_buf, sizeof(ts->events_buf), "%s", TS_EVENTS);
@@ -153,19 +140,12 @@ static int ts_check(struct prof *p, void *priv)
 		p->opts.nr_event_args = 1;
 		p->opts.event_arg_pos[0] = 0;
 	}
-	if (ts->than) {
-		ts->ep = evprint__new(NULL);
-		if (!ts->ep)
-			return -errno;
-	}
 	if (keymap__init(&ts->member, sizeof(uint8_t), 0))
 		return -ENOMEM;
-	if (stage_rows__init(&ts->rows)) {
+	ret = stage_core__init(&ts->c);
+	if (ret && !ts->c.inited)
 		keymap__exit(&ts->member);
-		return -ENOMEM;
-	}
-	ts->inited = true;
-	return 0;
+	return ret;
 }
 
 static int ts_kind(const struct prof_event *ev)
@@ -194,25 +174,6 @@ static int int_field(struct prof *p, struct prof_event *ev, const char *name,
 	fprintf(stderr, "perfscope %s: %s has no integer field '%s': not the sched event "
 			"task-state knows\n",
 		p->name, ev->name, name);
-	return -EINVAL;
-}
-
-static int compile(struct prof *p, struct prof_event *ev, const char *text, struct expr **out)
-{
-	struct expr_opts o;
-	struct expr_error err;
-
-	prof__expr_opts(p, ev, &o);
-	o.want_int = true;
-	*out = expr__compile(text, &o, &err);
-	if (*out)
-		return 0;
-	if (errno == ENOMEM)
-		return -ENOMEM;
-	/* a format without the fields task-state reads: say which, and what it has */
-	fprintf(stderr, "perfscope %s: '%s' on %s: %s\n", p->name, text, ev->name, err.msg);
-	if (err.unknown_name)
-		expr_print_names(stderr, "  ", ev->spec->name, &o);
 	return -EINVAL;
 }
 
@@ -281,38 +242,31 @@ static int ts_event(struct prof *p, void *priv, struct prof_event *ev,
 			ts->map_ok = true;
 		}
 		side_cond(ts, "prev_comm", "prev_pid", cond, sizeof(cond));
-		if (cond[0] && (ret = compile(p, ev, cond, &te->pass_a)))
+		if (cond[0] && (ret = stage_compile(p, ev, cond, &te->pass_a)))
 			return ret;
 		side_cond(ts, "next_comm", "next_pid", cond, sizeof(cond));
-		if (cond[0] && (ret = compile(p, ev, cond, &te->pass_b)))
+		if (cond[0] && (ret = stage_compile(p, ev, cond, &te->pass_b)))
 			return ret;
 	} else {
 		if ((ret = int_field(p, ev, "pid", &te->a)))
 			return ret;
 		side_cond(ts, "comm", "pid", cond, sizeof(cond));
-		if (cond[0] && (ret = compile(p, ev, cond, &te->pass_a)))
+		if (cond[0] && (ret = stage_compile(p, ev, cond, &te->pass_a)))
 			return ret;
 	}
-	if (ts->ep) {
-		ret = evprint_event__init(&te->print, ts->ep, ev->name, ev->fmt);
-		if (ret)
-			return ret;
-		te->print_ok = true;
-	}
-	return 0;
+	return stage_ev__init(&ts->c, &te->se, ev);
 }
 
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev);
 static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 			const struct pair_event *end, uint64_t delta);
-static void impl_release(void *ctx, void *data);
 
 static const struct pair_impl ts_impl = {
 	.name = "task-state",
 	.data_size = sizeof(struct ts_data),
 	.start = impl_start,
 	.paired = impl_paired,
-	.release = impl_release,
+	.release = stage_release_copy,
 };
 
 /* The kernel filter of an event: the user's and ours (the side conditions), where it takes it. */
@@ -341,19 +295,15 @@ static void apply_filters(struct prof *p, struct ts *ts)
 			snprintf(text + n, sizeof(text) - n, "((%s)||(%s))", a, b);
 		else
 			snprintf(text + n, sizeof(text) - n, "(%s)", a);
-		if (psc_evsel__apply_filter(ev->evsel, text) && p->opts.verbose)
-			fprintf(stderr, "perfscope %s: the kernel refused the filter '%s' on %s: "
-					"applied in user space\n",
-				p->name, text, ev->name);
+		stage_apply_filter(p, ev, text);
 	}
 }
 
 static int ts_start(struct prof *p, void *priv)
 {
 	struct ts *ts = priv;
-	struct pair_opts po = { .impl = &ts_impl, .ctx = ts, .max_pending = (size_t)ts->max_pending,
-				.unordered = !p->order };
 	bool only = ts->only_s || ts->only_d;
+	int ret;
 
 	if (!ts->map_ok)
 		return prof_usage(p, "task-state needs sched:sched_switch among its events");
@@ -371,16 +321,14 @@ static int ts_start(struct prof *p, void *priv)
 		if (ts->no_d && ts->cls_d > 0)
 			ts->shown &= ~(1ull << ts->cls_d);
 	}
-	ts->pr = pair__new(&po);
-	if (!ts->pr)
-		return -errno;
-	if (ts->ep)
-		evprint__set_callchain(ts->ep, prof__callchain(p));
+	ret = stage_core__start(p, &ts->c, &ts_impl, ts);
+	if (ret)
+		return ret;
 	/* a COMMAND: its process's threads, followed as -p follows one */
 	if (p->target.has_command && p->target.launch.pid > 0)
 		ts->pids[ts->nr_pids++] = p->target.launch.pid;
 	apply_filters(p, ts);
-	return stage_watch__start(p, &ts->watch);
+	return stage_watch__start(p, &ts->c.watch);
 }
 
 /* ---- events ---- */
@@ -393,38 +341,10 @@ static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct 
 
 	(void)e;
 	d->row = c->row;
-	if (!ts->than || !ev->sample || !row_shown(ts, c->row))
+	if (!ts->c.than || !ev->sample || !row_shown(ts, c->row))
 		return 0;
 	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
 	return d->copy ? 0 : -ENOMEM;
-}
-
-static void impl_release(void *ctx, void *data)
-{
-	struct ts_data *d = data;
-
-	(void)ctx;
-	free(d->copy);
-	d->copy = NULL;
-}
-
-static void print_event(struct prof *p, struct ts *ts, int idx, int cpu,
-			const struct psc_sample *s, bool json)
-{
-	struct ts_ev *te = p->events_arr[idx].priv;
-
-	if (json) {
-		json__obj(&p->json);
-		if (te->print_ok)
-			evprint__json_members(ts->ep, &p->json, &te->print, cpu,
-					      prof__comm(p, s->pid, s->tid), s);
-		json__end(&p->json);
-		return;
-	}
-	if (te->print_ok) {
-		out__printf(p->out, "  ");
-		evprint__text(ts->ep, p->out, &te->print, cpu, prof__comm(p, s->pid, s->tid), s);
-	}
 }
 
 static void print_outlier(struct prof *p, struct ts *ts, const struct pair_entry *start,
@@ -445,14 +365,7 @@ static void print_outlier(struct prof *p, struct ts *ts, const struct pair_entry
 		json__str(&p->json, row_name(ts, d->row));
 		JSON_KEY(&p->json, "latency_ns");
 		json__u64(&p->json, delta);
-		if (d->copy) {
-			JSON_KEY(&p->json, "start");
-			print_event(p, ts, d->copy->ev_idx, d->copy->cpu, &d->copy->s, true);
-		}
-		if (end->sample) {
-			JSON_KEY(&p->json, "end");
-			print_event(p, ts, end->idx, end->cpu, end->sample, true);
-		}
+		stage_outlier_events(p, &ts->c, d->copy, end, true);
 		json__end_line(&p->json);
 		return;
 	}
@@ -460,10 +373,7 @@ static void print_outlier(struct prof *p, struct ts *ts, const struct pair_entry
 	out__printf(p->out, "task-state: %llu %s in %s for %s (%llu ns)\n",
 		    (unsigned long long)start->key, comm, row_name(ts, d->row), lat,
 		    (unsigned long long)delta);
-	if (d->copy)
-		print_event(p, ts, d->copy->ev_idx, d->copy->cpu, &d->copy->s, false);
-	if (end->sample)
-		print_event(p, ts, end->idx, end->cpu, end->sample, false);
+	stage_outlier_events(p, &ts->c, d->copy, end, false);
 }
 
 static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
@@ -472,21 +382,21 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 	struct ts *ts = ctx;
 	struct ts_data *d = data;
 	const struct ts_ctx *c = end->ctx;
-	bool over = ts->than && delta > ts->than && row_shown(ts, d->row);
+	bool over = ts->c.than && delta > ts->c.than && row_shown(ts, d->row);
 	struct stage_row *row;
 
 	if (!row_shown(ts, d->row))
 		return;
-	row = stage_rows__get(&ts->rows, (uint64_t)d->row);
+	row = stage_rows__get(&ts->c.rows, (uint64_t)d->row);
 	if (row)
 		stage_row__add(row, delta, over);
 	if (ts->perins) {
-		row = stage_rows__get(&ts->rows, (start->key + 1) << 8 | (uint64_t)d->row);
+		row = stage_rows__get(&ts->c.rows, (start->key + 1) << 8 | (uint64_t)d->row);
 		if (row)
 			stage_row__add(row, delta, over);
 	}
 	if (over) {
-		ts->outliers++;
+		ts->c.outliers++;
 		print_outlier(c->p, ts, start, d, end, delta);
 	}
 }
@@ -495,7 +405,7 @@ static bool field(struct ts_ev *te, const struct psc_tp_field *f, const struct p
 		  uint64_t *out)
 {
 	if (psc_tp_field__u64(f, s->raw.data, s->raw.size, out)) {
-		te->errors++;
+		te->se.errors++;
 		return false;
 	}
 	return true;
@@ -506,7 +416,7 @@ static bool eval(struct ts_ev *te, struct expr *e, const struct psc_sample *s, u
 	struct expr_val v;
 
 	if (expr__eval(e, s->raw.data, s->raw.size, s, &v)) {
-		te->errors++;
+		te->se.errors++;
 		return false;
 	}
 	*out = v.i;
@@ -558,16 +468,16 @@ static bool side_pass(struct ts *ts, struct ts_ev *te, struct expr *pass, uint64
 static void enter(struct ts *ts, struct pair_event *pe, struct ts_ctx *c, uint64_t ends_mask,
 		  int row)
 {
-	struct pair_entry *e = pair__find(ts->pr, pe->key);
+	struct pair_entry *e = pair__find(ts->c.pr, pe->key);
 
 	if (e) {
 		const struct ts_data *d = pair_entry__cdata(e);
 
 		if (d->row < 64 && (ends_mask >> d->row) & 1)
-			pair__end(ts->pr, pe);
+			pair__end(ts->c.pr, pe);
 	}
 	c->row = row;
-	pair__start(ts->pr, pe); /* a pending state left as it was is replaced: counted */
+	pair__start(ts->c.pr, pe); /* a pending state left as it was is replaced: counted */
 }
 
 static int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
@@ -580,8 +490,7 @@ static int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 				 .idx = ev->idx, .sample = s, .ctx = &c };
 	uint64_t a, b, state;
 
-	if (s->time > ts->last_time)
-		ts->last_time = s->time;
+	stage_core__seen(&ts->c, s->time);
 	if (!field(te, te->a, s, &a))
 		return 0;
 	if (te->kind == TS_WAKEUP) {
@@ -590,7 +499,7 @@ static int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		if (!side_pass(ts, te, te->pass_a, a, s))
 			return 0;
 		pe.key = a;
-		e = pair__find(ts->pr, a);
+		e = pair__find(ts->c.pr, a);
 		if (e) {
 			const struct ts_data *d = pair_entry__cdata(e);
 
@@ -619,22 +528,20 @@ static int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 /* A loss: no state that began before it is measured (pair.h, lost windows). */
 static void ts_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
 {
-	struct ts *ts = priv;
-	uint64_t now = stage_monotonic_ns();
-	uint64_t barrier = p->order || !ts->last_time ? now : ts->last_time;
-
 	(void)ev;
 	(void)cpu;
 	(void)n;
-	ts->lost_windows++;
-	pair__lost(ts->pr, barrier > now ? barrier : now);
+	stage_core__lost(p, priv);
 }
 
 /* ---- tables ---- */
 
-static void row_label(struct prof *p, struct ts *ts, const struct stage_row *r, char *buf,
-		      size_t len)
+/* Per thread rows after the totals: ids with a thread come after the plain ones (R first,
+ * sleeps by bit, RD and ? last: their ids are in that order already). */
+static void text_label(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
+		       size_t len)
 {
+	struct ts *ts = ctx;
 	int row = (int)(r->id & 0xff);
 
 	if (r->id >> 8) {
@@ -646,130 +553,60 @@ static void row_label(struct prof *p, struct ts *ts, const struct stage_row *r, 
 	}
 }
 
-/* Per thread rows after the totals: ids with a thread come after the plain ones. */
-static void print_table(struct prof *p, struct ts *ts, bool final)
+static void json_row(struct prof *p, void *ctx, const struct stage_row *r)
 {
-	const uint64_t *now = pair__counts(ts->pr);
-	uint64_t c[PAIR_NR_OUTCOMES];
-	size_t nr = 0;
-	struct stage_row **rows = stage_rows__sorted(&ts->rows, &nr);
-	int width = ts->perins ? 32 : 4;
-	char label[64];
+	struct ts *ts = ctx;
 
-	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
-		c[o] = final ? now[o] : now[o] - ts->ival_counts[o];
-	if (!rows)
-		return;
-	/* R first, sleeps by bit, RD and ? last: their ids are in that order already */
-	if (p->json_fmt) {
-		for (size_t i = 0; i < nr; i++) {
-			const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
-			int row = (int)(rows[i]->id & 0xff);
+	JSON_KEY(&p->json, "state");
+	json__str(&p->json, row_name(ts, (int)(r->id & 0xff)));
+	if (r->id >> 8) {
+		uint32_t tid = (uint32_t)((r->id >> 8) - 1);
 
-			if (!hist__count(h))
-				continue;
-			json__begin(&p->json, p->out);
-			JSON_KEY(&p->json, "state");
-			json__str(&p->json, row_name(ts, row));
-			if (rows[i]->id >> 8) {
-				uint32_t tid = (uint32_t)((rows[i]->id >> 8) - 1);
-
-				JSON_KEY(&p->json, "tid");
-				json__u64(&p->json, tid);
-				JSON_KEY(&p->json, "comm");
-				json__str(&p->json, prof__comm(p, tid, tid));
-			}
-			if (final) {
-				JSON_KEY(&p->json, "final");
-				json__bool(&p->json, true);
-			} else {
-				JSON_KEY(&p->json, "interval_s");
-				json__dbl(&p->json, prof__elapsed(p));
-			}
-			stage_row_json(p, h, final ? rows[i]->over : rows[i]->ival_over);
-			json__end_line(&p->json);
-		}
-		json__begin(&p->json, p->out);
-		JSON_KEY(&p->json, "task_state");
-		json__str(&p->json, "outcomes");
-		if (final) {
-			JSON_KEY(&p->json, "final");
-			json__bool(&p->json, true);
-		}
-		stage_outcomes_json(p, ts->pr, c);
-		JSON_KEY(&p->json, "lost_windows");
-		json__u64(&p->json, ts->lost_windows);
-		JSON_KEY(&p->json, "outliers");
-		json__u64(&p->json, ts->outliers);
-		json__end_line(&p->json);
-		free(rows);
-		return;
+		JSON_KEY(&p->json, "tid");
+		json__u64(&p->json, tid);
+		JSON_KEY(&p->json, "comm");
+		json__str(&p->json, prof__comm(p, tid, tid));
 	}
-	stage_header_text(p, width, ts->perins ? "St tid comm" : "St", ts->than);
-	for (size_t i = 0; i < nr; i++) {
-		const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
+}
 
-		if (!hist__count(h))
-			continue;
-		row_label(p, ts, rows[i], label, sizeof(label));
-		stage_row_text(p, width, label, h, ts->than,
-			       final ? rows[i]->over : rows[i]->ival_over);
-	}
-	stage_outcomes_text(p, ts->pr, c);
-	free(rows);
+static void json_outcomes(struct prof *p, void *ctx)
+{
+	(void)ctx;
+	JSON_KEY(&p->json, "task_state");
+	json__str(&p->json, "outcomes");
+}
+
+static struct stage_table table(struct ts *ts)
+{
+	return (struct stage_table){ .width = ts->perins ? 32 : 4,
+				     .head = ts->perins ? "St tid comm" : "St",
+				     .ctx = ts,
+				     .json_row = json_row,
+				     .text_label = text_label,
+				     .json_outcomes = json_outcomes };
 }
 
 static int ts_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	struct ts *ts = priv;
-	time_t t = time(NULL);
-	struct tm tm;
-	char buf[32];
+	struct stage_table t = table(priv);
 
 	(void)now_ns;
-	if (!p->json_fmt) {
-		localtime_r(&t, &tm);
-		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-		out__printf(p->out, "%s\n", buf);
-	}
-	print_table(p, ts, false);
-	stage_rows__reset_ival(&ts->rows);
-	memcpy(ts->ival_counts, pair__counts(ts->pr), sizeof(ts->ival_counts));
-	return 0;
+	return stage_core__interval(p, priv, &t);
 }
 
 static int ts_report(struct prof *p, void *priv)
 {
-	struct ts *ts = priv;
-	uint64_t errors = 0;
+	struct stage_table t = table(priv);
 
-	pair__finish(ts->pr);
-	print_table(p, ts, true);
-	if (!p->json_fmt && ts->than)
-		out__printf(p->out, "outliers: %llu\n", (unsigned long long)ts->outliers);
-	if (!p->json_fmt && ts->lost_windows)
-		out__printf(p->out, "lost windows: %llu (states begun before a loss are not "
-				    "measured, counted as lost)\n",
-			    (unsigned long long)ts->lost_windows);
-	for (int i = 0; i < p->nr_events; i++)
-		errors += ((struct ts_ev *)p->events_arr[i].priv)->errors;
-	if (errors)
-		fprintf(stderr, "perfscope %s: %llu events whose fields could not be read were "
-				"skipped\n",
-			p->name, (unsigned long long)errors);
-	return 0;
+	return stage_core__report(p, priv, &t, "states");
 }
 
 static void ts_teardown(struct prof *p, void *priv)
 {
 	struct ts *ts = priv;
 
-	pair__delete(ts->pr);
-	stage_watch__close(&ts->watch);
-	if (ts->inited) {
-		stage_rows__exit(&ts->rows);
+	if (ts->c.inited)
 		keymap__exit(&ts->member);
-	}
 	for (int i = 0; i < p->nr_events; i++) {
 		struct ts_ev *te = p->events_arr[i].priv;
 
@@ -777,10 +614,8 @@ static void ts_teardown(struct prof *p, void *priv)
 			continue;
 		expr__delete(te->pass_a);
 		expr__delete(te->pass_b);
-		if (te->print_ok)
-			evprint_event__exit(&te->print);
 	}
-	evprint__delete(ts->ep);
+	stage_core__exit(p, &ts->c);
 }
 
 const struct profiler profiler_task_state = {

@@ -1,0 +1,25 @@
+/* duration: perf-prof's time arguments ("20ms", "1.5s", "100us", "500ns", a bare number is ns). */
+#ifndef PERFSCOPE_COMMON_DURATION_H
+#define PERFSCOPE_COMMON_DURATION_H
+
+#include <stdint.h>
+
+struct prof;
+
+/* What duration__parse accepts, for messages that tell the user the forms. */
+#define DURATION_FORMS "a number with an optional unit s, ms, us or ns (the default)"
+
+/*
+ * Parses a non-negative number with an optional unit s, ms, us or ns (none: ns) into
+ * nanoseconds, rounded to the nearest. Returns 0, or -EINVAL (not a number, negative, not
+ * finite, an unknown unit, or more than a u64 of nanoseconds); *ns is then unchanged.
+ */
+int duration__parse(const char *arg, uint64_t *ns);
+
+/*
+ * duration__parse for an option: on failure a usage error naming opt and the accepted forms
+ * (prof_usage's return value, 2).
+ */
+int duration__opt(struct prof *p, const char *opt, const char *arg, uint64_t *ns);
+
+#endif
