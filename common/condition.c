@@ -1,4 +1,4 @@
-/* condition: a threshold on a CPU share or an event rate that must hold some time, per unit. */
+/* condition: a threshold on a CPU share, event rate or latency that must hold a time, per unit. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +52,16 @@ void cond__init_rate(struct cond *c, char *event, struct psc_event_list *specs, 
 	c->threshold = per_s;
 	snprintf(c->name, sizeof(c->name), "%s>=%g/s", event, per_s);
 	snprintf(c->tag, sizeof(c->tag), "rate-%s", s->event ? s->event : s->name);
+}
+
+void cond__init_latency(struct cond *c, struct tlat *lat, const char *name, const char *tag,
+			double threshold_ms)
+{
+	c->type = COND_LATENCY;
+	c->lat = lat;
+	c->threshold = threshold_ms;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->tag, sizeof(c->tag), "%s", tag);
 }
 
 int cond__alloc_units(struct cond *c, int nr)

@@ -1,4 +1,4 @@
-/* condition: a threshold on a CPU share or an event rate that must hold some time, per unit. */
+/* condition: a threshold on a CPU share, event rate or latency that must hold a time, per unit. */
 #ifndef PERFSCOPE_COMMON_CONDITION_H
 #define PERFSCOPE_COMMON_CONDITION_H
 
@@ -9,13 +9,16 @@
 
 #include "cpustat.h"
 
-enum cond_type { COND_SHARE, COND_RATE };
+enum cond_type { COND_SHARE, COND_RATE, COND_LATENCY };
+
+struct tlat;
 
 /*
  * One condition ("sys>=50%", "sched:sched_switch>=50000/s") and its state on each unit it is
  * measured on (a CPU, the machine or a process: the caller's numbering). Readings come from
- * cpustat (shares) or a ratecount counter (rates); a condition holds once every reading of a
- * run of them was at or over the threshold for long enough. Not thread-safe.
+ * cpustat (shares), a ratecount counter (rates) or trigger_latency (latencies); a condition
+ * holds once every reading of a run of them was at or over the threshold for long enough.
+ * Not thread-safe.
  */
 struct cond {
 	enum cond_type type;
@@ -26,6 +29,7 @@ struct cond {
 	char *event; /* COND_RATE: the event text (owned) */
 	struct psc_event_list *specs; /* COND_RATE: its one event (owned) */
 	struct psc_evsel *evsel; /* COND_RATE: the counter, once opened (owned) */
+	struct tlat *lat; /* COND_LATENCY (trigger_latency.h): values in ms (its set owns it) */
 	int nr_units;
 	uint64_t *last; /* per unit: the count at the previous reading */
 	uint64_t *since; /* per unit: start of the run of readings over the threshold, 0: none */
@@ -43,6 +47,9 @@ int cond__init_share(struct cond *c, enum cpustat_kind kind, const char *arg);
 int cond__split_rate(const char *arg, char **event, double *per_s);
 /* c becomes EVENT>=N/s, taking event (from cond__split_rate) and specs (one event) over. */
 void cond__init_rate(struct cond *c, char *event, struct psc_event_list *specs, double per_s);
+/* c becomes a latency condition: lat measures it (name, tag and threshold in ms are its). */
+void cond__init_latency(struct cond *c, struct tlat *lat, const char *name, const char *tag,
+			double threshold_ms);
 /* Per-unit state for nr units. 0 or -ENOMEM. */
 int cond__alloc_units(struct cond *c, int nr);
 /* Frees what c owns (the counter closed); c can be zeroed and reused. */

@@ -28,8 +28,10 @@ static const struct prof_opt trigger_opts[] = {
 	{ "rate", 0, "EVENT>N", PROF_OPT_FN, 0, 0, 0, trigger_opt_rate,
 	  "... when EVENT happens N times a second or more (counted,\nnot sampled), e.g. "
 	  "'sched:sched_switch>50000'; repeatable" },
-	{ "latency", 0, "SPEC", PROF_OPT_FN, 0, 0, 0, trigger_opt_latency,
-	  "not available yet (needs the two-event engine)" },
+	{ "latency", 0, "START,END>T", PROF_OPT_FN, 0, 0, 0, trigger_opt_latency,
+	  "... when the latency from event START to event END (same\nkey=EXPR, default the thread) "
+	  "is above T (s, ms, us, ns)\non the CPU of END: the longest of each period counts;\n"
+	  "values in ms; repeatable" },
 	{ "for", 0, "S", PROF_OPT_DOUBLE, OFF(for_s), 0, 0, NULL,
 	  "a condition must hold S seconds in a row (default 1)" },
 	{ "machine", 0, NULL, PROF_OPT_FLAG, OFF(machine), 0, 0, NULL,
@@ -66,9 +68,10 @@ static int trigger_event(struct prof *p, void *priv, struct prof_event *ev,
 			 struct perf_event_attr *attr)
 {
 	struct trigger *t = priv;
+	int ret = tlat_set__event(&t->lat, p, ev, attr);
 
-	(void)p;
-	(void)ev;
+	if (ret) /* a --latency event: set up there */
+		return ret == 1 ? 0 : ret;
 	attr->freq = 0;
 	attr->sample_period = NS / (uint64_t)t->standby_hz;
 	/* stacks in every sample: the flight recorder and the captures are made of them */
@@ -160,7 +163,8 @@ static int trigger_sample(struct prof *p, void *priv, struct prof_event *ev, int
 	int unit;
 
 	(void)p;
-	(void)ev;
+	if (tlat_set__sample(&t->lat, ev, cpu, s))
+		return 0;
 	if (cpu < 0 || cpu >= t->nr_cpus)
 		return 0;
 	if (t->fr)
@@ -202,6 +206,7 @@ static void trigger_lost(struct prof *p, void *priv, struct prof_event *ev, int 
 
 	(void)p;
 	(void)ev;
+	tlat_set__lost(&t->lat);
 	t->lost += n;
 	for (int u = 0; u < t->nr_units; u++)
 		if (t->sched.win[u].active && (t->unit_cpu[u] < 0 || t->unit_cpu[u] == cpu))
@@ -245,6 +250,13 @@ static int trigger_sigusr1(struct prof *p, void *priv)
 	return 0;
 }
 
+static void lat_line(void *ctx, const char *text)
+{
+	struct trigger *t = ctx;
+
+	svclog__note(&t->log, "%s", text);
+}
+
 static int trigger_report(struct prof *p, void *priv)
 {
 	struct trigger *t = priv;
@@ -258,6 +270,7 @@ static int trigger_report(struct prof *p, void *priv)
 			&t->log,
 			"%llu stacks deeper than %d frames were cut (outermost frames left out)",
 			(unsigned long long)flightrec__cut(t->fr), FLIGHTREC_MAX_FRAMES);
+	tlat_set__report(&t->lat, lat_line, t);
 	summary(t, "");
 	return 0;
 }
@@ -275,6 +288,7 @@ static void trigger_teardown(struct prof *p, void *priv)
 	free(t->unit_cpu);
 	free(t->cpu_unit);
 	flightrec__delete(t->fr);
+	tlat_set__free(&t->lat);
 	callchain__delete(t->cc);
 	if (t->cs_ready)
 		cpustat__exit(&t->cs);
@@ -289,22 +303,24 @@ static void trigger_teardown(struct prof *p, void *priv)
 
 const struct profiler profiler_trigger = {
 	.name = "trigger",
-	.summary = "wait for a CPU or event-rate condition, then capture stacks (with the onset)",
-	.usage =
-		"(--sys|--user|--cpu|--iowait PCT | --rate EVENT>N)... [--for S] [--machine]\n"
-		"                       [-C CPUS | -p PID | -- COMMAND] [--capture S] [--before S] "
-		"[-F HZ]\n"
-		"                       [-o DIR] [--cooldown S] [--max N] [--max-disk SIZE] "
-		"[--format json]",
+	.summary = "wait for a CPU, event-rate or latency condition, then capture stacks (with the "
+		   "onset)",
+	.usage = "(--sys|--user|--cpu|--iowait PCT | --rate EVENT>N | --latency START,END>T)...\n"
+		 "                       [--for S] [--machine] [-C CPUS | -p PID | -- COMMAND]\n"
+		 "                       [--capture S] [--before S] [-F HZ]\n"
+		 "                       [-o DIR] [--cooldown S] [--max N] [--max-disk SIZE] "
+		 "[--format json]",
 	.description =
 		"Watches conditions continuously at a low cost and profiles what runs when one holds:\n"
 		"a CPU's (or, with --machine, the machine's) share of system, user, busy or iowait time\n"
-		"read from /proc/stat every --period, or the rate of any event counted by the kernel\n"
-		"(--rate sched:sched_switch>50000). A condition that holds --for seconds in a row fires\n"
-		"a capture of that CPU (or of every CPU, or of the process with -p/COMMAND): stacks\n"
-		"sampled at -F HZ for --capture seconds, plus the seconds --before the fire taken from a\n"
-		"flight recorder (stacks sampled at --standby-hz all along, kept in memory), so that the\n"
-		"onset of the condition is in the capture.\n"
+		"read from /proc/stat every --period, the rate of any event counted by the kernel\n"
+		"(--rate sched:sched_switch>50000), or the latency from one event to another paired by\n"
+		"key (--latency 'START,END>10ms': the longest of each period on the CPU of END, in ms).\n"
+		"A condition that holds --for seconds in a row fires a capture of that CPU (or of every\n"
+		"CPU, or of the process with -p/COMMAND): stacks sampled at -F HZ for --capture\n"
+		"seconds, plus the seconds --before the fire taken from a flight recorder (stacks\n"
+		"sampled at --standby-hz all along, kept in memory), so that the onset of the condition\n"
+		"is in the capture.\n"
 		"\n"
 		"Each capture is written into DIR as trigger-DATE-TIME.MS-CONDITION-cpuN.folded (folded\n"
 		"stacks, root first, counts in samples at -F HZ: flamegraph.pl, inferno, speedscope),\n"
@@ -329,10 +345,16 @@ const struct profiler profiler_trigger = {
 		    "trigger --rate 'sched:sched_switch>50000' --machine --cooldown 60 -o /tmp/cs\n"
 		    "trigger --iowait 30 --for 2 --max-disk 500M -o /var/lib/perfscope\n"
 		    "trigger --sys 20 --for 0.5 -- ./my-server\n"
-		    "trigger --sys 99 --for 60 -i 1000",
+		    "trigger --sys 99 --for 60 -i 1000\n"
+		    "trigger --latency 'sched:sched_wakeup//key=pid/,sched:sched_switch//"
+		    "key=next_pid/>10ms' --for 2\n"
+		    "trigger --latency 'syscalls:sys_enter_nanosleep//key=common_pid/,syscalls:"
+		    "sys_exit_nanosleep//key=common_pid/>20ms' --for 1 --capture 1 --max 1 "
+		    "--format json",
 	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = trigger_opts,
+	.attrs = tlat_attrs,
 	.needs = PROF_RINGS | PROF_COMM,
 	.default_events = "cpu-clock",
 	.conformance_args = "--sys 99 --for 3600 -i 300 -o /tmp/perfscope-trigger-conformance",

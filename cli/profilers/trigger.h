@@ -15,6 +15,7 @@
 #include "flightrec.h"
 #include "prof.h"
 #include "svclog.h"
+#include "trigger_latency.h"
 
 #define TRIGGER_MAX_CONDS 8
 #define TRIGGER_CAP_PREFIX "trigger-"
@@ -41,6 +42,7 @@ struct trigger {
 	uint64_t max_disk;
 	struct cond conds[TRIGGER_MAX_CONDS];
 	int nr_conds;
+	struct tlat_set lat; /* the --latency conditions' events and pairs */
 
 	/* what is watched: per CPU (units = the target's CPUs), the machine, or a process */
 	int nr_units;

@@ -81,12 +81,20 @@ int trigger_opt_rate(struct prof *p, void *priv, const char *arg)
 	return 0;
 }
 
+/* --latency START,END>T: trigger_latency.c parses it and pairs the events. */
 int trigger_opt_latency(struct prof *p, void *priv, const char *arg)
 {
-	(void)priv;
-	(void)arg;
-	return prof_usage(p, "--latency is not available yet: it needs the two-event engine; "
-			     "use --rate or the CPU shares");
+	struct trigger *t = priv;
+	struct tlat *l;
+	int ret;
+
+	if (t->nr_conds == TRIGGER_MAX_CONDS)
+		return prof_usage(p, "at most %d conditions", TRIGGER_MAX_CONDS);
+	if ((ret = tlat_set__add(&t->lat, p, arg, &l)))
+		return ret;
+	cond__init_latency(&t->conds[t->nr_conds++], l, tlat__name(l), tlat__tag(l),
+			   tlat__threshold_ms(l));
+	return 0;
 }
 
 int trigger_opt_max_disk(struct prof *p, void *priv, const char *arg)
@@ -136,8 +144,8 @@ int trigger_check(struct prof *p, void *priv)
 	t->log.verbose = p->opts.verbose;
 	if (!t->nr_conds)
 		return prof_usage(p,
-				  "which condition? give --sys, --user, --cpu, --iowait or --rate, "
-				  "e.g. --sys 50");
+				  "which condition? give --sys, --user, --cpu, --iowait, --rate or "
+				  "--latency, e.g. --sys 50");
 	if (!t->for_s)
 		t->for_s = 1;
 	if (!t->capture_s)
@@ -173,6 +181,12 @@ int trigger_check(struct prof *p, void *priv)
 				t->dir, strerror(-err));
 			return 1;
 		}
+	}
+	{
+		int err = tlat_set__check(&t->lat, p);
+
+		if (err)
+			return err;
 	}
 	svclog__open(&t->log);
 	return 0;

@@ -44,6 +44,8 @@ static int open_rates(struct trigger *t)
 static double measure(struct trigger *t, struct cond *c, int unit, double dt_s,
 		      const double *task_share)
 {
+	if (c->type == COND_LATENCY)
+		return tlat__take(c->lat, t->unit_cpu[unit], (uint64_t)t->period_ms * 1000000);
 	if (c->type == COND_SHARE) {
 		if (t->process)
 			return task_share[c->kind];
@@ -117,7 +119,7 @@ int trigger_watch_start(struct trigger *t)
 		t->cs_ready = true;
 		cpustat__read(&t->cs);
 	}
-	if ((err = open_rates(t)))
+	if ((err = open_rates(t)) || (err = tlat_set__start(&t->lat, t->p)))
 		return err;
 	t->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (t->timer_fd < 0 || timerfd_settime(t->timer_fd, 0, &its, NULL))

@@ -26,8 +26,8 @@ expect_rc "no condition: usage error" 2 "$P" trigger --duration 1
 grep -q "which condition" "$ERR" || diag "stderr: $(head -1 "$ERR")"
 expect_rc "--sys 150: usage error" 2 "$P" trigger --sys 150
 expect_rc "--rate without >N: usage error" 2 "$P" trigger --rate sched:sched_switch
-expect_rc "--latency: said to be unavailable" 2 "$P" trigger --latency x
-grep -q "not available" "$ERR" || diag "--latency: no 'not available' on stderr: $(head -1 "$ERR")"
+expect_rc "--latency without START,END>T: usage error" 2 "$P" trigger --latency x
+grep -q "START,END>THRESHOLD" "$ERR" || diag "--latency x: no 'START,END>THRESHOLD' on stderr: $(head -1 "$ERR")"
 expect_rc "--iowait with -p: usage error" 2 "$P" trigger --iowait 5 -p 1
 
 # 6: the systemd unit

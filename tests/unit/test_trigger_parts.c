@@ -284,6 +284,18 @@ static void t_condition(void **state)
 	cond__reset(&c, 0);
 	assert_false(cond__holds(&c, 0, 70, 1500, 1400, 300, 0));
 	cond__free(&c);
+
+	/* a latency: name, tag and threshold (ms) given; the tlat is its set's, not freed here */
+	memset(&c, 0, sizeof(c));
+	cond__init_latency(&c, (struct tlat *)&c, "latency a->b>20ms", "lat-b", 20);
+	assert_int_equal(c.type, COND_LATENCY);
+	assert_ptr_equal(c.lat, &c);
+	assert_string_equal(c.name, "latency a->b>20ms");
+	assert_string_equal(c.tag, "lat-b");
+	assert_int_equal(cond__alloc_units(&c, 1), 0);
+	assert_false(cond__holds(&c, 0, 19.9, 1000, 900, 100, 0)); /* under 20 ms */
+	assert_true(cond__holds(&c, 0, 20, 1100, 1000, 100, 0));
+	cond__free(&c);
 }
 
 static void t_capsched(void **state)
