@@ -83,7 +83,8 @@ fi
 run_trigger() {
 	local out=$1 err=$2 secs=$3
 	shift 3
-	"$P" trigger --latency "$SPEC" --for 1 --capture 1 --max 1 --format json \
+	# -C 1: the workload's CPU only, so that another process's sleeps elsewhere cannot fire
+	"$P" trigger --latency "$SPEC" --for 1 --capture 1 --max 1 --format json -C 1 \
 		--duration $((secs * SCALE)) "$@" >"$out" 2>"$err"
 }
 
