@@ -40,6 +40,7 @@ struct prof_state {
 	int limit_cpus;
 	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
 	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
+	const char *typed; /* the -e text before that */
 };
 
 static uint64_t monotonic_ns(void)
@@ -218,7 +219,7 @@ static int parse_events(struct prof *p)
 		return prof_usage(p, "which events? give -e EVENTS, e.g. -e sched:sched_switch");
 	}
 	/* profile/-F 200/untraced/: the event profile samples (the carets below point as typed) */
-	typed = p->events;
+	typed = p->state->typed = p->events;
 	if ((ret = prof_embed__rewrite(p->name, typed, &p->state->embed)))
 		return ret;
 	if (p->state->embed.text) {
@@ -270,8 +271,19 @@ static int create_probes(struct prof *p)
 	ret = psc_probes__create(p->specs, NULL, &p->state->probes, &perr);
 	if (!ret)
 		return 0;
-	cli_report_parse_error(p->name, p->events, &perr, ret);
+	perr.pos = prof_embed__pos(&p->state->embed, perr.pos);
+	cli_report_parse_error(p->name, p->state->typed, &perr, ret);
 	return 1;
+}
+
+void prof_events_caret(const struct prof *p, int pos)
+{
+	const struct prof_state *st = p->state;
+
+	if (st->embed.text)
+		caret__print(stderr, "  ", NULL, st->typed, prof_embed__pos(&st->embed, pos));
+	else
+		caret__print(stderr, "  ", NULL, p->events, pos);
 }
 
 /* Results go to -o FILE or stdout; a stop signal must not wait behind a pipe nobody reads. */
