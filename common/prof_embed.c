@@ -13,7 +13,8 @@ const struct profiler *(*prof_lookup)(const char *name);
 
 static bool name_char(char c)
 {
-	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == ':' || c == '.' || c == '*';
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == ':' || c == '.' ||
+	       c == '*';
 }
 
 /*
@@ -79,8 +80,8 @@ static int rewrite_item(const char *prof, const char *events, const struct profi
 	memcpy(optbuf, events + opts, olen);
 	optbuf[olen] = 0;
 	if (pr->as_event(optbuf, buf, sizeof(buf), why, sizeof(why))) {
-		fprintf(stderr, "perfscope %s: %s/%s/ as an event source: %s\n", prof, pr->name, optbuf,
-			why[0] ? why : "its options cannot be expressed as an event");
+		fprintf(stderr, "perfscope %s: %s/%s/ as an event source: %s\n", prof, pr->name,
+			optbuf, why[0] ? why : "its options cannot be expressed as an event");
 		return fail(events, opts);
 	}
 	/* the profiler's EVENT/FILTER/ATTR.../, the user's ATTRs, then the profiler's :MODS */
@@ -129,7 +130,8 @@ int prof_embed__rewrite(const char *prof, const char *events, struct prof_embed 
 			bool dash = events[name_end + 1] == '-' &&
 				    isalpha((unsigned char)events[name_end + 2]);
 
-			if (name_end - from < (int)sizeof(name) && !memchr(events + from, ':', name_end - from)) {
+			if (name_end - from < (int)sizeof(name) &&
+			    !memchr(events + from, ':', name_end - from)) {
 				memcpy(name, events + from, name_end - from);
 				name[name_end - from] = 0;
 				pr = prof_lookup ? prof_lookup(name) : NULL;
@@ -138,12 +140,14 @@ int prof_embed__rewrite(const char *prof, const char *events, struct prof_embed 
 				fprintf(stderr,
 					"perfscope %s: '%.*s' is no perfscope profiler that can be an event "
 					"source (profile/OPTS/ is); as an event, write its ATTRs: %.*s//ATTR/...\n",
-					prof, name_end - from, events + from, name_end - from, events + from);
+					prof, name_end - from, events + from, name_end - from,
+					events + from);
 				ret = fail(events, from);
 				break;
 			}
 			if (pr && !close && pr->as_event) {
-				fprintf(stderr, "perfscope %s: missing '/' after %s's options: write %s/OPTS/ATTR.../\n",
+				fprintf(stderr,
+					"perfscope %s: missing '/' after %s's options: write %s/OPTS/ATTR.../\n",
 					prof, pr->name, pr->name);
 				ret = fail(events, end);
 				break;
@@ -158,8 +162,8 @@ int prof_embed__rewrite(const char *prof, const char *events, struct prof_embed 
 				}
 				segs = n;
 				fwrite(events + last, 1, from - last, f);
-				ret = rewrite_item(prof, events, pr, from, name_end + 1, rest, end, f,
-						   &segs[nr++]);
+				ret = rewrite_item(prof, events, pr, from, name_end + 1, rest, end,
+						   f, &segs[nr++]);
 				if (ret)
 					break;
 				last = end;

@@ -6,7 +6,8 @@
 
 struct profiler;
 
-/* Set by the CLI (cli/main.c): the profiler named NAME, or NULL. common/ does not know the table. */
+/* Set by the CLI (cli/main.c): the profiler named NAME, or NULL. common/ does not know the table.
+ */
 extern const struct profiler *(*prof_lookup)(const char *name);
 
 /* One rewritten item: where it was in the typed text and where it is in the rewritten one. */

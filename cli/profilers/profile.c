@@ -1454,7 +1454,8 @@ static int profile_as_event(const char *opts, char *buf, size_t len, char *why, 
 		} else if (TAKES("-e", "--event")) {
 			event = NEXT();
 			if (!event || strpbrk(event, "/,{}")) {
-				snprintf(why, why_len, "-e takes one event name here (no /ATTR/ nor list)");
+				snprintf(why, why_len,
+					 "-e takes one event name here (no /ATTR/ nor list)");
 				return -1;
 			}
 		} else if (!strcmp(tok, "-g") && !val) {
@@ -1462,7 +1463,8 @@ static int profile_as_event(const char *opts, char *buf, size_t len, char *why, 
 		} else if (!strcmp(tok, "--call-graph")) {
 			arg = NEXT();
 			if (!arg || strcmp(arg, "fp")) {
-				snprintf(why, why_len, "--call-graph: only fp can be an event's stack here");
+				snprintf(why, why_len,
+					 "--call-graph: only fp can be an event's stack here");
 				return -1;
 			}
 			stack = true;
@@ -1471,11 +1473,12 @@ static int profile_as_event(const char *opts, char *buf, size_t len, char *why, 
 		} else if (!strcmp(tok, "--exclude-kernel") && !val) {
 			xkernel = true;
 		} else {
-			snprintf(why, why_len,
-				 "option '%s' cannot be expressed as an event (its samples join this "
-				 "profiler's stream); give this profiler's own options instead, or only "
-				 "-F HZ, -c PERIOD, -g, -e EVENT, --exclude-user, --exclude-kernel here",
-				 tok);
+			snprintf(
+				why, why_len,
+				"option '%s' cannot be expressed as an event (its samples join this "
+				"profiler's stream); give this profiler's own options instead, or only "
+				"-F HZ, -c PERIOD, -g, -e EVENT, --exclude-user, --exclude-kernel here",
+				tok);
 			return -1;
 		}
 #undef TAKES
@@ -1486,7 +1489,8 @@ static int profile_as_event(const char *opts, char *buf, size_t len, char *why, 
 		return -1;
 	}
 	if (xuser && xkernel) {
-		snprintf(why, why_len, "--exclude-user and --exclude-kernel leave nothing to sample");
+		snprintf(why, why_len,
+			 "--exclude-user and --exclude-kernel leave nothing to sample");
 		return -1;
 	}
 	if (xuser)

@@ -54,8 +54,11 @@ static void t_rewrite(void **state)
 	assert_int_equal(prof_embed__pos(&e, -1), -1);
 	prof_embed__free(&e);
 
-	/* no profiler named: nothing rewritten; commas in quotes and a tracepoint "profile:" stay */
-	assert_int_equal(prof_embed__rewrite("t", "sched:a/comm==\"x,profile/-F 1/\"/,cpu-clock//stack/", &e), 0);
+	/* no profiler named: nothing rewritten; commas in quotes and a tracepoint "profile:" stay
+	 */
+	assert_int_equal(prof_embed__rewrite(
+				 "t", "sched:a/comm==\"x,profile/-F 1/\"/,cpu-clock//stack/", &e),
+			 0);
 	assert_null(e.text);
 	assert_int_equal(prof_embed__rewrite("t", "profile:x/a==1/", &e), 0);
 	assert_null(e.text);
@@ -79,7 +82,8 @@ static void t_errors(void **state)
 	assert_int_equal(prof_embed__rewrite("t", "task-state/-S/", &e), 2);
 	assert_int_equal(prof_embed__rewrite("t", "page-faults/-N 10/", &e), 2);
 	assert_int_equal(prof_embed__rewrite("t", "profile/-F 1", &e), 2);
-	/* without the CLI's table nothing is a profiler: options where a filter goes are an error */
+	/* without the CLI's table nothing is a profiler: options where a filter goes are an error
+	 */
 	prof_lookup = NULL;
 	assert_int_equal(prof_embed__rewrite("t", "profile/-F 1/", &e), 2);
 	assert_null(e.text);
