@@ -1497,10 +1497,13 @@ static int profile_as_event(const char *opts, char *buf, size_t len, char *why, 
 		mods = ":k";
 	else if (xkernel)
 		mods = ":u";
-	if (!freq && !period)
-		freq = 99; /* profile's own default */
-	n = snprintf(buf, len, "%s//%s=%ld/%s%s", event, period ? "period" : "freq",
-		     period ? period : freq, stack ? "stack/" : "", mods);
+	if (!freq && !period && !strcmp(event, "cpu-clock"))
+		freq = 99; /* profile's own default; another -e event keeps its own */
+	if (freq || period)
+		n = snprintf(buf, len, "%s//%s=%ld/%s%s", event, period ? "period" : "freq",
+			     period ? period : freq, stack ? "stack/" : "", mods);
+	else
+		n = snprintf(buf, len, "%s//%s%s", event, stack ? "stack/" : "", mods);
 	if (n < 0 || (size_t)n >= len) {
 		snprintf(why, why_len, "the event name is too long");
 		return -1;
