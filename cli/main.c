@@ -8,6 +8,7 @@
 
 #include <perfscope/perfscope.h>
 
+#include "prof_embed.h"
 #include "profiler.h"
 
 static void print_usage(FILE *out)
@@ -148,6 +149,7 @@ int main(int argc, char **argv)
 
 	keep_std_fds();
 	block_async_signals();
+	prof_lookup = profiler_find; /* -e profile/-F 200/: a profiler as an event source */
 	ret = dispatch(argc, argv);
 	/*
 	 * Help and version go through stdio, whose errors show only at the flush: a help text that

@@ -17,6 +17,7 @@
 #include "caret.h"
 #include "comm.h"
 #include "flame.h"
+#include "prof_embed.h"
 #include "prof_internal.h"
 #include "session.h"
 
@@ -38,6 +39,8 @@ struct prof_state {
 	uint64_t *limit_nr;
 	int limit_cpus;
 	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
+	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
+	const char *typed; /* the -e text before that */
 };
 
 static uint64_t monotonic_ns(void)
@@ -206,6 +209,7 @@ static int hook_stop_signal(void *ctx, int signo)
 static int parse_events(struct prof *p)
 {
 	struct psc_parse_error perr = { .pos = -1 };
+	const char *typed;
 	int ret;
 
 	p->events = p->opts.events ? p->opts.events : p->decl->default_events;
@@ -214,13 +218,23 @@ static int parse_events(struct prof *p)
 			return 0;
 		return prof_usage(p, "which events? give -e EVENTS, e.g. -e sched:sched_switch");
 	}
+	/* profile/-F 200/untraced/: the event profile samples (the carets below point as typed) */
+	typed = p->state->typed = p->events;
+	if ((ret = prof_embed__rewrite(p->name, typed, &p->state->embed)))
+		return ret;
+	if (p->state->embed.text) {
+		p->events = p->state->embed.text;
+		if (p->opts.verbose)
+			fprintf(stderr, "perfscope %s: -e %s\n", p->name, p->events);
+	}
 	/* parsing has no side effects: tracefs is mounted here, where tracepoints may be named */
 	if (strchr(p->events, ':'))
 		psc_tracefs__mount(); /* failing is no error unless one is: parse says so */
 	ret = psc_parse_events(p->events, NULL, &p->specs, &perr);
 	if (!ret)
 		return 0;
-	cli_report_parse_error(p->name, p->events, &perr, ret);
+	perr.pos = prof_embed__pos(&p->state->embed, perr.pos);
+	cli_report_parse_error(p->name, typed, &perr, ret);
 	/* no memory, tracefs not mounted or not readable: runtime failures, not bad usage */
 	/* ... or the kernel lacks what was named (kprobes here) */
 	return ret == -ENOMEM || ret == -EACCES || ret == -EPERM || ret == -ENODEV ||
@@ -257,8 +271,19 @@ static int create_probes(struct prof *p)
 	ret = psc_probes__create(p->specs, NULL, &p->state->probes, &perr);
 	if (!ret)
 		return 0;
-	cli_report_parse_error(p->name, p->events, &perr, ret);
+	perr.pos = prof_embed__pos(&p->state->embed, perr.pos);
+	cli_report_parse_error(p->name, p->state->typed, &perr, ret);
 	return 1;
+}
+
+void prof_events_caret(const struct prof *p, int pos)
+{
+	const struct prof_state *st = p->state;
+
+	if (st->embed.text)
+		caret__print(stderr, "  ", NULL, st->typed, prof_embed__pos(&st->embed, pos));
+	else
+		caret__print(stderr, "  ", NULL, p->events, pos);
 }
 
 /* Results go to -o FILE or stdout; a stop signal must not wait behind a pipe nobody reads. */
@@ -825,6 +850,7 @@ out:
 	prof_events__free(&p);
 	psc_evlist__delete(p.evlist);
 	psc_probes__delete(st.probes); /* once nothing has them open */
+	prof_embed__free(&st.embed);
 	psc_event_list__delete(p.specs);
 	callchain__delete(st.cc);
 	flame__delete(st.flame);

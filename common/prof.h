@@ -156,6 +156,13 @@ struct profiler {
 	int (*report)(struct prof *p, void *priv); /* at the end */
 	void (*teardown)(struct prof *p, void *priv);
 
+	/*
+	 * Optional: this profiler as an event source in another's -e list (NAME/OPTS/ATTR.../):
+	 * writes the event it samples for OPTS as EVENT/FILTER/ATTR.../[:MODS] into buf; nonzero,
+	 * with why, for an option it cannot express (prof_embed.c).
+	 */
+	int (*as_event)(const char *opts, char *buf, size_t len, char *why, size_t why_len);
+
 	int (*run)(int argc, char **argv); /* plain commands only */
 	const char *help; /* plain commands only */
 };

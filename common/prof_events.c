@@ -131,7 +131,7 @@ static int attr_error(struct prof *p, int pos, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	caret__print(stderr, "  ", NULL, p->events, pos);
+	prof_events_caret(p, pos);
 	return 2;
 }
 
@@ -146,7 +146,7 @@ static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_eve
 		prof_attrs_list(p->decl, list, sizeof(list));
 		fprintf(stderr, "perfscope %s: ATTR '%s' on %s means nothing to %s; %s takes: %s\n",
 			p->name, in->name, ev->spec->name, p->name, p->name, list);
-		caret__print(stderr, "  ", NULL, p->events, in->pos);
+		prof_events_caret(p, in->pos);
 		return 2;
 	}
 	if (!decl->repeat && prof_event__attr(ev, decl->name))

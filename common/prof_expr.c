@@ -60,7 +60,7 @@ int prof_expr__bind(struct prof *p, struct prof_event *ev, const struct psc_even
 	if (errno == ENOMEM)
 		return -ENOMEM;
 	fprintf(stderr, "perfscope %s: %s=%s: %s\n", p->name, decl->name, in->value, err.msg);
-	caret__print(stderr, "  ", NULL, p->events, in->value_pos + (err.pos > 0 ? err.pos : 0));
+	prof_events_caret(p, in->value_pos + (err.pos > 0 ? err.pos : 0));
 	if (err.unknown_name)
 		expr_print_names(stderr, "  ", ev->spec->name, &o);
 	return 2;

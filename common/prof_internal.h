@@ -9,6 +9,9 @@
 /* "stack, max-stack=N, ..., key=FIELD": the ATTRs decl takes, for error messages. */
 void prof_attrs_list(const struct profiler *decl, char *buf, size_t len);
 
+/* A caret at POS of p->events under the -e text as typed (prof_embed.c rewrites some). */
+void prof_events_caret(const struct prof *p, int pos);
+
 /* The --help text (malloc'd), NULL when out of memory. */
 char *prof_help_text(const struct profiler *decl);
 

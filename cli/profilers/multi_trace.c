@@ -222,7 +222,8 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	me->role = role ? role->expr : NULL;
 	if (key) {
 		me->key = key->expr;
-	} else if (mt->key_text) {
+	} else if (mt->key_text && !(me->untraced && !ev->fmt)) {
+		/* an untraced sample (profile/-F 200/untraced/) has no fields: keyed by tid */
 		if ((ret = compile_key(p, ev, me, mt->key_text, "-k")))
 			return ret;
 	} else if (mt->preset == MT_PRESET_RUNDELAY && mt_rundelay_key(ev, me->group)) {

@@ -5,8 +5,9 @@
 # Each line runs as perf-prof's help spells it, for a short window and then a SIGINT (a user's
 # Ctrl-C), and must exit 0 with the table of its pairs: the pair's name, and the outcomes line
 # counting every event. Substitutions are said where made (a pid; --duration beside lines that
-# run a workload). Lines that need what perfscope does not have yet (another profiler as an
-# event source: profile/.../untraced/) are TODO with the reason while they fail.
+# run a workload). Lines that need what perfscope does not have yet are TODO with the reason
+# while they fail. Another profiler as an event source (profile/.../untraced/) is checked at
+# the end: its samples, with stacks, in --detail and in trace.
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
@@ -17,7 +18,7 @@ WIN=2 # seconds before the SIGINT: setup under a loaded machine can take one
 mapfile -t EXAMPLES < <(for n in multi-trace syscalls rundelay; do
 	"$P" "$n" --help | sed -n '/^Examples:$/,$p' | sed -n 's/^  perfscope //p'
 done)
-plan $((16 + ${#EXAMPLES[@]}))
+plan $((21 + ${#EXAMPLES[@]}))
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -39,9 +40,7 @@ trap cleanup EXIT
 BG+=("$!")
 NAP=$!
 
-declare -A TODO=(
-	[profile]="another profiler as an event source (profile/-F 200 .../untraced/) is not there yet"
-)
+declare -A TODO=()
 
 # line KEY PATTERN ARGS...: runs perfscope ARGS for $WIN s, then SIGINT; ok when it exits 0 and its
 # output has PATTERN and an outcomes line.
@@ -112,5 +111,49 @@ for ex in "${EXAMPLES[@]}"; do
 		sed 's/^/#   /' "$TMP/err" | head -5
 	fi
 done
+
+# profile as an event source: its samples are cpu-clock samples, with stacks where -g says so.
+# A spinning shell gives it something to sample, and makes wakeups wait for a CPU.
+bash -c 'while :; do :; done' &
+BG+=("$!")
+timeout -s INT -k 10 --preserve-status "$WIN" "$P" multi-trace -e sched:sched_wakeup \
+	-e 'sched:sched_switch//key=next_pid/,profile/-F 500 -g/untraced/' -k pid --than 1ns \
+	--detail >"$TMP/out" 2>"$TMP/err"
+rc=$?
+# a cpu-clock line followed by a frame line (tab, address, symbol)
+if [ "$rc" -eq 0 ] && awk '/ cpu-clock: ip=/ { c = 1; next } c && /^\t *[0-9a-f]+ / { f = 1 } { c = 0 }
+	END { exit !f }' "$TMP/out"; then
+	ok "multi-trace --detail shows profile/-F 500 -g/untraced/ samples with their stacks"
+else
+	fail "multi-trace --detail shows profile/-F 500 -g/untraced/ samples with their stacks (exit $rc)"
+	sed 's/^/#   /' "$TMP/err" | head -5
+fi
+timeout -k 5 30 "$P" trace -e 'sched:sched_switch,profile/-F 500/' -N 400 -a >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q ' cpu-clock: ip=' "$TMP/out" && grep -q 'sched:sched_switch:' "$TMP/out"; then
+	ok "trace -e 'sched:sched_switch,profile/-F 500/': cpu-clock samples among the switches"
+else
+	fail "trace -e 'sched:sched_switch,profile/-F 500/' (exit $rc)"
+	sed 's/^/#   /' "$TMP/err" | head -5
+fi
+# an option profile cannot say as an event: a usage error naming it, the caret in the typed text
+"$P" trace -e 'sched:sched_switch,profile/-F 500 --bogus/' -N 1 -a >"$TMP/out" 2>"$TMP/err"
+rc=$?
+check "profile/-F 500 --bogus/: exit 2 (got $rc)" [ "$rc" -eq 2 ]
+if grep -q "'--bogus'" "$TMP/err" && grep -qF 'sched:sched_switch,profile/-F 500 --bogus/' "$TMP/err"; then
+	ok "profile/-F 500 --bogus/: the error names --bogus under the text as typed"
+else
+	fail "profile/-F 500 --bogus/: the error names --bogus under the text as typed"
+	sed 's/^/#   /' "$TMP/err" | head -5
+fi
+# a perfscope profiler that is no event source
+"$P" trace -e 'sched:sched_switch,task-state/-S/' -N 1 -a >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q "'task-state' cannot be an event source" "$TMP/err"; then
+	ok "task-state/-S/: exit 2, cannot be an event source"
+else
+	fail "task-state/-S/: exit 2, cannot be an event source (exit $rc)"
+	sed 's/^/#   /' "$TMP/err" | head -5
+fi
 
 done_testing
