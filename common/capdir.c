@@ -123,7 +123,8 @@ int capdir__enforce(const char *dir, const char *prefix, uint64_t budget, const 
 		}
 		nr++;
 	}
-	qsort(caps, nr, sizeof(*caps), cmp_cap);
+	if (nr) /* an empty directory: no array at all, and qsort's base must not be NULL */
+		qsort(caps, nr, sizeof(*caps), cmp_cap);
 	/* one entry per stem, with the bytes of all its files */
 	{
 		size_t w = 0;
