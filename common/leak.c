@@ -111,10 +111,21 @@ uint32_t leak__stack(struct leak *lk, struct callchain *cc, const struct psc_sam
 	uint32_t *slot, id;
 	int n;
 
-	if (!cc || !(s->sample_type & PERF_SAMPLE_CALLCHAIN) || !s->callchain.nr)
+	const uint64_t *ips;
+	uint64_t nr;
+
+	if (!cc || !(s->sample_type & PERF_SAMPLE_CALLCHAIN))
+		return 0;
+	/*
+	 * The stack as it will be folded: with --call-graph dwarf the user part is not in
+	 * PERF_SAMPLE_CALLCHAIN but unwound from the sample's copy of the stack, and two different
+	 * user stacks under one kernel part must not share a group.
+	 */
+	nr = callchain__sample_ips(cc, s, &ips);
+	if (!nr)
 		return 0;
 	h = fnv(h, &s->pid, sizeof(s->pid));
-	h = fnv(h, s->callchain.ips, s->callchain.nr * sizeof(uint64_t));
+	h = fnv(h, ips, nr * sizeof(uint64_t));
 	slot = keymap__find(&lk->raw, h);
 	if (slot)
 		return *slot;

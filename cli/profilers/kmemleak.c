@@ -277,7 +277,7 @@ const struct profiler profiler_kmemleak = {
 		"kmemleak --alloc kmem:mm_page_alloc//ptr=pfn/ --free kmem:mm_page_free//ptr=pfn/ "
 		"--flame-graph pages\n"
 		"kmemleak --format json -- ./myprog",
-	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_CALLCHAIN | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = km_opts,

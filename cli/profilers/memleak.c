@@ -493,7 +493,7 @@ const struct profiler profiler_memleak = {
 	.examples = "memleak -- ./myprog\n"
 		    "memleak -p 1234 -i 10000 --than 5s --top 10\n"
 		    "memleak --mmap --format json -- ./myprog | jq -c 'select(.bytes > 4096)'",
-	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_CALLCHAIN | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = ml_opts,

@@ -10,7 +10,7 @@ P=${PERFSCOPE:?}
 CC=${CC:-cc}
 TFS=/sys/kernel/tracing
 
-plan 16
+plan 17
 if ! need_root; then
 	skip_all "needs root (uprobes)"
 fi
@@ -75,6 +75,18 @@ EOF
 	check "bpftrace over the same uprobes: $bt" test "$bt" = "7 29694"
 else
 	skip "no bpftrace"
+fi
+
+# 7b: a -O2 -fomit-frame-pointer build, its stacks unwound with --call-graph dwarf (frame pointers
+# stop in it): the same 7 blocks through lose(), none through churn()
+# shellcheck disable=SC2086
+if $CC -O2 -g -fomit-frame-pointer -o "$T.nofp" "$SOURCE_ROOT/tests/leak_target.c" 2>"$tmp/cc.log"; then
+	run_capture "$P" memleak --call-graph dwarf,4096 -m 8192 --format json -- "$T.nofp"
+	got=$(sum "$OUT" lose) churn=$(sum "$OUT" churn)
+	check "--call-graph dwarf on a build without frame pointers: lose() $got (7 29694), churn() $churn (exit $RC)" \
+		sh -c "[ $RC -eq 0 ] && [ '$got' = '7 29694' ] && [ '$churn' = '0 0' ] && grep -q 'DWARF unwinding' '$ERR'"
+else
+	skip "cannot build the workload with -fomit-frame-pointer"
 fi
 
 # 7: text
