@@ -8,6 +8,13 @@ ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
 fail() { _tap_n=$((_tap_n + 1)); _tap_failed=1; echo "not ok $_tap_n - $*"; }
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
 diag() { echo "# $*"; }
+# todo_check REASON DESC CMD...: as check, but a failure is reported "not ok # TODO REASON" (known,
+# not hidden, not failing the suite): for a check seen to fail erratically whose cause is open
+todo_check() {
+	local why=$1 d=$2
+	shift 2
+	if "$@"; then ok "$d"; else _tap_n=$((_tap_n + 1)); echo "not ok $_tap_n - $d # TODO $why"; fi
+}
 # check DESC CMD...: ok when CMD succeeds
 check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
 # run_capture: runs "$@" with stdout/stderr to $OUT/$ERR, status in $RC (never aborts the script)
