@@ -122,14 +122,12 @@ timeout -s INT -k 10 --preserve-status "$WIN" "$P" multi-trace -e sched:sched_wa
 	--detail >"$TMP/out" 2>"$TMP/err"
 rc=$?
 # a cpu-clock line followed by a frame line (tab, address, symbol)
-if [ "$rc" -eq 0 ] && awk '/ cpu-clock: ip=/ { c = 1; next } c && /^\t *[0-9a-f]+ / { f = 1 } { c = 0 }
-	END { exit !f }' "$TMP/out"; then
-	ok "multi-trace --detail shows profile/-F 500 -g/untraced/ samples with their stacks"
-else
-	_tap_n=$((_tap_n + 1))
-	echo "not ok $_tap_n - multi-trace --detail shows profile/-F 500 -g/untraced/ samples with their stacks (exit $rc) # TODO passes alone, failed in both builds of a full run here (an outlier's window had no cpu-clock sample with its stack?); open"
-	sed 's/^/#   /' "$TMP/err" | head -5
-fi
+detail_has_stacks() {
+	[ "$rc" -eq 0 ] && awk '/ cpu-clock: ip=/ { c = 1; next } c && /^\t *[0-9a-f]+ / { f = 1 } { c = 0 }
+		END { exit !f }' "$TMP/out"
+}
+todo_check "passes alone, failed in both builds of a full run here (an outlier's window had no cpu-clock sample with its stack?); open" \
+	"multi-trace --detail shows profile/-F 500 -g/untraced/ samples with their stacks (exit $rc)" detail_has_stacks
 timeout -k 5 30 "$P" trace -e 'sched:sched_switch,profile/-F 500/' -N 400 -a >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q ' cpu-clock: ip=' "$TMP/out" && grep -q 'sched:sched_switch:' "$TMP/out"; then
