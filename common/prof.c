@@ -621,6 +621,16 @@ static uint64_t total_lost(const struct prof *p)
 	return st.lost + st.lost_records * !st.lost;
 }
 
+uint64_t prof__kernel_dropped(const struct prof *p)
+{
+	struct session_stats st;
+
+	if (!p->session)
+		return 0;
+	session__stats(p->session, &st);
+	return st.kernel_dropped;
+}
+
 /* --flame-graph: the folded stacks into FILE.folded. 1 when they could not be written. */
 static int write_flame(struct prof *p)
 {
@@ -650,7 +660,7 @@ static void report_stats(struct prof *p)
 {
 	if (!(p->decl->needs & PROF_RINGS))
 		return;
-	if (!p->opts.quiet || total_lost(p))
+	if (!p->opts.quiet || total_lost(p) || prof__kernel_dropped(p))
 		session__print_stats(p->session, stderr, false);
 	prof_expr__report(p);
 	if (p->limited)

@@ -197,6 +197,11 @@ struct prof {
 	struct prof_state *state; /* the engine's own */
 };
 
+/*
+ * Hits the kernel counted but dropped silently before they reached a ring (kdrop.h), over every
+ * event: known once the run ended (in the report hook), 0 before.
+ */
+uint64_t prof__kernel_dropped(const struct prof *p);
 /* The thread's name (PROF_COMM). */
 const char *prof__comm(struct prof *p, uint32_t pid, uint32_t tid);
 /* Prints a sample's stack lines (PROF_STACKS) after an event's text or as a JSON value. */

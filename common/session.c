@@ -15,12 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <perfscope/bpf.h>
 #include <perfscope/cpumap.h>
 #include <perfscope/evsel.h>
 #include <perfscope/threadmap.h>
 #include <perfscope/ring.h>
 
 #include "keymap.h"
+#include "kdrop.h"
 #include "order.h"
 #include "target.h"
 
@@ -63,6 +65,8 @@ struct session {
 	uint64_t *samples, *samples_prev;
 	uint64_t *throttled; /* per evsel (+ unattributed): PERF_RECORD_THROTTLE seen */
 	uint64_t *lost, *lost_prev, *lost_seen;
+	/* per evsel x ring: samples delivered, the kernel's counts, hits it dropped (kdrop.h) */
+	uint64_t *seen, *counted, *kdropped;
 	struct session_stats st;
 	int epfd, sigfd, intfd, durfd, pidfd;
 	sigset_t old_mask;
@@ -353,9 +357,12 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->lost = calloc(nlost, sizeof(uint64_t));
 	s->lost_prev = calloc(nlost, sizeof(uint64_t));
 	s->lost_seen = calloc(nlost, sizeof(uint64_t));
+	s->seen = calloc(nlost, sizeof(uint64_t));
+	s->counted = calloc(nlost, sizeof(uint64_t));
+	s->kdropped = calloc(nlost, sizeof(uint64_t));
 	s->rings = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->rings));
 	if (!s->samples || !s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
-	    !s->lost_seen || !s->rings)
+	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->rings)
 		goto fail;
 	for (i = 0; i < s->nr_rings; i++) {
 		s->rings[i].ring = psc_evlist__ring(evlist, i);
@@ -420,6 +427,9 @@ void session__delete(struct session *s)
 	free(s->lost);
 	free(s->lost_prev);
 	free(s->lost_seen);
+	free(s->seen);
+	free(s->counted);
+	free(s->kdropped);
 	free(s->rings);
 	free(s);
 }
@@ -469,6 +479,7 @@ static void deliver(struct session *s, struct order_ring *r)
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		s->samples[evsel_idx(s, evsel)]++;
+		s->seen[(size_t)evsel_idx(s, evsel) * s->nr_rings + r->idx]++;
 		s->st.samples++;
 		if (s->hooks.sample)
 			hook_result(s, s->hooks.sample(s->hooks.ctx, evsel, r->cpu, rec));
@@ -740,10 +751,12 @@ static void refresh_lost(struct session *s)
 		struct psc_cpumap *cpus = psc_evsel__cpus(evsel);
 		struct psc_threadmap *threads = psc_evsel__threads(evsel);
 		uint64_t *row = s->lost + (size_t)i * s->nr_rings;
+		uint64_t *crow = s->counted + (size_t)i * s->nr_rings;
 
 		if (!psc_evsel__is_open(evsel))
 			continue;
 		memset(row, 0, s->nr_rings * sizeof(*row));
+		memset(crow, 0, s->nr_rings * sizeof(*crow));
 		for (c = 0; c < psc_cpumap__nr(cpus); c++) {
 			for (t = 0; t < psc_threadmap__nr(threads); t++) {
 				if (psc_evsel__counts(evsel, c, t, &counts))
@@ -753,6 +766,7 @@ static void refresh_lost(struct session *s)
 				if (r < 0)
 					continue;
 				row[r] += counts.lost; /* threads on one CPU add up */
+				crow[r] += counts.val;
 			}
 		}
 	}
@@ -771,6 +785,32 @@ static void refresh_lost(struct session *s)
 	s->st.lost = total;
 }
 
+/*
+ * After the last records were delivered and the counts read: the hits each event's count has
+ * that neither reached its ring nor were reported lost (kdrop.h).
+ */
+static void check_kdrop(struct session *s)
+{
+	struct psc_evsel *evsel;
+	int i, r;
+
+	if (!s->lost_fmt || s->opts.overwrite || pending_records(s))
+		return; /* not exact, or records left unread: no shortfall can be told */
+	psc_evlist__for_each(s->evlist, i, evsel)
+	{
+		size_t row = (size_t)i * s->nr_rings;
+
+		if (!psc_evsel__is_open(evsel) ||
+		    !kdrop__applies(psc_evsel__attr(evsel), psc_evsel__nr_bpf(evsel)))
+			continue;
+		for (r = 0; r < s->nr_rings; r++) {
+			s->kdropped[row + r] = kdrop__shortfall(s->counted[row + r], s->seen[row + r],
+								s->lost[row + r]);
+			s->st.kernel_dropped += s->kdropped[row + r];
+		}
+	}
+}
+
 void session__stats(const struct session *s, struct session_stats *out)
 {
 	*out = s->st;
@@ -784,6 +824,18 @@ void session__stats(const struct session *s, struct session_stats *out)
 uint64_t session__evsel_samples(const struct session *s, int idx)
 {
 	return idx >= 0 && idx <= s->nr_evsels ? s->samples[idx] : 0;
+}
+
+uint64_t session__evsel_kdropped(const struct session *s, int idx)
+{
+	uint64_t n = 0;
+	int r;
+
+	if (idx < 0 || idx >= s->nr_evsels)
+		return 0;
+	for (r = 0; r < s->nr_rings; r++)
+		n += s->kdropped[(size_t)idx * s->nr_rings + r];
+	return n;
 }
 
 uint64_t session__evsel_lost(const struct session *s, int idx)
@@ -879,6 +931,13 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 			if (l)
 				fprintf(f, "perfscope %s: %s: lost %llu events on cpu %d%s\n", p,
 					name, (unsigned long long)l, s->rings[r].cpu, when);
+		}
+		for (r = 0; r < s->nr_rings && !interval && i < s->nr_evsels; r++) {
+			uint64_t n = s->kdropped[(size_t)i * s->nr_rings + r];
+
+			if (n)
+				kdrop__print(f, p, name, s->rings[r].cpu,
+					     psc_ring__tid(s->rings[r].ring), n);
 		}
 		if (!interval && s->throttled[i])
 			fprintf(f,
@@ -1341,6 +1400,8 @@ int session__run(struct session *s)
 				break;
 	}
 	refresh_lost(s);
+	if (s->end != SESSION_ERROR && s->end != SESSION_HOOK)
+		check_kdrop(s);
 	finish_command(s);
 	/* an output still holding events writes them now, SIGINT/SIGTERM still watched */
 	end_fds(s);

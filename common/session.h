@@ -113,6 +113,7 @@ struct session_stats {
 	uint64_t records; /* other records delivered */
 	uint64_t lost; /* events the kernel dropped, per event (exact with Linux 6.0+) */
 	uint64_t lost_records; /* sum of PERF_RECORD_LOST counts, per ring */
+	uint64_t kernel_dropped; /* counted by the kernel, neither delivered nor lost (kdrop.h) */
 	uint64_t out_of_order; /* delivered with a time older than one delivered before */
 	uint64_t corrupt; /* bogus records met in the rings */
 	uint64_t undecodable; /* records the decoder refused (counted, skipped) */
@@ -211,6 +212,8 @@ void session__stats(const struct session *s, struct session_stats *out);
 /* Per evsel (index in the evlist), all CPUs: samples seen and events lost. */
 uint64_t session__evsel_samples(const struct session *s, int evsel_idx);
 uint64_t session__evsel_lost(const struct session *s, int evsel_idx);
+/* Hits of the evsel the kernel counted but dropped silently, known at the end (kdrop.h). */
+uint64_t session__evsel_kdropped(const struct session *s, int evsel_idx);
 
 /*
  * "PROF: EVENT: N events, M lost" per event, "PROF: EVENT: lost N events on cpu C" per event

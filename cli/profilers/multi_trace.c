@@ -995,6 +995,8 @@ int mt_report(struct prof *p, void *priv)
 		json__u64(&p->json, mt->outliers);
 		JSON_KEY(&p->json, "lost_windows");
 		json__u64(&p->json, mt->lost_windows);
+		JSON_KEY(&p->json, "kernel_dropped");
+		json__u64(&p->json, prof__kernel_dropped(p));
 		JSON_KEY(&p->json, "final");
 		json__bool(&p->json, true);
 		json__end_line(&p->json);

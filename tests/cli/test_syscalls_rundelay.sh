@@ -4,7 +4,6 @@
 # --filter COMM and by -p PID, and its sched_switch conditions follow this kernel's format.
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
-FLAKY_WHY="rundelay/task-state/memleak -p: events of a watched task seen missing erratically on this VM since the last merges (0 to all of them, none lost); issue 11 stays open for it"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
@@ -15,6 +14,8 @@ fi
 if ! "$P" trace -e raw_syscalls:sys_enter --duration 0.01 >/dev/null 2>&1; then
 	skip_all "no raw_syscalls tracepoints on this kernel"
 fi
+# the sleepers run on a CPU whose idle-time events reach the rings (tap.sh idle_ok_cpu)
+IDLE_OK_CPU=$(idle_ok_cpu "$P" "$W")
 TMPD=$(mktemp -d)
 declare -a BG=()
 cleanup() {
@@ -63,13 +64,13 @@ timeout -s INT -k 10 --preserve-status 30 "$P" rundelay --filter mt_workload --f
 RD=$!
 BG+=("$RD")
 for _ in $(seq 100); do [ -s "$TMPD/rd.json" ] && break; sleep 0.1; done
-"$W" naps 40 5
+pin_idle_ok "$W" naps 40 5
 kill -INT "$RD" # timeout passes it on
 wait "$RD"
 RC=$?
 check "rundelay --filter: exit 0 (exit $RC)" test "$RC" -eq 0
 # (a loss on a loaded machine invalidates starts: those are counted as lost, never paired)
-todo_check "$FLAKY_WHY" "rundelay --filter: the 40 wakeups -> switch-in of the sleeper, paired or lost" json_check '
+idle_check "rundelay --filter: the 40 wakeups -> switch-in of the sleeper, paired or lost" json_check '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
 s = [x for x in o if x.get("pair") and x.get("final")][0]
@@ -77,12 +78,12 @@ print("# count %d, outcomes %s" % (s["count"], s["outcomes"]))
 sys.exit(not (s["count"] + s["outcomes"]["lost"] >= 40 and s["outcomes"]["paired"] == s["count"]))' "$TMPD/rd.json"
 
 # 9-10: rundelay -p PID --perins: rows keyed by that pid only
-"$W" naps 200 5 &
+pin_idle_ok "$W" naps 200 5 &
 NAP=$!
 BG+=("$NAP")
 run_capture "$P" rundelay -p "$NAP" --perins --format json --duration 0.6
 check "rundelay -p: exit 0 (exit $RC)" test "$RC" -eq 0
-todo_check "$FLAKY_WHY" "rundelay -p PID --perins: one key, the pid, with its wakeups" json_check "
+idle_check "rundelay -p PID --perins: one key, the pid, with its wakeups" json_check "
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
 k = [x for x in o if x.get('final') and 'key' in x]
@@ -91,12 +92,12 @@ kill "$NAP" 2>/dev/null
 
 # 11: perf-prof's form: -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch gets the
 # same keys and filters
-"$W" naps 200 5 &
+pin_idle_ok "$W" naps 200 5 &
 NAP=$!
 BG+=("$NAP")
 run_capture "$P" rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p "$NAP" \
 	--perins --format json --duration 0.6
-todo_check "$FLAKY_WHY" "rundelay perf-prof form -p: keyed by the pid" json_check "
+idle_check "rundelay perf-prof form -p: keyed by the pid" json_check "
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
 k = [x for x in o if x.get('final') and 'key' in x]

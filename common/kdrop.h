@@ -1,0 +1,38 @@
+/* kdrop: hits the kernel counted but never wrote to a ring, with no loss reported. */
+#ifndef PERFSCOPE_KDROP_H
+#define PERFSCOPE_KDROP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/perf_event.h>
+
+/*
+ * Some kernels drop a sample after counting its hit and say nothing: no PERF_RECORD_LOST, no
+ * PERF_FORMAT_LOST count, no THROTTLE. Seen on a Firecracker VM's 6.18 kernel, where every
+ * sample taken while one of its vCPUs was idle (a wakeup from a timer, the sched_switch back
+ * from the idle task, cpu-clock itself) never reached the ring, though the event's count went up.
+ * A profiler then sees a task's naps without their wakeups. For an event whose count is its hits
+ * and whose every hit is a sample (period 1), count = samples + lost exactly, so the shortfall is
+ * what the kernel dropped silently: it is measured at the end of a run, per event and ring.
+ */
+
+/*
+ * Does every hit of attr make one sample and add one to its count? Tracepoints (uprobes
+ * included) and software events that count occurrences, with a fixed period of 1; not the
+ * clocks (their count is nanoseconds), and not an event with a BPF program (one may drop samples
+ * on purpose: nr_bpf, what psc_evsel__nr_bpf says).
+ */
+bool kdrop__applies(const struct perf_event_attr *attr, int nr_bpf);
+
+/* The hits dropped silently: counted - (seen + lost) when positive, else 0. */
+uint64_t kdrop__shortfall(uint64_t counted, uint64_t seen, uint64_t lost);
+
+/*
+ * "PROF: EVENT: the kernel counted N hits on cpu C that never reached the ring ..." with what it
+ * means; cpu < 0 for a ring of a thread (tid).
+ */
+void kdrop__print(FILE *f, const char *prof, const char *event, int cpu, int tid, uint64_t n);
+
+#endif
