@@ -8,6 +8,8 @@
 #include <linux/perf_event.h>
 #include <time.h>
 
+#include <perfscope/threadmap.h>
+
 #include "stack.h"
 #include "symcache.h"
 #include "unwind.h"
@@ -320,6 +322,38 @@ int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char
 void callchain__prepare(struct callchain *cc)
 {
 	symcache__ksyms(cc->sc);
+}
+
+/* The process a thread belongs to (Tgid in /proc/TID/status), or -1 when it is gone. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+void callchain__preload(struct callchain *cc, const struct psc_threadmap *threads)
+{
+	struct usyms *u = symcache__usyms(cc->sc);
+	uint64_t gen;
+	int i;
+
+	for (i = 0; threads && i < psc_threadmap__nr(threads); i++) {
+		pid_t tgid = tgid_of(psc_threadmap__tid(threads, i));
+
+		if (tgid > 0)
+			usyms__gen(u, tgid, &gen); /* loads its maps when not yet known */
+	}
 }
 
 int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, bool caller,

@@ -120,4 +120,12 @@ void callchain__unwind_json(struct callchain *cc, struct json *j);
  */
 void callchain__prepare(struct callchain *cc);
 
+/*
+ * Reads now the maps of the processes of these threads (-p/-t), before the events are enabled:
+ * a process that exits before its samples are read would leave its user frames unknown, its
+ * /proc/PID/maps gone by then.
+ */
+struct psc_threadmap;
+void callchain__preload(struct callchain *cc, const struct psc_threadmap *threads);
+
 #endif

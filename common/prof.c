@@ -723,6 +723,8 @@ static int run(struct prof *p, bool *again)
 	/* what the first stack would load, loaded before the events run */
 	if (p->state->cc && p->opts.kernel_callchain != 0)
 		callchain__prepare(p->state->cc);
+	if (p->state->cc && p->target.follows_tasks)
+		callchain__preload(p->state->cc, p->target.threads);
 	if (p->opts.usage_self_ms && (err = start_usage_self(p))) {
 		fprintf(stderr, "perfscope %s: --usage-self: %s\n", p->name, strerror(-err));
 		return 1;

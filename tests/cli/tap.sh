@@ -64,10 +64,16 @@ idle_ok_cpu() {
 	done
 	rm -rf "$d"
 }
-# pin_idle_ok CMD...: runs CMD on IDLE_OK_CPU (set from idle_ok_cpu), or where it lands when unset
-pin_idle_ok() { if [ -n "${IDLE_OK_CPU:-}" ]; then taskset -c "$IDLE_OK_CPU" "$@"; else "$@"; fi; }
-# idle_check DESC CMD...: check, for a run that counts every wakeup of a task pinned with
-# pin_idle_ok; a skip saying why when no CPU here delivers the events taken while it idles
+# pin_idle_ok PERFSCOPE MT_WORKLOAD: sets IDLE_OK_CPU (idle_ok_cpu's answer) and PIN, the words
+# that run a command there ("${PIN[@]}" CMD...: taskset, which execs CMD: $! is CMD's pid), empty
+# when no CPU delivers
+pin_idle_ok() {
+	IDLE_OK_CPU=$(idle_ok_cpu "$1" "$2")
+	PIN=()
+	if [ -n "$IDLE_OK_CPU" ]; then PIN=(taskset -c "$IDLE_OK_CPU"); fi
+}
+# idle_check DESC CMD...: check, for a run that counts every wakeup of a task run with "${PIN[@]}"
+# (pin_idle_ok); a skip saying why when no CPU here delivers the events taken while it idles
 idle_check() {
 	if [ -z "${IDLE_OK_CPU:-}" ]; then
 		skip "$1: no CPU of this machine delivers the events taken while it idles (kdrop.h)"

@@ -5,7 +5,6 @@
 # and posix_memalign; -p; the probes removed; usage errors.
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
-FLAKY_WHY="rundelay/task-state/memleak -p: events of a watched task seen missing erratically on this VM since the last merges (0 to all of them, none lost); issue 11 stays open for it"
 P=${PERFSCOPE:?}
 : "${SOURCE_ROOT:?}"
 CC=${CC:-cc}
@@ -137,7 +136,7 @@ check "-p: exit 0 when the process exits (got $rc)" test $rc -eq 0
 # the final report: the lines after the last interval's summary
 awk '/"summary"/ { if (!/"final":true/) { n = NR } } { l[NR] = $0 } END { for (i = n + 1; i <= NR; i++) print l[i] }' "$tmp/p.out" >"$tmp/final.out"
 got=$(sum "$tmp/final.out" lose)
-todo_check "$FLAKY_WHY" "-p: through lose(): 7 allocations, 29694 bytes (got $got)" test "$got" = "7 29694"
+check "-p: through lose(): 7 allocations, 29694 bytes (got $got)" test "$got" = "7 29694"
 if grep -q "^[pr]:perfscope_$mpid/" $TFS/uprobe_events; then fail "probes of $mpid left"; else ok "no probe left after the run"; fi
 
 # 15-16: usage

@@ -15,7 +15,7 @@ if ! "$P" trace -e raw_syscalls:sys_enter --duration 0.01 >/dev/null 2>&1; then
 	skip_all "no raw_syscalls tracepoints on this kernel"
 fi
 # the sleepers run on a CPU whose idle-time events reach the rings (tap.sh idle_ok_cpu)
-IDLE_OK_CPU=$(idle_ok_cpu "$P" "$W")
+pin_idle_ok "$P" "$W"
 TMPD=$(mktemp -d)
 declare -a BG=()
 cleanup() {
@@ -64,7 +64,7 @@ timeout -s INT -k 10 --preserve-status 30 "$P" rundelay --filter mt_workload --f
 RD=$!
 BG+=("$RD")
 for _ in $(seq 100); do [ -s "$TMPD/rd.json" ] && break; sleep 0.1; done
-pin_idle_ok "$W" naps 40 5
+"${PIN[@]}" "$W" naps 40 5
 kill -INT "$RD" # timeout passes it on
 wait "$RD"
 RC=$?
@@ -78,7 +78,7 @@ print("# count %d, outcomes %s" % (s["count"], s["outcomes"]))
 sys.exit(not (s["count"] + s["outcomes"]["lost"] >= 40 and s["outcomes"]["paired"] == s["count"]))' "$TMPD/rd.json"
 
 # 9-10: rundelay -p PID --perins: rows keyed by that pid only
-pin_idle_ok "$W" naps 200 5 &
+"${PIN[@]}" "$W" naps 200 5 &
 NAP=$!
 BG+=("$NAP")
 run_capture "$P" rundelay -p "$NAP" --perins --format json --duration 0.6
@@ -92,7 +92,7 @@ kill "$NAP" 2>/dev/null
 
 # 11: perf-prof's form: -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch gets the
 # same keys and filters
-pin_idle_ok "$W" naps 200 5 &
+"${PIN[@]}" "$W" naps 200 5 &
 NAP=$!
 BG+=("$NAP")
 run_capture "$P" rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p "$NAP" \
