@@ -15,7 +15,9 @@
  * from the idle task, cpu-clock itself) never reached the ring, though the event's count went up.
  * A profiler then sees a task's naps without their wakeups. For an event whose count is its hits
  * and whose every hit is a sample (period 1), count = samples + lost exactly, so the shortfall is
- * what the kernel dropped silently: it is measured at the end of a run, per event and ring.
+ * what the kernel dropped silently: it is measured at the end of a run, per event and ring. A
+ * tracepoint whose hits weigh more than one (__perf_count: sched_stat_runtime counts nanoseconds)
+ * is told by its samples' periods and left out by the session.
  */
 
 /*

@@ -67,6 +67,7 @@ struct session {
 	uint64_t *lost, *lost_prev, *lost_seen;
 	/* per evsel x ring: samples delivered, the kernel's counts, hits it dropped (kdrop.h) */
 	uint64_t *seen, *counted, *kdropped;
+	bool *weighted; /* per evsel: a sample had a period other than 1 (__perf_count) */
 	struct session_stats st;
 	int epfd, sigfd, intfd, durfd, pidfd;
 	sigset_t old_mask;
@@ -360,9 +361,11 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->seen = calloc(nlost, sizeof(uint64_t));
 	s->counted = calloc(nlost, sizeof(uint64_t));
 	s->kdropped = calloc(nlost, sizeof(uint64_t));
+	s->weighted = calloc(s->nr_evsels + 1, sizeof(bool));
 	s->rings = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->rings));
 	if (!s->samples || !s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
-	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->rings)
+	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->weighted ||
+	    !s->rings)
 		goto fail;
 	for (i = 0; i < s->nr_rings; i++) {
 		s->rings[i].ring = psc_evlist__ring(evlist, i);
@@ -430,6 +433,7 @@ void session__delete(struct session *s)
 	free(s->seen);
 	free(s->counted);
 	free(s->kdropped);
+	free(s->weighted);
 	free(s->rings);
 	free(s);
 }
@@ -480,6 +484,8 @@ static void deliver(struct session *s, struct order_ring *r)
 	case PERF_RECORD_SAMPLE:
 		s->samples[evsel_idx(s, evsel)]++;
 		s->seen[(size_t)evsel_idx(s, evsel) * s->nr_rings + r->idx]++;
+		if ((rec->sample.sample_type & PERF_SAMPLE_PERIOD) && rec->sample.period != 1)
+			s->weighted[evsel_idx(s, evsel)] = true;
 		s->st.samples++;
 		if (s->hooks.sample)
 			hook_result(s, s->hooks.sample(s->hooks.ctx, evsel, r->cpu, rec));
@@ -800,7 +806,11 @@ static void check_kdrop(struct session *s)
 	{
 		size_t row = (size_t)i * s->nr_rings;
 
-		if (!psc_evsel__is_open(evsel) ||
+		/*
+		 * A tracepoint whose hits weigh more than one (sched_stat_runtime's __perf_count:
+		 * its count is nanoseconds) has a count that is not its hits: not compared.
+		 */
+		if (!psc_evsel__is_open(evsel) || s->weighted[i] ||
 		    !kdrop__applies(psc_evsel__attr(evsel), psc_evsel__nr_bpf(evsel)))
 			continue;
 		for (r = 0; r < s->nr_rings; r++) {

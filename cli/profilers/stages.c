@@ -326,6 +326,10 @@ static void print_table(struct prof *p, struct stage_core *c, const struct stage
 		stage_outcomes_json(p, c->pr, n);
 		JSON_KEY(&p->json, "lost_windows");
 		json__u64(&p->json, c->lost_windows);
+		if (final) {
+			JSON_KEY(&p->json, "kernel_dropped");
+			json__u64(&p->json, prof__kernel_dropped(p));
+		}
 		JSON_KEY(&p->json, "outliers");
 		json__u64(&p->json, c->outliers);
 		json__end_line(&p->json);
