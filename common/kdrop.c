@@ -8,7 +8,8 @@ bool kdrop__applies(const struct perf_event_attr *attr, int nr_bpf)
 	if (attr->type == PERF_TYPE_TRACEPOINT)
 		return true;
 	if (attr->type != PERF_TYPE_SOFTWARE)
-		return false; /* hardware counts can run ahead of their samples (skid, throttling) */
+		return false; /* hardware counts can run ahead of their samples (skid, throttling)
+			       */
 	switch (attr->config) {
 	case PERF_COUNT_SW_CPU_CLOCK:
 	case PERF_COUNT_SW_TASK_CLOCK:

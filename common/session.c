@@ -364,8 +364,7 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->weighted = calloc(s->nr_evsels + 1, sizeof(bool));
 	s->rings = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->rings));
 	if (!s->samples || !s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
-	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->weighted ||
-	    !s->rings)
+	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->weighted || !s->rings)
 		goto fail;
 	for (i = 0; i < s->nr_rings; i++) {
 		s->rings[i].ring = psc_evlist__ring(evlist, i);
@@ -814,8 +813,8 @@ static void check_kdrop(struct session *s)
 		    !kdrop__applies(psc_evsel__attr(evsel), psc_evsel__nr_bpf(evsel)))
 			continue;
 		for (r = 0; r < s->nr_rings; r++) {
-			s->kdropped[row + r] = kdrop__shortfall(s->counted[row + r], s->seen[row + r],
-								s->lost[row + r]);
+			s->kdropped[row + r] = kdrop__shortfall(s->counted[row + r],
+								s->seen[row + r], s->lost[row + r]);
 			s->st.kernel_dropped += s->kdropped[row + r];
 		}
 	}

@@ -1,5 +1,6 @@
 /* Unit tests of common/kdrop: which events' counts are their hits (so that a shortfall against
- * the samples read is a silent drop), the shortfall itself, and the message naming CPU or thread. */
+ * the samples read is a silent drop), the shortfall itself, and the message naming CPU or thread.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,8 +73,9 @@ static void test_print(void **state)
 	kdrop__print(f, "trace", "sched:sched_wakeup", 1, -1, 40);
 	kdrop__print(f, "trace", "sched:sched_wakeup", -1, 4242, 3);
 	fclose(f);
-	assert_non_null(strstr(buf, "perfscope trace: sched:sched_wakeup: the kernel counted 40 hits "
-				    "on cpu 1 that never reached the ring"));
+	assert_non_null(strstr(buf,
+			       "perfscope trace: sched:sched_wakeup: the kernel counted 40 hits "
+			       "on cpu 1 that never reached the ring"));
 	assert_non_null(strstr(buf, "counted 3 hits on thread 4242"));
 	free(buf);
 }
