@@ -125,16 +125,17 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 	/* -a/-C with a COMMAND: those CPUs, every task, while it runs (perf stat -a -- cmd) */
 	bool wide_command = o->command && (o->cpus || o->all_cpus);
 
-	if (o->pid || o->tid || (o->command && !wide_command)) {
-		if (o->cpus || o->all_cpus) {
-			fprintf(stderr,
-				"perfscope %s: -a/-C count CPUs system-wide; with -p or -t the "
-				"threads are followed on every CPU. Give one.\n",
-				prof);
-			return 2;
-		}
+	if ((o->pid || o->tid) && o->all_cpus) {
+		fprintf(stderr,
+			"perfscope %s: -a counts every CPU system-wide; with -p or -t the threads are "
+			"followed on every CPU already (-C CPUS: only while they run there). Give one.\n",
+			prof);
+		return 2;
+	}
+	if ((o->pid || o->tid || (o->command && !wide_command)) && !o->cpus) {
 		t->cpus = psc_cpumap__new_any();
 	} else if (o->cpus) {
+		/* with -p/-t (as perf-prof): the threads, only while they run on these CPUs */
 		t->cpus = psc_cpumap__parse(o->cpus, &perr);
 		if (!t->cpus) {
 			fprintf(stderr, "perfscope %s: bad CPU list: %s\n", prof, perr.msg);

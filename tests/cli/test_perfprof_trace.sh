@@ -60,7 +60,6 @@ declare -A TODO=(
 	[help1]="'help' after the options: run as a COMMAND, where perf-prof prints the events' help"
 	[help2]="'help' after the options: run as a COMMAND, where perf-prof prints the events' help"
 	[cglist1]="--cgroups A,B: one cgroup only (perf-prof takes a list)"
-	[pidcpu1]="-p with -C: refused (perf-prof accepts both)"
 	[perfeval1]="--perfeval-cpus/--perfeval-pids: unknown"
 	[version1]="-V/--version after the profiler: unknown (perfscope --version only)"
 	[cpusattr1]="cpus= ATTR: unknown (perf-prof opens that event on those CPUs only)"

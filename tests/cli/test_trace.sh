@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 74
+plan 77
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -493,5 +493,22 @@ mapfile -t examples < <("$P" help trace | sed -n 's/^  perfscope \(trace .*\)$/\
 check "the help still has ${#examples[@]} examples, none of them the one that printed nothing" \
 	sh -c "[ ${#examples[@]} -ge 5 ] && ! '$P' help trace | grep -q 'pid==1/alias=wakeup1'"
 
-done_testing
+# -p with -C (perf-prof takes both): the process's events only while it runs on those CPUs. A
+# spinner kept on CPU 0 is switched out and in there; on any other CPU it never runs.
+taskset -c 0 sh -c 'while :; do :; done' &
+SPIN=$!
+run_capture "$P" trace -e sched:sched_switch -p "$SPIN" -C 0 --duration 0.3
+check "-p PID -C 0: the spinner's switches, all on CPU 0 (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && [ -s '$OUT' ] && ! grep -v ' \[000\] ' '$OUT' | grep -q ."
+LAST=$(($(nproc) - 1))
+if [ "$LAST" -gt 0 ]; then
+	run_capture "$P" trace -e sched:sched_switch -p "$SPIN" -C "$LAST" --duration 0.3
+	check "-p PID -C $LAST: nothing, it never runs there (exit $RC)" sh -c "[ $RC -eq 0 ] && [ ! -s '$OUT' ]"
+else
+	skip "one CPU: no other CPU to watch"
+fi
+kill "$SPIN"
+wait "$SPIN" 2>/dev/null
+expect_rc "-p with -a: a usage error" 2 "$P" trace -e sched:sched_switch -p 1 -a --duration 0.1
+
 done_testing
