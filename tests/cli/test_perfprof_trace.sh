@@ -51,7 +51,6 @@ declare -A TODO=(
 	[exec2]="exec=EXPR ATTR: no expressions; the ATTR parser also splits at the ',' and '/' inside it"
 	[embed1]="profilers as event sources (task-state, page-faults/-N 10/, profile/-F 5000/)"
 	[embed2]="profilers as event sources (task-state, page-faults/-N 10/, profile/-F 5000/)"
-	[overwrite2]="--overwrite: passes alone; failed once in a parallel full run (no irq event kept?), under investigation"
 	[push1]="push=/pull= ATTRs: no event broadcast between perfscope instances"
 	[pull1]="push=/pull= ATTRs: no event broadcast between perfscope instances"
 	[tsc1]="--tsc: refused (perf-prof here warns 'TSC conversion is not supported' and goes on)"
@@ -63,7 +62,6 @@ declare -A TODO=(
 	[perfeval1]="--perfeval-cpus/--perfeval-pids: unknown"
 	[version1]="-V/--version after the profiler: unknown (perfscope --version only)"
 	[cpusattr1]="cpus= ATTR: unknown (perf-prof opens that event on those CPUs only)"
-	[cpuvar1]="_cpu in filters: unknown field (perf-prof filters on the CPU in user space)"
 )
 
 # verdict KEY DESC STATUS: one TAP line; STATUS 0 passed. DESC starts with the perf-prof line.
