@@ -42,26 +42,40 @@ NAP=$!
 
 declare -A TODO=()
 
+# The lines run side by side, LINE_JOBS at a time (each mostly waits $WIN s for its SIGINT), and
+# are judged in the order they were written, once all have ended (finish_lines).
+LINE_JOBS=4
+declare -a L_KEY=() L_PAT=() L_DESC=() L_PID=()
 # line KEY PATTERN ARGS...: runs perfscope ARGS for $WIN s, then SIGINT; ok when it exits 0 and its
-# output has PATTERN and an outcomes line.
+# output has PATTERN and an outcomes line (PATTERN "": an example, ok when it exits 0).
 line() {
-	local key=$1 pat=$2 rc
+	local key=$1 pat=$2 n=${#L_KEY[@]}
 	shift 2
-	timeout -s INT -k 10 --preserve-status "$WIN" "$P" "$@" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	if [ "$rc" -eq 0 ] && grep -q -- "$pat" "$TMP/out" && grep -q 'outcomes: paired' "$TMP/out"; then
-		if [ -n "${TODO[$key]:-}" ]; then
-			ok "$key: $* # passes now: drop its TODO entry"
+	if [ "$n" -ge "$LINE_JOBS" ]; then wait "${L_PID[n - LINE_JOBS]}"; echo $? >"$TMP/$((n - LINE_JOBS)).rc"; fi
+	timeout -s INT -k 10 --preserve-status "$WIN" "$P" "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
+	L_PID+=("$!") L_KEY+=("$key") L_PAT+=("$pat") L_DESC+=("$*")
+}
+finish_lines() {
+	local i rc key out
+	for i in "${!L_KEY[@]}"; do
+		if [ -f "$TMP/$i.rc" ]; then rc=$(cat "$TMP/$i.rc"); else wait "${L_PID[i]}"; rc=$?; fi
+		key=${L_KEY[i]} out=$TMP/$i.out
+		if [ -z "${L_PAT[i]}" ]; then
+			check "help example: ${L_DESC[i]} (exit $rc)" [ "$rc" -eq 0 ]
+		elif [ "$rc" -eq 0 ] && grep -q -- "${L_PAT[i]}" "$out" && grep -q 'outcomes: paired' "$out"; then
+			if [ -n "${TODO[$key]:-}" ]; then
+				ok "$key: ${L_DESC[i]} # passes now: drop its TODO entry"
+			else
+				ok "$key: ${L_DESC[i]}"
+			fi
+		elif [ -n "${TODO[$key]:-}" ]; then
+			echo "not ok $((_tap_n + 1)) - $key: ${L_DESC[i]} # TODO ${TODO[$key]}"
+			_tap_n=$((_tap_n + 1))
 		else
-			ok "$key: $*"
+			fail "$key: ${L_DESC[i]} (exit $rc)"
 		fi
-	elif [ -n "${TODO[$key]:-}" ]; then
-		echo "not ok $((_tap_n + 1)) - $key: $* # TODO ${TODO[$key]}"
-		_tap_n=$((_tap_n + 1))
-	else
-		fail "$key: $* (exit $rc)"
-		sed 's/^/#   /' "$TMP/err" | head -5
-	fi
+		[ "$rc" -eq 0 ] || sed 's/^/#   /' "$TMP/$i.err" | head -5
+	done
 }
 
 # multi-trace -h examples
@@ -102,15 +116,11 @@ line rd_bare 'sched_switch -> sched_switch' rundelay -i 1000
 
 # the examples of --help: each exits 0 (on its own or at the SIGINT)
 for ex in "${EXAMPLES[@]}"; do
-	eval "timeout -s INT -k 10 --preserve-status $WIN \"\$P\" $ex" >"$TMP/out" 2>"$TMP/err"
-	rc=$?
-	if [ "$rc" -eq 0 ]; then
-		ok "help example: $ex"
-	else
-		fail "help example: $ex (exit $rc)"
-		sed 's/^/#   /' "$TMP/err" | head -5
-	fi
+	eval "args=($ex)"
+	# shellcheck disable=SC2154 # args is set by the eval
+	line example "" "${args[@]}"
 done
+finish_lines
 
 # profile as an event source: its samples are cpu-clock samples, with stacks where -g says so.
 # A spinning shell gives it something to sample, and makes wakeups wait for a CPU. It spins on a
