@@ -478,13 +478,15 @@ static void deliver(struct session *s, struct order_ring *r)
 {
 	const struct psc_record *rec = &r->rec;
 	struct psc_evsel *evsel = r->evsel;
+	int idx;
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		s->samples[evsel_idx(s, evsel)]++;
-		s->seen[(size_t)evsel_idx(s, evsel) * s->nr_rings + r->idx]++;
+		idx = evsel_idx(s, evsel);
+		s->samples[idx]++;
+		s->seen[(size_t)idx * s->nr_rings + r->idx]++;
 		if ((rec->sample.sample_type & PERF_SAMPLE_PERIOD) && rec->sample.period != 1)
-			s->weighted[evsel_idx(s, evsel)] = true;
+			s->weighted[idx] = true;
 		s->st.samples++;
 		if (s->hooks.sample)
 			hook_result(s, s->hooks.sample(s->hooks.ctx, evsel, r->cpu, rec));
@@ -833,18 +835,6 @@ void session__stats(const struct session *s, struct session_stats *out)
 uint64_t session__evsel_samples(const struct session *s, int idx)
 {
 	return idx >= 0 && idx <= s->nr_evsels ? s->samples[idx] : 0;
-}
-
-uint64_t session__evsel_kdropped(const struct session *s, int idx)
-{
-	uint64_t n = 0;
-	int r;
-
-	if (idx < 0 || idx >= s->nr_evsels)
-		return 0;
-	for (r = 0; r < s->nr_rings; r++)
-		n += s->kdropped[(size_t)idx * s->nr_rings + r];
-	return n;
 }
 
 uint64_t session__evsel_lost(const struct session *s, int idx)
