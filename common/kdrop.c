@@ -1,6 +1,8 @@
 /* kdrop: hits the kernel counted but never wrote to a ring, with no loss reported; see kdrop.h. */
 #include "kdrop.h"
 
+#include <string.h>
+
 bool kdrop__applies(const struct perf_event_attr *attr, int nr_bpf)
 {
 	if (!attr || attr->freq || attr->sample_period != 1 || nr_bpf > 0)
@@ -19,6 +21,11 @@ bool kdrop__applies(const struct perf_event_attr *attr, int nr_bpf)
 	default:
 		return true;
 	}
+}
+
+bool kdrop__weighs(const char *event)
+{
+	return event && !strncmp(event, "sched:sched_stat_", strlen("sched:sched_stat_"));
 }
 
 uint64_t kdrop__shortfall(uint64_t counted, uint64_t seen, uint64_t lost)

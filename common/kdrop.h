@@ -28,6 +28,13 @@
  */
 bool kdrop__applies(const struct perf_event_attr *attr, int nr_bpf);
 
+/*
+ * Is event (a name as "sched:sched_stat_runtime") one of the tracepoints whose hits add a weight
+ * to the count (__perf_count: the sched_stat_* family, in nanoseconds)? Their samples tell it too,
+ * by a period other than 1; the name is for a run where none was read.
+ */
+bool kdrop__weighs(const char *event);
+
 /* The hits dropped silently: counted - (seen + lost) when positive, else 0. */
 uint64_t kdrop__shortfall(uint64_t counted, uint64_t seen, uint64_t lost);
 

@@ -18,6 +18,7 @@
 #include "comm.h"
 #include "flame.h"
 #include "prof_embed.h"
+#include "prof_evhelp.h"
 #include "prof_internal.h"
 #include "session.h"
 
@@ -830,7 +831,13 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 		ret = ret == 1 ? 0 : hook_status(ret);
 		goto out;
 	}
-	if ((ret = parse_events(&p)) || (p.specs && (ret = create_probes(&p))) ||
+	if ((ret = parse_events(&p)))
+		goto out;
+	if (p.specs && prof_evhelp__asked(&p, argc, argv)) {
+		ret = prof_evhelp__print(&p, argv, stdout);
+		goto out;
+	}
+	if ((p.specs && (ret = create_probes(&p))) ||
 	    (ret = open_output(&p)))
 		goto out;
 	if (p.specs && (ret = prof_events__setup(&p))) {

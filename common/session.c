@@ -801,18 +801,22 @@ static void check_kdrop(struct session *s)
 	struct psc_evsel *evsel;
 	int i, r;
 
-	if (!s->lost_fmt || s->opts.overwrite || pending_records(s))
-		return; /* not exact, or records left unread: no shortfall can be told */
+	/* not exact, records left unread, or records perfscope itself skipped: none can be told */
+	if (!s->lost_fmt || s->opts.overwrite || pending_records(s) || s->st.corrupt ||
+	    s->st.undecodable)
+		return;
 	psc_evlist__for_each(s->evlist, i, evsel)
 	{
 		size_t row = (size_t)i * s->nr_rings;
 
 		/*
 		 * A tracepoint whose hits weigh more than one (sched_stat_runtime's __perf_count:
-		 * its count is nanoseconds) has a count that is not its hits: not compared.
+		 * its count is nanoseconds) has a count that is not its hits: not compared. Its
+		 * samples say so (a period other than 1), and so does its name when none came.
 		 */
 		if (!psc_evsel__is_open(evsel) || s->weighted[i] ||
-		    !kdrop__applies(psc_evsel__attr(evsel), psc_evsel__nr_bpf(evsel)))
+		    !kdrop__applies(psc_evsel__attr(evsel), psc_evsel__nr_bpf(evsel)) ||
+		    kdrop__weighs(psc_evsel__name(evsel)))
 			continue;
 		for (r = 0; r < s->nr_rings; r++) {
 			s->kdropped[row + r] = kdrop__shortfall(s->counted[row + r],

@@ -20,10 +20,15 @@
 
 /* ---- options ---- */
 
-/* System-wide counting: whole CPUs (-a, -C, -G, or no task target), with a command or not. */
+/*
+ * System-wide counting: whole CPUs (-a, -C, -G, or no task target), with a command or not. -p/-t
+ * with -C is not: those threads, only while they run on those CPUs.
+ */
 static bool wide(const struct cli_opts *o)
 {
-	return o->all_cpus || o->cpus || o->cgroup || !(o->command || o->nr_pids || o->nr_tids);
+	if (o->nr_pids || o->nr_tids)
+		return false;
+	return o->all_cpus || o->cpus || o->cgroup || !o->command;
 }
 
 static int stat_check(struct prof *p, void *priv)

@@ -167,6 +167,10 @@ int trigger_check(struct prof *p, void *priv)
 	t->process = p->opts.nr_pids || p->opts.nr_tids || p->opts.command;
 	if (p->opts.nr_tids)
 		return prof_usage(p, "-t is not supported: give the process (-p PID)");
+	/* its conditions watch the whole process: captures on some CPUs only would miss the cause */
+	if (p->opts.nr_pids && p->opts.cpus)
+		return prof_usage(p, "-C with -p: the conditions watch the process on every CPU; "
+				     "give one of them");
 	if (t->process && t->machine)
 		return prof_usage(p, "--machine is about CPUs: not with -p or a COMMAND");
 	for (int i = 0; i < t->nr_conds; i++)

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 77
+plan 81
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -510,5 +510,15 @@ fi
 kill "$SPIN"
 wait "$SPIN" 2>/dev/null
 expect_rc "-p with -a: a usage error" 2 "$P" trace -e sched:sched_switch -p 1 -a --duration 0.1
+
+# perf-prof's "help" after the options: the events' formats, exit 0, nothing traced; after "--" it
+# is a command like any other (none by that name here: 127)
+run_capture "$P" trace -e 'sched:sched_wakeup/pid>0/,sched:sched_switch' help
+check "trace -e ... help: exit 0 (exit $RC)" test "$RC" -eq 0
+check "trace -e ... help: both formats, with their fields" \
+	sh -c "grep -q 'field:int target_cpu;' '$OUT' && grep -q 'field:char prev_comm\[16\];' '$OUT'"
+check "trace -e ... help: the ATTRs trace takes" grep -q "ATTRs trace takes: stack" "$OUT"
+expect_rc "trace -e ... -- help: a command named help (none here)" 127 \
+	env PATH=/nonexistent "$P" trace -e sched:sched_wakeup -- help
 
 done_testing

@@ -62,6 +62,16 @@ static void test_shortfall(void **state)
 	assert_int_equal(kdrop__shortfall(UINT64_MAX, UINT64_MAX - 1, 0), 1);
 }
 
+static void test_weighs(void **state)
+{
+	(void)state;
+	assert_true(kdrop__weighs("sched:sched_stat_runtime"));
+	assert_true(kdrop__weighs("sched:sched_stat_sleep"));
+	assert_false(kdrop__weighs("sched:sched_switch"));
+	assert_false(kdrop__weighs("sched:sched_stat"));
+	assert_false(kdrop__weighs(NULL));
+}
+
 static void test_print(void **state)
 {
 	char *buf = NULL;
@@ -85,6 +95,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_applies),
 		cmocka_unit_test(test_shortfall),
+		cmocka_unit_test(test_weighs),
 		cmocka_unit_test(test_print),
 	};
 
