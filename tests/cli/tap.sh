@@ -42,6 +42,8 @@ skip_all() {
 	done_testing
 }
 need_root() { [ "$(id -u)" -eq 0 ]; }
+# usable_cpus: the CPUs this process may run on, in order, space-separated
+usable_cpus() { python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))'; }
 # idle_ok_cpu PERFSCOPE MT_WORKLOAD: prints the first online CPU whose idle-time events reach perf's
 # rings: a task napping there is seen woken and switched in 10 times out of 10, in 3 runs out of 3.
 # Some VM kernels drop, silently, samples taken while a given vCPU idles (a Firecracker 6.18
@@ -52,7 +54,7 @@ idle_ok_cpu() {
 	local p=$1 w=$2 c n d good _
 	d=$(mktemp -d)
 	cp "$w" "$d/idleprobe$$"
-	for c in $(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))'); do
+	for c in $(usable_cpus); do
 		good=1
 		for _ in 1 2 3; do
 			n=$("$p" trace -C "$c" -e "sched:sched_wakeup/comm==\"idleprobe$$\"/" \

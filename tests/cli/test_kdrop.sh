@@ -22,7 +22,7 @@ COMM=kdrop$$
 cp "$W" "$TMPD/$COMM"
 W=$TMPD/$COMM
 WAKE="sched:sched_wakeup/comm==\"$COMM\"/"
-CPUS=$(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))')
+CPUS=$(usable_cpus)
 
 # dropped_in FILE: the hits stderr FILE reports dropped, summed (0 when none)
 dropped_in() {

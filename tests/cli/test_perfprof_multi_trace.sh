@@ -127,10 +127,11 @@ finish_lines
 # CPU other than one whose idle-time events reach the rings (tap.sh idle_ok_cpu): a CPU that drops
 # them (this VM's CPU 1) is then never idle.
 IDLE_OK_CPU=$(idle_ok_cpu "$P" "$BUILD_ROOT/tests/mt_workload")
-SPIN_CPU=$(python3 -c 'import os, sys
-c = sorted(os.sched_getaffinity(0))
-ok = sys.argv[1]
-print(next((x for x in c if str(x) != ok), c[0]))' "${IDLE_OK_CPU:--1}")
+SPIN_CPU=
+for c in $(usable_cpus); do
+	[ "$c" != "$IDLE_OK_CPU" ] && SPIN_CPU=$c && break
+done
+SPIN_CPU=${SPIN_CPU:-0}
 taskset -c "$SPIN_CPU" bash -c 'while :; do :; done' &
 BG+=("$!")
 timeout -s INT -k 10 --preserve-status "$WIN" "$P" multi-trace -e sched:sched_wakeup \
