@@ -494,11 +494,12 @@ check "the help still has ${#examples[@]} examples, none of them the one that pr
 	sh -c "[ ${#examples[@]} -ge 5 ] && ! '$P' help trace | grep -q 'pid==1/alias=wakeup1'"
 
 # -p with -C (perf-prof takes both): the process's events only while it runs on those CPUs. A
-# spinner kept on CPU 0 is switched out and in there; on any other CPU it never runs.
-taskset -c 0 sh -c 'while :; do :; done' &
+# shell kept on CPU 0 that naps every 10 ms is switched out and in there; on any other CPU it
+# never runs.
+taskset -c 0 sh -c 'while :; do sleep 0.01; done' &
 SPIN=$!
 run_capture "$P" trace -e sched:sched_switch -p "$SPIN" -C 0 --duration 0.3
-check "-p PID -C 0: the spinner's switches, all on CPU 0 (exit $RC)" \
+check "-p PID -C 0: the napping shell's switches, all on CPU 0 (exit $RC)" \
 	sh -c "[ $RC -eq 0 ] && [ -s '$OUT' ] && ! grep -v ' \[000\] ' '$OUT' | grep -q ."
 LAST=$(($(nproc) - 1))
 if [ "$LAST" -gt 0 ]; then
