@@ -9,9 +9,9 @@ bool kdrop__applies(const struct perf_event_attr *attr, int nr_bpf)
 		return false;
 	if (attr->type == PERF_TYPE_TRACEPOINT)
 		return true;
+	/* hardware counts can run ahead of their samples (skid, throttling) */
 	if (attr->type != PERF_TYPE_SOFTWARE)
-		return false; /* hardware counts can run ahead of their samples (skid, throttling)
-			       */
+		return false;
 	switch (attr->config) {
 	case PERF_COUNT_SW_CPU_CLOCK:
 	case PERF_COUNT_SW_TASK_CLOCK:

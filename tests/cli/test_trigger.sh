@@ -11,7 +11,7 @@ SCALE=1
 [ "${B_SANITIZE:-none}" != none ] && SCALE=3
 FN=perfscope_trigger_test_syscalls
 
-plan 29
+plan 30
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -29,6 +29,7 @@ expect_rc "--rate without >N: usage error" 2 "$P" trigger --rate sched:sched_swi
 expect_rc "--latency without START,END>T: usage error" 2 "$P" trigger --latency x
 grep -q "START,END>THRESHOLD" "$ERR" || diag "--latency x: no 'START,END>THRESHOLD' on stderr: $(head -1 "$ERR")"
 expect_rc "--iowait with -p: usage error" 2 "$P" trigger --iowait 5 -p 1
+expect_rc "-C with -p: usage error (the conditions watch the process everywhere)" 2 "$P" trigger --sys 50 -p 1 -C 0
 
 # 6: the systemd unit
 UNIT=$SRC/examples/perfscope-trigger.service
