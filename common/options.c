@@ -27,6 +27,9 @@ enum {
 	OPT_SAMPLING_LIMIT,
 	OPT_USAGE_SELF,
 	OPT_MONOTONIC,
+	OPT_TSC,
+	OPT_KVMCLOCK,
+	OPT_CLOCK_OFFSET,
 	OPT_INHERIT,
 	OPT_CPUS_ALIAS,
 	OPT_PIDS_ALIAS,
@@ -103,6 +106,16 @@ static const struct shared_opt shared_opts[] = {
 	  "follow the children and new threads of -- COMMAND\n"
 	  "(always done; perf-prof's options; not with -p or -t)" },
 	{ { "ptrace", no_argument, NULL, OPT_INHERIT }, CLI_OPT_ORDER, NULL, NULL, NULL },
+	/*
+	 * perf-prof's time conversions (TSC, a guest's kvmclock, an offset on them): taken so that
+	 * its command lines run, with a note that times stay CLOCK_MONOTONIC, as perf-prof itself
+	 * goes on where it cannot convert
+	 */
+	{ { "tsc", no_argument, NULL, OPT_TSC }, CLI_OPT_ORDER, NULL, NULL,
+	  "perf-prof's time conversions: taken, with a note;\ntimes stay CLOCK_MONOTONIC" },
+	{ { "kvmclock", required_argument, NULL, OPT_KVMCLOCK }, CLI_OPT_ORDER, NULL, NULL, NULL },
+	{ { "clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET }, CLI_OPT_ORDER, NULL, NULL,
+	  NULL },
 	/* perf-prof's -g/--call-graph flag, and perf's --call-graph MODE (taken in cli_opts_parse) */
 	{ { "call-graph", optional_argument, NULL, 'g' }, CLI_OPT_CALLCHAIN, "g", "[fp|dwarf[,SIZE]]",
 	  "kernel and user stack of every event; user stacks by frame\n"
@@ -350,6 +363,15 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 		return 0;
 	case OPT_MONOTONIC:
 		return 0;
+	case OPT_TSC:
+	case OPT_KVMCLOCK:
+	case OPT_CLOCK_OFFSET:
+		fprintf(stderr,
+			"perfscope %s: --%s: times stay CLOCK_MONOTONIC here; no TSC or kvmclock "
+			"conversion is done, nor an offset added to one\n",
+			prof,
+			c == OPT_TSC ? "tsc" : c == OPT_KVMCLOCK ? "kvmclock" : "clock-offset");
+		return 0;
 	case OPT_INHERIT:
 		o->inherit = true;
 		return 0;
@@ -450,10 +472,6 @@ static const struct {
 	/* perf-prof's, with no equivalent here: say what perfscope does instead */
 	{ "-V", ~0u, "'perfscope --version' prints the version" },
 	{ "--version", ~0u, "'perfscope --version' prints the version" },
-	{ "--tsc", CLI_OPT_ORDER, "times are CLOCK_MONOTONIC; there is no TSC conversion" },
-	{ "--kvmclock", CLI_OPT_ORDER,
-	  "times are the host's CLOCK_MONOTONIC; there is no guest kvmclock conversion" },
-	{ "--clock-offset", CLI_OPT_ORDER, "times are CLOCK_MONOTONIC, with no offset added" },
 };
 
 static int unknown_option(const char *prof, unsigned int flags, const char *opt)

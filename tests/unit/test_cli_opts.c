@@ -38,6 +38,19 @@ static void t_g_is_frame_pointers(void **state)
 	assert_false(o.dwarf);
 }
 
+/* perf-prof's time conversions are taken (with a note on stderr) where time order is, else unknown */
+static void t_time_conversions_taken(void **state)
+{
+	struct cli_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, CLI_OPT_ORDER, "--tsc"), 0);
+	assert_int_equal(PARSE(&o, CLI_OPT_ORDER, "--kvmclock", "uuid"), 0);
+	assert_int_equal(PARSE(&o, CLI_OPT_ORDER, "--clock-offset", "1000"), 0);
+	assert_int_equal(PARSE(&o, CLI_OPT_ORDER, "--clock-offset"), 2); /* needs its N */
+	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--tsc"), 2);
+}
+
 static void t_dwarf_default_and_size(void **state)
 {
 	struct cli_opts o;
@@ -139,6 +152,7 @@ int main(void)
 		cmocka_unit_test(t_g_is_frame_pointers), cmocka_unit_test(t_dwarf_default_and_size),
 		cmocka_unit_test(t_dwarf_refused),	 cmocka_unit_test(t_user_callchain_dwarf),
 		cmocka_unit_test(t_command_after),
+		cmocka_unit_test(t_time_conversions_taken),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
