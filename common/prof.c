@@ -518,8 +518,7 @@ static int start_session(struct prof *p)
 		 .nr_watch = p->opts.nr_pids ? p->opts.nr_pids : p->opts.nr_tids,
 		 .watch_is_thread = p->opts.nr_tids > 0, .counting = !rings,
 		 .overwrite = rings && p->opts.overwrite,
-		 .quiet_stats = !rings || p->opts.quiet, .verbose = p->opts.verbose > 0,
-		 .lost_early = rings && p->decl->lost);
+		 .quiet_stats = !rings || p->opts.quiet, .verbose = p->opts.verbose > 0);
 	const struct session_hooks hooks = {
 		.ctx = p,
 		.sample = hook_sample,

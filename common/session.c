@@ -712,19 +712,11 @@ static bool pending_records(const struct session *s)
 	return false;
 }
 
-static void refresh_lost(struct session *s);
-
 static bool do_round(struct session *s, bool final)
 {
 	bool pending = false;
 
 	s->st.rounds++;
-	/*
-	 * Before the watermark is taken: an event delivered in this round was written before it,
-	 * so a loss before that event is in the counts read now (session_opts.lost_early).
-	 */
-	if (s->opts.order && s->opts.lost_early)
-		refresh_lost(s);
 	if (s->opts.order)
 		pending = round_ordered(s, final);
 	else

@@ -94,13 +94,6 @@ struct session_opts {
 	 */
 	uint64_t backlog_max;
 	bool verbose; /* session__print_stats adds the backlog's figures */
-	/*
-	 * The kernel's lost counts read before every ordered round, so that a loss is heard (the lost
-	 * hook) before any event written after it is delivered: a two-event profiler must not pair
-	 * a start and an end across a loss on another CPU's ring, whose LOST record the kernel
-	 * writes only at that ring's next event. A few read(2)s per round.
-	 */
-	bool lost_early;
 };
 #define SESSION_BACKLOG_DEFAULT (64ull << 20)
 
