@@ -58,11 +58,23 @@ static void keep_std_fds(void)
  */
 static void block_async_signals(void)
 {
+	static const int stops[] = { SIGINT, SIGTERM };
+	struct sigaction old;
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	sigaddset(&set, SIGUSR1);
+	/*
+	 * A script's background job starts with SIGINT ignored, and an ignored signal that is not
+	 * blocked is discarded: a `kill -INT` sent while perfscope starts would be lost and the run
+	 * never end. Blocked, it waits until the profiler takes it and ends the run, as it would
+	 * a moment later. Signals that are not ignored keep their default until then: Ctrl-C still
+	 * ends a slow start at once.
+	 */
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		if (!sigaction(stops[i], NULL, &old) && old.sa_handler == SIG_IGN)
+			sigaddset(&set, stops[i]);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 

@@ -1354,6 +1354,12 @@ int session__run(struct session *s)
 		return err;
 	}
 	watch_target(s);
+	/* a script waits for this line before it starts its workload or its stop timer */
+	if (s->opts.verbose)
+		fprintf(stderr,
+			"perfscope %s: running (%d event%s, %d ring%s); SIGINT or SIGTERM ends the run\n",
+			s->opts.prof ? s->opts.prof : "session", s->nr_evsels,
+			s->nr_evsels == 1 ? "" : "s", s->nr_rings, s->nr_rings == 1 ? "" : "s");
 
 	while (!s->stop) {
 		timeout = pending ? (int)((s->opts.slack_ns + 999999) / 1000000) : s->opts.poll_ms;

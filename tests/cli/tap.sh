@@ -42,6 +42,27 @@ skip_all() {
 	done_testing
 }
 need_root() { [ "$(id -u)" -eq 0 ]; }
+# run_ready SECS CMD...: runs CMD, a perfscope line given -v, in the background; once it says it is
+# running (its events enabled: setup under ASan on a loaded machine can take seconds) lets it run
+# SECS more, then sends SIGINT (a user's Ctrl-C). Sets OUT, ERR and RC as run_capture. The wait
+# for the line ends when CMD exits, or after 60 s (then the SIGINT comes anyway).
+run_ready() {
+	local secs=$1 pid i
+	shift
+	OUT=$(mktemp) ERR=$(mktemp)
+	_tap_tmpfiles+=("$OUT" "$ERR")
+	"$@" >"$OUT" 2>"$ERR" &
+	pid=$!
+	for ((i = 0; i < 1200; i++)); do
+		grep -q '^perfscope [a-z-]*: running (' "$ERR" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	sleep "$secs"
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	RC=$?
+}
 # usable_cpus: the CPUs this process may run on, in order, space-separated
 usable_cpus() { python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))'; }
 # idle_ok_cpu PERFSCOPE MT_WORKLOAD: prints the first online CPU whose idle-time events reach perf's

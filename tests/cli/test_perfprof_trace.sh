@@ -90,6 +90,9 @@ pp() {
 	shift
 	run_capture timeout -s INT -k 10 --preserve-status "$secs" "$P" "$@"
 }
+# ppw PROFILER ARGS...: a perf-prof line without a bound of its own: run with -v for $WIN s once its
+# events run (run_ready), then SIGINT
+ppw() { run_ready "$WIN" "$P" "$1" -v "${@:2}"; }
 
 # evs [FILE]: one record per event line of trace's text output (stack lines start with a tab):
 # CPU TIME EVENT PID TID COMM FIELDS, tab-separated
@@ -133,12 +136,12 @@ GP2=${BG_PIDS[3]}
 sleep 0.2
 
 # ---- perf-prof trace -h: EXAMPLES ----
-pp $WIN trace -e sched:sched_wakeup -C 0 -g
+ppw trace -e sched:sched_wakeup -C 0 -g
 check_pp h1 "perf-prof trace -e sched:sched_wakeup -C 0 -g: wake-ups on CPU 0 only, each with its stack" \
 	eval 'rc0 && ev_all "\$1 == 0 && \$3 == \"sched:sched_wakeup\"" && stacks_ok'
 
 mkdir -p "$TMP/fg" && cd "$TMP/fg" || exit 1
-pp $WIN trace -e sched:sched_wakeup -g --flame-graph wakeup
+ppw trace -e sched:sched_wakeup -g --flame-graph wakeup
 check_pp flame1 "perf-prof trace -e sched:sched_wakeup -g --flame-graph wakeup: folded stacks in wakeup.folded" \
 	eval 'rc0 && grep -qE "^[^;]+(;[^;]+)+ [0-9]+$" wakeup.folded'
 cd - >/dev/null || exit 1
@@ -154,21 +157,21 @@ check_pp h4 "perf-prof trace -e sched:sched_wakeup,sched:sched_switch --ptrace -
 cd - >/dev/null || exit 1
 
 # ---- docs/profilers/trace.md ----
-pp $WIN trace -e sched:sched_wakeup -C 0
+ppw trace -e sched:sched_wakeup -C 0
 check_pp d1 "perf-prof trace -e sched:sched_wakeup -C 0: wake-ups on CPU 0 only" \
 	eval 'rc0 && ev_all "\$1 == 0 && \$3 == \"sched:sched_wakeup\""'
 
-pp $WIN trace -e 'sched:sched_wakeup/prio<10/,sched:sched_switch'
+ppw trace -e 'sched:sched_wakeup/prio<10/,sched:sched_switch'
 check_pp d2 "perf-prof trace -e 'sched:sched_wakeup/prio<10/,sched:sched_switch': switches, and wake-ups only with prio<10" \
 	eval 'rc0 && has_ev sched:sched_switch && ev_fields_all "\$3 != \"sched:sched_wakeup\" || field(\"prio\") < 10"'
 
 cd "$TMP/fg" || exit 1
-pp $WIN trace -e sched:sched_wakeup -C 0 -g --flame-graph wakeup.folded
+ppw trace -e sched:sched_wakeup -C 0 -g --flame-graph wakeup.folded
 check_pp flame2 "perf-prof trace -e sched:sched_wakeup -C 0 -g --flame-graph wakeup.folded: folded stacks written" \
 	eval 'rc0 && grep -qE "^[^;]+(;[^;]+)+ [0-9]+$" wakeup.folded*'
 cd - >/dev/null || exit 1
 
-pp $WIN trace -e 'sched:sched_wak*' -C 0
+ppw trace -e 'sched:sched_wak*' -C 0
 check_pp d4 "perf-prof trace -e 'sched:sched_wak*' -C 0: sched_wakeup and sched_waking, CPU 0 only" \
 	eval 'rc0 && ev_all "\$1 == 0 && \$3 ~ /^sched:sched_wak/" && has_ev sched:sched_wakeup && has_ev sched:sched_waking'
 
@@ -203,7 +206,7 @@ if [ -n "$LIBC" ]; then
 	"$TMP/probe" 1000000 >/dev/null &
 	BG_PIDS+=($!)
 	PROBE=$!
-	pp $WIN trace -e "uprobe:malloc@\"$LIBC\"" -p $PROBE
+	ppw trace -e "uprobe:malloc@\"$LIBC\"" -p $PROBE
 	check_pp uprobe2 "perf-prof trace -e 'uprobe:malloc@\"/lib64/libc.so.6\"' -p PID: that process's malloc() calls" \
 		eval 'rc0 && ev_all "\$3 ~ /^uprobe:malloc@/ && \$4 == $PROBE"'
 else
@@ -215,7 +218,7 @@ pp 0.5 trace -e 'task-state,page-faults/-N 10/,raw_syscalls:sys_enter' --order
 check_pp embed1 "perf-prof trace -e 'task-state,page-faults/-N 10/,raw_syscalls:sys_enter' --order: runs, system calls shown" \
 	eval 'rc0 && has_ev raw_syscalls:sys_enter'
 
-pp $WIN trace -e 'sched:sched_wakeup,sched:sched_switch' --overwrite
+ppw trace -e 'sched:sched_wakeup,sched:sched_switch' --overwrite
 check_pp overwrite1 "perf-prof trace -e 'sched:sched_wakeup,sched:sched_switch' --overwrite: the last events, printed at the end" \
 	eval 'rc0 && ev_all "\$3 ~ /^sched:sched_(wakeup|switch)$/"'
 
@@ -224,23 +227,23 @@ check_pp e1 "perf-prof trace -e 'sched:sched_wakeup,sched:sched_switch' -C 0 -N 
 	eval 'rc0 && [ "$(nev)" -eq 100 ] && ev_all "\$1 == 0"'
 
 cd "$TMP/fg" || exit 1
-pp $WIN trace -e 'sched:sched_wakeup/prio<10/' -g --flame-graph high_prio.folded
+ppw trace -e 'sched:sched_wakeup/prio<10/' -g --flame-graph high_prio.folded
 check_pp flame3 "perf-prof trace -e 'sched:sched_wakeup/prio<10/' -g --flame-graph high_prio.folded: the file is written" \
 	eval 'rc0 && [ -e high_prio.folded ] || [ -e high_prio.folded.folded ]'
 cd - >/dev/null || exit 1
 
 # (syscalls:sys_enter_* in the docs: 700 events to open and close, 13 s here, for perf-prof too)
-pp $WIN trace -e 'syscalls:sys_enter_getp*' -p $GP1 --order
+ppw trace -e 'syscalls:sys_enter_getp*' -p $GP1 --order
 check_pp e3 "perf-prof trace -e 'syscalls:sys_enter_*' -p PID --order: that process's calls, in time order" \
 	eval 'rc0 && ev_all "\$4 == $GP1 && \$3 ~ /^syscalls:sys_enter_getp/" && has_ev syscalls:sys_enter_getppid && in_order'
 
 # allocations over 1024 bytes all through the window, however long perfscope takes to start
 start_bg sh -c "for i in \$(seq 200); do cat /proc/self/stat; sleep 0.02; done >/dev/null"
-pp $WIN trace -e 'kmem:kmalloc/bytes_alloc>1024/stack/' -m 128
+ppw trace -e 'kmem:kmalloc/bytes_alloc>1024/stack/' -m 128
 check_pp e4 "perf-prof trace -e 'kmem:kmalloc/bytes_alloc>1024/stack/' -m 128: allocations over 1024 bytes, with stacks" \
 	eval 'rc0 && ev_fields_all "\$3 == \"kmem:kmalloc\" && field(\"bytes_alloc\") > 1024" && [ "$(nev)" -gt 0 ] && stacks_ok'
 
-pp $WIN trace -e 'irq:*' --overwrite -m 64
+ppw trace -e 'irq:*' --overwrite -m 64
 check_pp overwrite2 "perf-prof trace -e 'irq:*' --overwrite -m 64: the last irq events, at the end" \
 	eval 'rc0 && ev_all "\$3 ~ /^irq:/"'
 
@@ -248,11 +251,11 @@ pp 20 trace -e 'sched:*' -C 0 -N 1000
 check_pp t1 "perf-prof trace -e 'sched:*' -C 0 -N 1000: exactly 1000 sched events, CPU 0" \
 	eval 'rc0 && [ "$(nev)" -eq 1000 ] && ev_all "\$1 == 0 && \$3 ~ /^sched:/"'
 
-pp $WIN trace -e 'sched:sched_wakeup/target_cpu==0 && prio<10/stack/max-stack=16/' -C 0
+ppw trace -e 'sched:sched_wakeup/target_cpu==0 && prio<10/stack/max-stack=16/' -C 0
 check_pp t5 "perf-prof trace -e 'sched:sched_wakeup/target_cpu==0 && prio<10/stack/max-stack=16/' -C 0: filter held, at most 16 frames" \
 	eval 'rc0 && ev_fields_all "\$1 == 0 && field(\"target_cpu\") == 0 && field(\"prio\") < 10" && { [ "$(nev)" -eq 0 ] || stacks_ok 16; }'
 
-pp $WIN trace -e 'sched:sched_stat_runtime//exec=printf("runtime: %llu us\n", runtime/1000)/' -C 0
+ppw trace -e 'sched:sched_stat_runtime//exec=printf("runtime: %llu us\n", runtime/1000)/' -C 0
 check_pp exec2 "perf-prof trace -e 'sched:sched_stat_runtime//exec=printf(\"runtime: %llu us\\n\", runtime/1000)/' -C 0: a runtime line per event" \
 	eval 'rc0 && [ "$(nev)" -gt 0 ] && [ "$(grep -c "^runtime: [0-9]* us$" "$OUT")" -eq "$(nev)" ]'
 
@@ -269,11 +272,11 @@ pp 20 trace -e 'syscalls:sys_enter_getp*' --ptrace -- "$GEN" -q getppid 100
 check_pp t9 "perf-prof trace -e 'syscalls:sys_enter_*' --ptrace -- ./myapp: exactly the program's 100 calls" \
 	eval 'rc0 && [ "$(getppids)" -eq 100 ]'
 
-pp $WIN trace -e sched:sched_wakeup --tsc -C 0
+ppw trace -e sched:sched_wakeup --tsc -C 0
 check_pp tsc1 "perf-prof trace -e 'sched:sched_wakeup' --tsc -C 0: runs, wake-ups on CPU 0" \
 	eval 'rc0 && ev_all "\$1 == 0"'
 
-pp $WIN trace -e 'sched:sched_wakeup/comm=="gen_events"/' -g
+ppw trace -e 'sched:sched_wakeup/comm=="gen_events"/' -g
 check_pp c2 "perf-prof trace -e 'sched:sched_wakeup/comm==\"myapp\"/' -g: only that comm's wake-ups, with stacks" \
 	eval 'rc0 && ev_fields_all "\$7 ~ /^comm=gen_events /" && [ "$(nev)" -gt 0 ] && stacks_ok'
 
@@ -294,20 +297,20 @@ pp 1.3 trace -e 'sched:sched_wakeup/prio<10/' -i 1000
 check_pp r2 "perf-prof trace -e \"sched:sched_wakeup/prio<10/\" -i 1000: only prio<10" \
 	eval 'rc0 && ev_fields_all "field(\"prio\") < 10"'
 
-pp $WIN trace -e 'sched:sched_wakeup/pid>1000/'
+ppw trace -e 'sched:sched_wakeup/pid>1000/'
 check_pp r3 "perf-prof trace -e \"sched:sched_wakeup/pid>1000/\": only pid>1000" \
 	eval 'rc0 && ev_fields_all "field(\"pid\") > 1000" && [ "$(nev)" -gt 0 ]'
 
-pp $WIN trace -e 'sched:sched_wakeup/comm=="java"/'
+ppw trace -e 'sched:sched_wakeup/comm=="java"/'
 check_pp r4 "perf-prof trace -e 'sched:sched_wakeup/comm==\"java\"/': no java here, no events, exit 0" \
 	eval 'rc0 && [ "$(nev)" -eq 0 ]'
 
 # (comm~"pyth*" in the README: the workload's name here)
-pp $WIN trace -e 'sched:sched_wakeup/comm~"gen_ev*"/'
+ppw trace -e 'sched:sched_wakeup/comm~"gen_ev*"/'
 check_pp r5 "perf-prof trace -e 'sched:sched_wakeup/comm~\"pyth*\"/': only the glob's comms" \
 	eval 'rc0 && ev_fields_all "\$7 ~ /^comm=gen_ev/" && [ "$(nev)" -gt 0 ]'
 
-pp $WIN trace -e 'sched:sched_wakeup/pid>1000 && prio<10/'
+ppw trace -e 'sched:sched_wakeup/pid>1000 && prio<10/'
 check_pp r6 "perf-prof trace -e \"sched:sched_wakeup/pid>1000 && prio<10/\": both conditions held" \
 	eval 'rc0 && ev_fields_all "field(\"pid\") > 1000 && field(\"prio\") < 10"'
 
@@ -323,18 +326,18 @@ check_pp r9 "perf-prof trace -h: the usage, exit 0 (perf-prof exits 129)" \
 	eval 'rc0 && grep -q -- "-e, --event" "$OUT" && grep -q -- "--exit-N" "$OUT"'
 
 # ---- perf-prof's tests/test_trace.py ----
-pp $WIN trace -e sched:sched_wakeup -C 0 -m 64
+ppw trace -e sched:sched_wakeup -C 0 -m 64
 check_pp p1 "perf-prof trace -e sched:sched_wakeup -C 0 -m 64: wake-ups on CPU 0" \
 	eval 'rc0 && ev_all "\$1 == 0 && \$3 == \"sched:sched_wakeup\""'
 pp 20 trace -e sched:sched_wakeup -C 0 -m 64 --tsc -N 20
 check_pp tsc2 "perf-prof trace -e sched:sched_wakeup -C 0 -m 64 --tsc -N 20: exactly 20 events" \
 	eval 'rc0 && [ "$(nev)" -eq 20 ]'
 cd "$TMP/fg" || exit 1
-pp $WIN trace -e sched:sched_wakeup -C 0 -m 64 -g --flame-graph wakeup2
+ppw trace -e sched:sched_wakeup -C 0 -m 64 -g --flame-graph wakeup2
 check_pp flame4 "perf-prof trace -e sched:sched_wakeup -C 0 -m 64 -g --flame-graph wakeup: wakeup.folded written" \
 	eval 'rc0 && grep -qE "^[^;]+(;[^;]+)+ [0-9]+$" wakeup2.folded'
 cd - >/dev/null || exit 1
-pp $WIN trace -e sched:sched_wakeup,sched:sched_switch -m 1 --overwrite
+ppw trace -e sched:sched_wakeup,sched:sched_switch -m 1 --overwrite
 check_pp overwrite3 "perf-prof trace -e sched:sched_wakeup,sched:sched_switch -m 1 --overwrite: the last events at the end" \
 	eval 'rc0 && ev_all "\$3 ~ /^sched:sched_(wakeup|switch)$/"'
 pp 20 trace -e 'task-state,page-faults/-N 10/,raw_syscalls:sys_enter,profile/-F 5000 -N 10/' --order -- cat /proc/self/maps
@@ -362,7 +365,10 @@ check_pp tids "perf-prof trace -e $TP --tids TID -N 5: 5 events of TID" eval 'rc
 pp 20 trace -e $TP -t $GP1,$GP2 -N 20
 check_pp tidlist1 "perf-prof trace -e $TP -t TID1,TID2 -N 20: events of both" \
 	eval 'rc0 && ev_all "\$5 == $GP1 || \$5 == $GP2" && evs | grep -q "	$GP2	"'
+# GP1 runs on CPU 1 for this line: the scheduler may keep it on another CPU for seconds
+taskset -pc 1 "$GP1" >/dev/null
 pp 20 trace -e $TP -p $GP1 -C 1 -N 5
+taskset -pc "$(usable_cpus | tr ' ' ,)" "$GP1" >/dev/null
 check_pp pidcpu1 "perf-prof trace -e $TP -p PID -C 1 -N 5: accepted; events of PID, none off CPU 1" \
 	eval 'rc0 && ev_all "\$4 == $GP1 && \$1 == 1"'
 

@@ -275,16 +275,10 @@ expect_rc "--than with a tracepoint sampled every event: usage error" 2 \
 	"$P" profile -e sched:sched_switch --than 30 --duration 0.3
 
 # ---- perf-prof's profile command lines (its -h examples and docs) ----
-# run ARGS...: runs perfscope profile with perf-prof's arguments for $WIN seconds, then SIGINT
+# run_window profile ARGS...: runs perfscope profile with perf-prof's arguments (and -v, whose
+# line says when the events run) in $TMP for $WIN seconds once running, then SIGINT
 run_window() {
-	OUT=$TMP/w.out ERR=$TMP/w.err
-	(cd "$TMP" && exec "$P" "$@" >"$OUT" 2>"$ERR") &
-	local pid=$!
-	BG_PIDS+=("$pid")
-	sleep "$WIN"
-	kill -INT "$pid" 2>/dev/null
-	wait "$pid"
-	RC=$?
+	run_ready "$WIN" env -C "$TMP" "$P" "$1" -v "${@:2}"
 }
 "$TMP/split31" 100000 &
 busy=$!
@@ -292,7 +286,7 @@ BG_PIDS+=("$busy")
 run_window profile -F 997 -p "$busy" -g --flame-graph cpu
 check "perf-prof: profile -F 997 -p PID -g --flame-graph cpu: cpu.folded with work_a (exit $RC)" \
 	grep -q ';work_a [0-9]*$' "$TMP/cpu.folded"
-WIN=2 # a second's window judged at least once, even when a loaded machine starts it slowly
+WIN=1.5 # a second's window judged at least once
 run_window profile -F 997 -C 0-1 --than 30 -g --flame-graph cpu2
 WIN=0.8
 check "perf-prof: profile -F 997 -C 0-3 --than 30 -g --flame-graph cpu (as 0-1): hot lines (exit $RC)" \
@@ -302,6 +296,7 @@ if [ "$RC" -eq 0 ] && [ -s "$TMP/kernel.folded" ]; then
 	ok "perf-prof: profile -F 997 --exclude-user -g --flame-graph kernel: kernel.folded"
 else
 	fail "perf-prof: --exclude-user --flame-graph kernel (exit $RC)"
+	head -2 "$OUT" "$ERR" | sed 's/^/#   /'
 fi
 run_window profile -F 100 -C 0 -g --exclude-user --than 30
 check "perf-prof: profile -F 100 -C 0 -g --exclude-user --than 30: exit 0 (exit $RC)" test "$RC" -eq 0

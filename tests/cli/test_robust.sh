@@ -3,7 +3,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-plan 26
+plan 28
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -219,5 +219,28 @@ check "memleak -p a pid that is gone: exit 1 naming it (exit $RC)" \
 run_capture "$P" trace -e sched:sched_switch -p "1,$dead" -N 1
 check "trace -p 1,GONE: exit 1 naming the missing one (exit $RC)" \
 	sh -c "[ $RC -eq 1 ] && grep -q 'no process with pid $dead' '$ERR'"
+
+# ---- a script's background job starts with SIGINT ignored; a SIGINT sent while perfscope starts
+# (before it takes the stop signals) must still end the run, not be discarded and leave it running
+"$P" trace -v -e sched:sched_switch >"$TMP/bg.out" 2>"$TMP/bg.err" &
+bg=$!
+echo "$bg" >"$TMP/bg.pid"
+for _ in $(seq 200); do [ "$(cat /proc/$bg/comm 2>/dev/null)" = perfscope ] && break; sleep 0.005; done
+ign=$(awk '/^SigIgn:/ { print $2 }' /proc/$bg/status 2>/dev/null)
+kill -INT "$bg"
+if gone "$TMP/bg.pid"; then
+	wait "$bg"
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q ': running (' "$TMP/bg.err"; then
+		ok "a SIGINT at start to a background job (SigIgn $ign) ends the run once it runs (exit 0)"
+	else
+		fail "a SIGINT at start to a background job: exit $rc; $(tail -1 "$TMP/bg.err")"
+	fi
+else
+	wait "$bg"
+	fail "a SIGINT at start to a background job (SigIgn $ign) was lost: still running after 3 s"
+fi
+if [ -n "$ign" ] && (( (0x$ign & 2) != 0 )); then ok "the background job started with SIGINT ignored, the case above"; else
+	fail "the background job did not have SIGINT ignored (SigIgn '$ign'): the case above was not tried"; fi
 
 done_testing
