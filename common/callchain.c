@@ -1,5 +1,6 @@
 /* callchain: the stacks of samples, symbolized (symcache, stack), as text lines or JSON. */
 #include "callchain.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -187,15 +188,6 @@ void callchain__print_stats(struct callchain *cc, FILE *f)
 		(unsigned long long)st.lookups, (unsigned long long)st.unknown);
 }
 
-/* CPU time of this thread: what a stack costs, not the waits of a loaded machine */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static bool has_user_stack(const struct psc_sample *s)
 {
 	return (s->sample_type & PERF_SAMPLE_REGS_USER) &&
@@ -255,10 +247,10 @@ static int resolve(struct callchain *cc, const struct psc_sample *s)
 
 	if (has_user_stack(s)) {
 		dwarf_chain(cc, s);
-		t0 = now_ns();
+		t0 = thread_cpu_ns();
 		n = stack__resolve(cc->sc, (pid_t)s->pid, cc->ips, cc->nr_ips, 0, cc->frames,
 				   MAX_FRAMES);
-		cc->sym_ns += now_ns() - t0;
+		cc->sym_ns += thread_cpu_ns() - t0;
 		cc->sym_stacks++;
 	} else {
 		n = stack__resolve(cc->sc, (pid_t)s->pid, s->callchain.ips, s->callchain.nr, 0,

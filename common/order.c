@@ -1,6 +1,7 @@
 /* The k-way merge behind --order: a binary min-heap of ring heads keyed by (time, ring index), and
  * the per-ring backlogs that keep the rings drained while records wait for their turn. */
 #include "order.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -180,14 +181,6 @@ uint64_t order__spill(struct order *o, struct order_ring *r)
 		r->in_batch = false;
 	}
 	return n;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 void order__keep_drained_slow(struct order *o, struct order_ring *rings, int nr,

@@ -13,6 +13,7 @@
 
 #include <perfscope/perfscope.h>
 
+#include "clock.h"
 #include "callchain.h"
 #include "caret.h"
 #include "comm.h"
@@ -44,17 +45,9 @@ struct prof_state {
 	const char *typed; /* the -e text before that */
 };
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 double prof__elapsed(const struct prof *p)
 {
-	return p->start_ns ? (double)(monotonic_ns() - p->start_ns) / 1e9 : 0;
+	return p->start_ns ? (double)(mono_ns() - p->start_ns) / 1e9 : 0;
 }
 
 void prof__stop(struct prof *p)
@@ -184,7 +177,7 @@ static void hook_interval(void *ctx)
 {
 	struct prof *p = ctx;
 
-	if (p->decl->interval && p->decl->interval(p, p->priv, monotonic_ns()) < 0)
+	if (p->decl->interval && p->decl->interval(p, p->priv, mono_ns()) < 0)
 		prof__stop(p);
 	out__flush(p->out);
 }
@@ -518,7 +511,8 @@ static int start_session(struct prof *p)
 		 .nr_watch = p->opts.nr_pids ? p->opts.nr_pids : p->opts.nr_tids,
 		 .watch_is_thread = p->opts.nr_tids > 0, .counting = !rings,
 		 .overwrite = rings && p->opts.overwrite,
-		 .quiet_stats = !rings || p->opts.quiet, .verbose = p->opts.verbose > 0);
+		 .quiet_stats = !rings || p->opts.quiet, .verbose = p->opts.verbose > 0,
+		 .lost_early = rings && p->decl->lost);
 	const struct session_hooks hooks = {
 		.ctx = p,
 		.sample = hook_sample,
@@ -554,7 +548,7 @@ static int on_usage_timer(void *ctx, int fd, uint32_t revents)
 	struct prof *p = ctx;
 	struct prof_state *st = p->state;
 	struct rusage ru;
-	uint64_t ticks, now = monotonic_ns(), user, sys, wall;
+	uint64_t ticks, now = mono_ns(), user, sys, wall;
 
 	if (revents == SESSION_FD_END)
 		return 0;
@@ -596,7 +590,7 @@ static int start_usage_self(struct prof *p)
 			st->usage_user_ns = tv_ns(&ru.ru_utime);
 			st->usage_sys_ns = tv_ns(&ru.ru_stime);
 		}
-		st->usage_at = monotonic_ns();
+		st->usage_at = mono_ns();
 	}
 	return session__add_fd(p->session, st->usage_fd, EPOLLIN, on_usage_timer, p);
 }
@@ -744,7 +738,7 @@ static int run(struct prof *p, bool *again)
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigprocmask(SIG_BLOCK, &stop, NULL);
-	p->start_ns = monotonic_ns();
+	p->start_ns = mono_ns();
 	err = session__run(p->session);
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	out__flush(p->out);

@@ -1,6 +1,7 @@
 /* The session loop: epoll over rings, signalfd, timerfds, pidfd; ordered or plain delivery; stats.
  */
 #include "session.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +24,7 @@
 
 #include "keymap.h"
 #include "kdrop.h"
+#include "loss_watch.h"
 #include "order.h"
 #include "target.h"
 
@@ -59,6 +61,8 @@ struct session {
 	struct session_hooks hooks;
 	int nr_evsels, nr_rings;
 	struct order_ring *rings; /* nr_rings */
+	struct loss_watch loss_watch; /* opts.lost_early: the rings read before a round */
+	bool *loss_maybe; /* per ring: loss_watch said it may have lost (scratch of hear_losses) */
 	struct order order;
 	struct keymap evsel_index; /* evsel pointer -> its index in the evlist (int) */
 	/* per evsel; lost also per evsel x ring, plus a row for unattributed (index nr_evsels) */
@@ -86,14 +90,6 @@ struct session {
 	int nr_fds;
 	uint32_t fd_gen;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* PERF_FORMAT_LOST exists since Linux 6.0; older kernels refuse the attr with EINVAL. */
 static bool kernel_has_format_lost(void)
@@ -374,6 +370,9 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	err = order__init(&s->order, s->nr_rings);
 	if (err)
 		goto fail;
+	s->loss_maybe = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->loss_maybe));
+	if (!s->loss_maybe || (err = loss_watch__init(&s->loss_watch, s->nr_rings)))
+		goto fail;
 	s->order.mem_max = s->opts.backlog_max;
 	/* now, so that extra fds can be added before the run */
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -434,6 +433,8 @@ void session__delete(struct session *s)
 	free(s->kdropped);
 	free(s->weighted);
 	free(s->rings);
+	free(s->loss_maybe);
+	loss_watch__exit(&s->loss_watch);
 	free(s);
 }
 
@@ -688,10 +689,9 @@ static bool order_deliver(void *ctx, struct order_ring *r)
  * k-way merge up to the watermark. The clock is read before any ring head: see session.h.
  * Returns true when records newer than the watermark were left in the rings.
  */
-static bool round_ordered(struct session *s, bool final)
+static bool round_ordered(struct session *s, uint64_t wm)
 {
 	const struct order_ops ops = { .peek = order_peek, .deliver = order_deliver, .ctx = s };
-	uint64_t wm = final ? UINT64_MAX : now_ns() - s->opts.slack_ns;
 	bool pending;
 
 	pending = order__merge(&s->order, s->rings, s->nr_rings, wm, &ops);
@@ -712,14 +712,40 @@ static bool pending_records(const struct session *s)
 	return false;
 }
 
+static void refresh_lost(struct session *s, const bool *only);
+
+/*
+ * opts.lost_early, before the rings of an ordered round are read and after its watermark was
+ * taken: an event delivered in the round was written before now, so a loss before it is heard
+ * first (loss_watch.h). The kernel's counts are read only for the rings that came close enough
+ * to full to have lost anything since the last round.
+ */
+static void hear_losses(struct session *s)
+{
+	bool any = false;
+
+	for (int i = 0; i < s->nr_rings; i++) {
+		s->loss_maybe[i] = loss_watch__check(&s->loss_watch, i, s->rings[i].ring);
+		any |= s->loss_maybe[i];
+	}
+	if (any) {
+		s->st.loss_reads++;
+		refresh_lost(s, s->loss_maybe);
+	}
+}
+
 static bool do_round(struct session *s, bool final)
 {
 	bool pending = false;
 
 	s->st.rounds++;
-	if (s->opts.order)
-		pending = round_ordered(s, final);
-	else
+	if (s->opts.order) {
+		uint64_t wm = final ? UINT64_MAX : mono_ns() - s->opts.slack_ns;
+
+		if (s->opts.lost_early)
+			hear_losses(s);
+		pending = round_ordered(s, wm);
+	} else
 		pending = round_plain(s);
 	if (s->hooks.round_end)
 		hook_result(s, s->hooks.round_end(s->hooks.ctx));
@@ -741,8 +767,35 @@ static int ring_for_fd(const struct session *s, int cpu, pid_t tid)
 	return -1;
 }
 
-/* The kernel's per-fd lost counts (PERF_FORMAT_LOST) into the evsel x ring matrix. */
-static void refresh_lost(struct session *s)
+/* Reads the groups' fds of the rings only[] marks: the leaders', through which members come. */
+static void read_rings(struct session *s, const bool *only)
+{
+	struct psc_evsel *evsel;
+	int i, c, t, r;
+
+	psc_evlist__for_each(s->evlist, i, evsel)
+	{
+		struct psc_cpumap *cpus = psc_evsel__cpus(evsel);
+		struct psc_threadmap *threads = psc_evsel__threads(evsel);
+
+		if (!psc_evsel__is_open(evsel) || !psc_evsel__is_leader(evsel))
+			continue;
+		for (c = 0; c < psc_cpumap__nr(cpus); c++) {
+			for (t = 0; t < psc_threadmap__nr(threads); t++) {
+				r = ring_for_fd(s, psc_cpumap__cpu(cpus, c),
+						psc_threadmap__tid(threads, t));
+				if (r >= 0 && only[r])
+					psc_evsel__read_group(evsel, c, t);
+			}
+		}
+	}
+}
+
+/*
+ * The kernel's per-fd lost counts (PERF_FORMAT_LOST) into the evsel x ring matrix: of every ring,
+ * or of those only[] marks. The lost hook hears what is new.
+ */
+static void refresh_lost(struct session *s, const bool *only)
 {
 	struct psc_evsel *evsel;
 	struct psc_counts counts;
@@ -752,7 +805,10 @@ static void refresh_lost(struct session *s)
 	if (!s->lost_fmt)
 		return;
 	/* one read per fd, or per group through its leader; a failed one keeps its last counts */
-	psc_evlist__read(s->evlist);
+	if (only)
+		read_rings(s, only);
+	else
+		psc_evlist__read(s->evlist);
 	psc_evlist__for_each(s->evlist, i, evsel)
 	{
 		struct psc_cpumap *cpus = psc_evsel__cpus(evsel);
@@ -762,15 +818,15 @@ static void refresh_lost(struct session *s)
 
 		if (!psc_evsel__is_open(evsel))
 			continue;
-		memset(row, 0, s->nr_rings * sizeof(*row));
-		memset(crow, 0, s->nr_rings * sizeof(*crow));
+		for (r = 0; r < s->nr_rings; r++)
+			if (!only || only[r])
+				row[r] = crow[r] = 0;
 		for (c = 0; c < psc_cpumap__nr(cpus); c++) {
 			for (t = 0; t < psc_threadmap__nr(threads); t++) {
-				if (psc_evsel__counts(evsel, c, t, &counts))
-					continue;
 				r = ring_for_fd(s, psc_cpumap__cpu(cpus, c),
 						psc_threadmap__tid(threads, t));
-				if (r < 0)
+				if (r < 0 || (only && !only[r]) ||
+				    psc_evsel__counts(evsel, c, t, &counts))
 					continue;
 				row[r] += counts.lost; /* threads on one CPU add up */
 				crow[r] += counts.val;
@@ -988,6 +1044,12 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 				mib(s->opts.backlog_max ? s->opts.backlog_max
 							: SESSION_BACKLOG_DEFAULT),
 				(unsigned long long)s->order.full);
+		if (s->opts.verbose && s->opts.order && s->opts.lost_early)
+			fprintf(f,
+				"perfscope %s: %llu of %llu rounds read the kernel's lost counts first "
+				"(rings near full: a loss they had is heard before what followed it)\n",
+				p, (unsigned long long)s->st.loss_reads,
+				(unsigned long long)s->st.rounds);
 	}
 	if (interval) {
 		memcpy(s->samples_prev, s->samples, (s->nr_evsels + 1) * sizeof(uint64_t));
@@ -1274,7 +1336,7 @@ static void on_signal(struct session *s)
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGUSR1) {
-			refresh_lost(s);
+			refresh_lost(s, NULL);
 			if (!s->opts.quiet_stats)
 				session__print_stats(s, stderr, false);
 			if (s->hooks.sigusr1)
@@ -1318,7 +1380,7 @@ static void on_timer(struct session *s, int fd, bool interval)
 		s->stop = true;
 		return;
 	}
-	refresh_lost(s);
+	refresh_lost(s, NULL);
 	/* a flight recorder reads nothing before the end: an interval would say "0 events" */
 	if (!s->opts.quiet_stats && !s->opts.overwrite)
 		session__print_stats(s, stderr, true);
@@ -1408,7 +1470,7 @@ int session__run(struct session *s)
 			if (!do_round(s, true) && !pending_records(s))
 				break;
 	}
-	refresh_lost(s);
+	refresh_lost(s, NULL);
 	if (s->end != SESSION_ERROR && s->end != SESSION_HOOK)
 		check_kdrop(s);
 	finish_command(s);

@@ -94,6 +94,14 @@ struct session_opts {
 	 */
 	uint64_t backlog_max;
 	bool verbose; /* session__print_stats adds the backlog's figures */
+	/*
+	 * With order: a loss is heard (the lost hook) before any event written after it is
+	 * delivered, so that a two-event profiler never pairs a start and an end across a loss on
+	 * another CPU's ring, whose LOST record the kernel writes only at that ring's next event.
+	 * Before each round, the rings that came near full since the last one have their lost
+	 * counts read (loss_watch.h); a round where none did costs two loads per ring.
+	 */
+	bool lost_early;
 };
 #define SESSION_BACKLOG_DEFAULT (64ull << 20)
 
@@ -119,6 +127,7 @@ struct session_stats {
 	uint64_t undecodable; /* records the decoder refused (counted, skipped) */
 	uint64_t throttled; /* PERF_RECORD_THROTTLE: sampling paused by the kernel for a tick */
 	uint64_t rounds;
+	uint64_t loss_reads; /* lost_early: rounds that read the lost counts of rings near full */
 	uint64_t overwrite_kept; /* --overwrite: records the rings held at the end */
 	bool nomem; /* --overwrite: the snapshot could not be copied whole */
 	/* records copied out of the rings to wait for their turn in memory (the backlogs) */

@@ -1,5 +1,6 @@
 /* trigger_latency: --latency conditions of perfscope trigger over the pair engine; see the .h. */
 #include "trigger_latency.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,14 +40,6 @@ struct tlat {
 	uint64_t pairs, over, max_ns, key_errors, out_of_range;
 	uint64_t lost_windows;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
-}
 
 /* multi-trace's time arguments: a number with an optional unit s, ms, us or ns (the default). */
 static int parse_time(const char *arg, uint64_t *out)

@@ -1,6 +1,7 @@
 /* DWARF unwinding of sampled user stacks with libdw: cached Dwfl per process, registers and
  * memory from the sample's copy of the stack, how each unwind ended counted. */
 #include "unwind.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -132,15 +133,6 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
-
-/* CPU time of this thread: what a stack costs, not the waits of a loaded machine */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Register r (perf numbering) of the sample's user registers; false when not sampled. */
 static bool perf_reg(const struct psc_sample_regs *regs, int r, uint64_t *val)
@@ -730,7 +722,7 @@ static enum unwind_stop why_stopped(struct unwind *uw, Dwfl *dwfl, int ret)
 int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips, int max,
 		   enum unwind_stop *stop)
 {
-	uint64_t t0 = now_ns(), sp, ip;
+	uint64_t t0 = thread_cpu_ns(), sp, ip;
 	struct uproc *up;
 	int ret;
 
@@ -787,7 +779,7 @@ int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips,
 out:
 	uw->st.stops[*stop]++;
 	uw->st.frames += (uint64_t)uw->n;
-	uw->st.ns += now_ns() - t0;
+	uw->st.ns += thread_cpu_ns() - t0;
 	uw->s = NULL;
 	uw->up = NULL;
 	return uw->n;

@@ -1,5 +1,6 @@
 /* ustr: strings that system call arguments point to, copied by BPF at the call or read later. */
 #include "ustr.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -186,14 +187,6 @@ static int keep(void *ctx, void *data, size_t size)
 	return r->time > u->target ? -EAGAIN : 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Takes in what the programs copied since the last drain, up to the first copy made after
  * time_ns, and notes when copies were dropped. That copy was made after the event of time_ns was
@@ -202,7 +195,7 @@ static uint64_t now_ns(void)
  */
 static void drain(struct ustr *u, uint64_t time_ns)
 {
-	uint64_t drops, now = now_ns();
+	uint64_t drops, now = mono_ns();
 
 	u->target = time_ns;
 	ring_buffer__consume(u->rb);
@@ -375,7 +368,7 @@ static int setup(struct ustr *u, char *why, size_t whylen)
 		errno = ENOMEM;
 		goto fail;
 	}
-	u->drained_at = now_ns();
+	u->drained_at = mono_ns();
 	return 0;
 fail:
 	snprintf(why, whylen, "cannot create the BPF maps: %s", strerror(errno));

@@ -1,6 +1,7 @@
 /* The exporter's HTTP(S) server on libmicrohttpd: routes, basic auth, client certs, negotiation,
  * gzip, limits. */
 #include "http.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -204,14 +205,6 @@ int http_listen(const char *addr, char *err, size_t errlen)
 			: saved == EACCES ? " (ports below 1024 need root or CAP_NET_BIND_SERVICE)"
 					  : "");
 	return fd;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static void add_common_headers(struct http_server *srv, struct MHD_Response *r)
@@ -615,7 +608,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 		if (t->state != CONN_BUSY)
 			list_del(t);
 		t->state = CONN_KEPT;
-		t->waiting_since = now_ns();
+		t->waiting_since = mono_ns();
 		list_add_tail(&srv->kept, t);
 		deadline_moved(srv, t);
 	}
@@ -649,7 +642,7 @@ static void conn_started(struct http_server *srv, struct conn *t)
 
 	pthread_mutex_lock(&srv->lock);
 	t->state = CONN_FRESH;
-	t->waiting_since = now_ns();
+	t->waiting_since = mono_ns();
 	list_add_tail(&srv->fresh, t);
 	srv->nr_live++;
 	if (++srv->nr_tracked > srv->peak_tracked)
@@ -743,7 +736,7 @@ static void *reaper_main(void *arg)
 
 	pthread_mutex_lock(&srv->lock);
 	while (!srv->stopping) {
-		int64_t now = now_ns(), next = INT64_MAX;
+		int64_t now = mono_ns(), next = INT64_MAX;
 		struct conn *heads[] = { &srv->fresh, &srv->kept };
 		int shut = 0;
 
@@ -867,7 +860,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		if ((get || head) && !has_body(conn))
 			return MHD_YES;
 	}
-	if (wc && !webconfig_rate_allow(wc, now_ns()))
+	if (wc && !webconfig_rate_allow(wc, mono_ns()))
 		return reply_text(srv, conn, MHD_HTTP_TOO_MANY_REQUESTS, "Too Many Requests\n",
 				  NULL);
 	why = check_client_cert(srv, conn);

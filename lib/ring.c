@@ -337,6 +337,16 @@ bool psc_ring__is_overwrite(const struct psc_ring *ring)
 	return ring->overwrite;
 }
 
+uint64_t psc_ring__data_head(const struct psc_ring *ring)
+{
+	return __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
+}
+
+uint64_t psc_ring__data_tail(const struct psc_ring *ring)
+{
+	return __atomic_load_n(&ring->pc->data_tail, __ATOMIC_RELAXED);
+}
+
 uint64_t psc_ring__pending(const struct psc_ring *ring)
 {
 	uint64_t head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);

@@ -1,5 +1,7 @@
 /* Workloads with known pairs for multi-trace's tests: sleeps of known lengths, failing calls. */
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +21,45 @@ static void sleep_ns(long ns)
 		;
 }
 
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* SIGSTOP to pid, and back once /proc says it stopped (at most a second) */
+static int stop_and_wait(pid_t pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (kill(pid, SIGSTOP))
+		return -1;
+	for (int i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+		size_t len = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[len] = 0;
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'T')
+			return 0;
+		sleep_ns(1000000L);
+	}
+	kill(pid, SIGCONT);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS | udp N\n");
+		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS | udp N | lossrace N CPU_A CPU_B\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "sleeps")) {
@@ -46,6 +81,31 @@ int main(int argc, char **argv)
 			syscall(SYS_close, 1000000 + i);
 			syscall(SYS_dup, 1000000 + i);
 		}
+	} else if (!strcmp(argv[1], "lossrace")) {
+		/*
+		 * A loss whose LOST record never comes, made certain: with the consumer (perfscope,
+		 * the parent) stopped, N closes (2000001..2000000+N, starts) on CPU B, more than its
+		 * ring holds, so the last ones are lost and nothing is written there after them
+		 * that would carry the LOST record. Then the consumer goes on and, on CPU A after a
+		 * pause, dup(2000000+N) ends the call: it must not pair with a close from before the
+		 * loss (a different number). Last, close/dup(2000000+N+1) on CPU A: a pair after the
+		 * loss, which pairs.
+		 */
+		int a = argc > 3 ? atoi(argv[3]) : 0, b = argc > 4 ? atoi(argv[4]) : 1;
+		pid_t consumer = getppid();
+
+		if (pin(b) || stop_and_wait(consumer))
+			return 1;
+		for (long i = 1; i <= n; i++)
+			syscall(SYS_close, 2000000 + i);
+		kill(consumer, SIGCONT);
+		if (pin(a))
+			return 1;
+		sleep_ns(300000000L); /* the consumer reads CPU B's ring: no LOST record there */
+		syscall(SYS_dup, 2000000 + n);
+		sleep_ns(10000000L);
+		syscall(SYS_close, 2000000 + n + 1);
+		syscall(SYS_dup, 2000000 + n + 1);
 	} else if (!strcmp(argv[1], "getppid")) {
 		for (long i = 0; i < n; i++)
 			syscall(SYS_getppid);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "duration.h"
 #include "expr.h"
 #include "flame.h"
@@ -166,7 +167,7 @@ static void km_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, 
 {
 	struct km *km = priv;
 
-	leak__lost(km->lk, km->last_time ? km->last_time : UINT64_MAX);
+	leak__lost(km->lk, mono_ns()); /* a loss heard now happened before now */
 }
 
 static int write_flame(struct prof *p, struct km *km, const struct leak_group *g, size_t nr)

@@ -13,6 +13,7 @@
 
 #include <perfscope/probe.h>
 
+#include "clock.h"
 #include "duration.h"
 #include "keymap.h"
 #include "leak.h"
@@ -419,7 +420,7 @@ static void ml_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, 
 	struct ml *ml = priv;
 
 	/* a free may be what was lost: the allocations before this point are no longer reported */
-	leak__lost(ml->lk, ml->last_time ? ml->last_time : UINT64_MAX);
+	leak__lost(ml->lk, mono_ns()); /* a loss heard now happened before now */
 }
 
 static int print_leaks(struct prof *p, struct ml *ml, bool final)

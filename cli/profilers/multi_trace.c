@@ -1,5 +1,6 @@
 /* perfscope multi-trace: events of -e groups paired by key, latencies and outcomes (pair.h). */
 #include "multi_trace.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -28,14 +29,6 @@ const struct prof_attr mt_attrs[] = {
 					 "(default: bytes_alloc)" },
 	{ NULL },
 };
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
@@ -362,7 +355,7 @@ links_done:
 		return -ENOMEM;
 	if (mt->ep)
 		evprint__set_callchain(mt->ep, prof__callchain(p));
-	mt->ival_start = monotonic_ns();
+	mt->ival_start = mono_ns();
 	return 0;
 }
 
@@ -656,12 +649,12 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 void mt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
 {
 	struct mt *mt = priv;
-	uint64_t barrier = p->order || !mt->last_time ? monotonic_ns() : mt->last_time;
+	uint64_t barrier = mono_ns();
 
+	(void)p;
 	(void)ev;
 	(void)cpu;
 	(void)n;
-	barrier = monotonic_ns() > barrier ? monotonic_ns() : barrier;
 	mt->lost_windows++;
 	for (int l = 0; l < mt->nr_links; l++)
 		pair__lost(mt->links[l].pr, barrier);

@@ -10,6 +10,7 @@
 
 #include <perfscope/perfscope.h>
 
+#include "clock.h"
 #include "bpf_filter.h"
 #include "bpf_stacks.h"
 #include "callchain.h"
@@ -1293,14 +1294,6 @@ static FILE *fopen_slice(struct prof *p, const char *path, uint64_t seq, bool sl
 	return f;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int64_t wall_ns(void)
 {
 	struct timespec ts;
@@ -1332,7 +1325,7 @@ static void pull_filter(struct profile *pf)
 static int write_profile(struct prof *p, struct profile *pf)
 {
 	bool sliced = p->opts.interval_ms > 0;
-	uint64_t now = monotonic_ns();
+	uint64_t now = mono_ns();
 	double secs = (double)(now - (pf->slice_start_ns ? pf->slice_start_ns : p->start_ns)) / 1e9;
 	struct out *o = pf->file ? pf->file : p->out;
 	struct stack_ent **arr;

@@ -1,5 +1,6 @@
 /* stages: latency rows and their text and JSON for task-state and blktrace. */
 #include "stages.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -154,14 +155,6 @@ void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c)
 	json__u64(&p->json, pair__nr_pending(pr));
 }
 
-uint64_t stage_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int stage_opt_than(struct prof *p, void *priv, const char *arg)
 {
 	return duration__opt(p, "--than", arg, &((struct stage_core *)priv)->than);
@@ -245,11 +238,9 @@ void stage_release_copy(void *ctx, void *data)
 
 void stage_core__lost(struct prof *p, struct stage_core *c)
 {
-	uint64_t now = stage_monotonic_ns();
-	uint64_t barrier = p->order || !c->last_time ? now : c->last_time;
-
+	(void)p;
 	c->lost_windows++;
-	pair__lost(c->pr, barrier > now ? barrier : now);
+	pair__lost(c->pr, mono_ns()); /* a loss heard now happened before now */
 }
 
 static void print_event(struct prof *p, struct stage_core *c, int idx, int cpu,

@@ -51,9 +51,6 @@ void stage_row_json(struct prof *p, const struct hist *h, uint64_t over);
 void stage_outcomes_text(struct prof *p, struct pair *pr, const uint64_t *c);
 void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c);
 
-/* CLOCK_MONOTONIC in ns: the lost-window barrier when samples carry no later time. */
-uint64_t stage_monotonic_ns(void);
-
 /*
  * What task-state and blktrace share around their own logic: the pair engine, the rows, --than
  * with its outliers' events, -p/-t, losses, intervals and the final report. It is the first

@@ -1,6 +1,7 @@
 /* The perf collector: node_exporter's perf metric families and tracepoints, per CPU, one group read
  * per kind. */
 #include "perf.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -549,14 +550,6 @@ int perf_collector_nr_groups(const struct perf_collector *pc)
 	for (int g = 0; g < pc->nr_grp; g++)
 		n += psc_evsel__is_open(pc->grp[g].leader);
 	return n;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static bool is_open(const struct pc_event *ev, int c)

@@ -121,6 +121,13 @@ PSC_API size_t psc_ring__data_size(const struct psc_ring *ring);
 PSC_API bool psc_ring__is_overwrite(const struct psc_ring *ring);
 /* Bytes published by the kernel and not yet released with read_done (forward rings). */
 PSC_API uint64_t psc_ring__pending(const struct psc_ring *ring);
+/*
+ * The kernel's data_head (bytes written since the mapping, acquire) and the data_tail last
+ * released to it: head - tail never exceeds the data size, and the kernel loses a record only
+ * when the record does not fit in what is left.
+ */
+PSC_API uint64_t psc_ring__data_head(const struct psc_ring *ring);
+PSC_API uint64_t psc_ring__data_tail(const struct psc_ring *ring);
 
 /* ---- rings of an evlist ---- */
 
