@@ -126,7 +126,7 @@ static int dispatch(int argc, char **argv)
 			fprintf(stderr, "perfscope: %s takes no arguments\n", argv[1]);
 			return 2;
 		}
-		printf("perfscope %s (libperfscope %s)\n", PERFSCOPE_VERSION, psc_version());
+		cli_print_version(stdout);
 		return 0;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

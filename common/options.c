@@ -493,7 +493,7 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 {
 	struct option longopts[64];
 	/* '+': stop at the command; ':': a missing value is told apart from an unknown option */
-	char shortopts[128] = "+:hv";
+	char shortopts[128] = "+:hvV";
 	const char *prof = argv[0];
 	int nlong = 0, c, ret = 0;
 
@@ -514,6 +514,7 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 	}
 	longopts[nlong++] = (struct option){ "help", no_argument, NULL, 'h' };
 	longopts[nlong++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	longopts[nlong++] = (struct option){ "version", no_argument, NULL, 'V' };
 	if (extra && extra->shortopts)
 		strncat(shortopts, extra->shortopts, sizeof(shortopts) - strlen(shortopts) - 1);
 	for (int i = 0; extra && extra->longopts && extra->longopts[i].name && nlong < 63; i++)
@@ -533,6 +534,10 @@ again:
 		if (c == 'v') {
 			o->verbose++;
 			continue;
+		}
+		if (c == 'V') { /* perf-prof's -V after the profiler's name */
+			cli_print_version(stdout);
+			return 1;
 		}
 		if (c == ':' && strncmp(argv[optind - 1], "--", 2) && optopt > 0 && optopt < 256)
 			return usage_error(prof, "option '-%c' needs a value", optopt);
@@ -662,6 +667,11 @@ __attribute__((format(printf, 2, 0))) static void log_to_stderr(enum psc_log_lev
 		return;
 	fputs("perfscope: ", stderr);
 	vfprintf(stderr, fmt, ap);
+}
+
+void cli_print_version(FILE *f)
+{
+	fprintf(f, "perfscope %s (libperfscope %s)\n", PERFSCOPE_VERSION, psc_version());
 }
 
 void cli_setup_log(int verbose)

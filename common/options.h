@@ -4,6 +4,7 @@
 #define PERFSCOPE_COMMON_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 enum out_format {
@@ -115,6 +116,8 @@ struct extra_opts {
  * exits 0), returns 0 on success, or prints "perfscope NAME: <what>; see 'perfscope help NAME'"
  * and returns 2 on a usage error.
  */
+/* "perfscope VERSION (libperfscope VERSION)": --version, and -V after a profiler's name. */
+void cli_print_version(FILE *f);
 int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags,
 		   const struct extra_opts *extra, const char *help);
 

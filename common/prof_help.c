@@ -115,6 +115,7 @@ void prof__help(const struct profiler *decl, FILE *out)
 		own_option(out, o);
 	emit_line(out, "  -v, --verbose            more diagnostics on stderr, and a line once running (-vv: debug)");
 	emit_line(out, "  -h, --help               this text");
+	emit_line(out, "  -V, --version            perfscope's version");
 	if (decl->shared_opts & CLI_OPT_TARGET)
 		emit_line(out,
 			  "  -- COMMAND ARGS...       run COMMAND, follow it and its children, "

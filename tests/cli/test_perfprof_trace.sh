@@ -55,7 +55,6 @@ declare -A TODO=(
 	[pull1]="push=/pull= ATTRs: no event broadcast between perfscope instances"
 	[cglist1]="--cgroups A,B: one cgroup only (perf-prof takes a list)"
 	[perfeval1]="--perfeval-cpus/--perfeval-pids: unknown"
-	[version1]="-V/--version after the profiler: unknown (perfscope --version only)"
 	[cpusattr1]="cpus= ATTR: unknown (perf-prof opens that event on those CPUs only)"
 )
 
