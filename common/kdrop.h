@@ -43,5 +43,30 @@ uint64_t kdrop__shortfall(uint64_t counted, uint64_t seen, uint64_t lost);
  * means; cpu < 0 for a ring of a thread (tid).
  */
 void kdrop__print(FILE *f, const char *prof, const char *event, int cpu, int tid, uint64_t n);
+/* The same for a clock: n samples' worth of time. */
+void kdrop__print_clock(FILE *f, const char *prof, const char *event, int cpu, int tid,
+			uint64_t n);
+
+/*
+ * The clocks (cpu-clock, task-clock) sampled by time: their count is nanoseconds and each sample
+ * carries the time it stands for (its period), so the count is the periods read, plus those of the
+ * lost samples, plus less than a period per fd still running. Seen on the same VM: an idle CPU's
+ * cpu-clock counted 2 s and its samples stood for 0.98 s. Not for an event that leaves time
+ * unsampled on purpose (exclude_user, exclude_kernel, exclude_idle) or has a BPF program.
+ */
+bool kdrop__clock_applies(const struct perf_event_attr *attr, int nr_bpf);
+
+/*
+ * The samples dropped silently from a clock's ring: the time counted and not stood for by the
+ * samples read or lost, in samples of the mean period read (of nominal_ns when fewer than 10
+ * came), less one per fd (the period each was in when the count was read). 0 when within that,
+ * or within 2% of the samples the count stands for: a late timer adds its delay to the count and
+ * gives one sample, as a loaded VM's do now and then.
+ */
+uint64_t kdrop__clock_shortfall(uint64_t counted_ns, uint64_t period_ns, uint64_t samples,
+				uint64_t lost, uint64_t nominal_ns, int fds);
+
+/* The nominal period of attr in ns: 1e9 / sample_freq in frequency mode, else sample_period. */
+uint64_t kdrop__nominal_ns(const struct perf_event_attr *attr);
 
 #endif

@@ -71,6 +71,7 @@ struct session {
 	uint64_t *lost, *lost_prev, *lost_seen;
 	/* per evsel x ring: samples delivered, the kernel's counts, hits it dropped (kdrop.h) */
 	uint64_t *seen, *counted, *kdropped;
+	uint64_t *period_ns; /* evsel x ring: the periods the samples read stood for (kdrop.h) */
 	bool *weighted; /* per evsel: a sample had a period other than 1 (__perf_count) */
 	struct session_stats st;
 	int epfd, sigfd, intfd, durfd, pidfd;
@@ -357,10 +358,12 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->seen = calloc(nlost, sizeof(uint64_t));
 	s->counted = calloc(nlost, sizeof(uint64_t));
 	s->kdropped = calloc(nlost, sizeof(uint64_t));
+	s->period_ns = calloc(nlost, sizeof(uint64_t));
 	s->weighted = calloc(s->nr_evsels + 1, sizeof(bool));
 	s->rings = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->rings));
 	if (!s->samples || !s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
-	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->weighted || !s->rings)
+	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->period_ns || !s->weighted ||
+	    !s->rings)
 		goto fail;
 	for (i = 0; i < s->nr_rings; i++) {
 		s->rings[i].ring = psc_evlist__ring(evlist, i);
@@ -431,6 +434,7 @@ void session__delete(struct session *s)
 	free(s->seen);
 	free(s->counted);
 	free(s->kdropped);
+	free(s->period_ns);
 	free(s->weighted);
 	free(s->rings);
 	free(s->loss_maybe);
@@ -486,8 +490,11 @@ static void deliver(struct session *s, struct order_ring *r)
 		idx = evsel_idx(s, evsel);
 		s->samples[idx]++;
 		s->seen[(size_t)idx * s->nr_rings + r->idx]++;
-		if ((rec->sample.sample_type & PERF_SAMPLE_PERIOD) && rec->sample.period != 1)
-			s->weighted[idx] = true;
+		if (rec->sample.sample_type & PERF_SAMPLE_PERIOD) {
+			s->period_ns[(size_t)idx * s->nr_rings + r->idx] += rec->sample.period;
+			if (rec->sample.period != 1)
+				s->weighted[idx] = true;
+		}
 		s->st.samples++;
 		if (s->hooks.sample)
 			hook_result(s, s->hooks.sample(s->hooks.ctx, evsel, r->cpu, rec));
@@ -848,6 +855,20 @@ static void refresh_lost(struct session *s, const bool *only)
 	s->st.lost = total;
 }
 
+/* How many of evsel's fds write to ring r (one per thread there: -p with per-CPU rings). */
+static int fds_on_ring(const struct session *s, struct psc_evsel *evsel, int r)
+{
+	struct psc_cpumap *cpus = psc_evsel__cpus(evsel);
+	struct psc_threadmap *threads = psc_evsel__threads(evsel);
+	int c, t, n = 0;
+
+	for (c = 0; c < psc_cpumap__nr(cpus); c++)
+		for (t = 0; t < psc_threadmap__nr(threads); t++)
+			n += ring_for_fd(s, psc_cpumap__cpu(cpus, c),
+					 psc_threadmap__tid(threads, t)) == r;
+	return n;
+}
+
 /*
  * After the last records were delivered and the counts read: the hits each event's count has
  * that neither reached its ring nor were reported lost (kdrop.h).
@@ -864,7 +885,19 @@ static void check_kdrop(struct session *s)
 	psc_evlist__for_each(s->evlist, i, evsel)
 	{
 		size_t row = (size_t)i * s->nr_rings;
+		const struct perf_event_attr *attr = psc_evsel__attr(evsel);
 
+		if (psc_evsel__is_open(evsel) && !s->throttled[i] &&
+		    kdrop__clock_applies(attr, psc_evsel__nr_bpf(evsel))) {
+			for (r = 0; r < s->nr_rings; r++) {
+				s->kdropped[row + r] = kdrop__clock_shortfall(
+					s->counted[row + r], s->period_ns[row + r], s->seen[row + r],
+					s->lost[row + r], kdrop__nominal_ns(attr),
+					fds_on_ring(s, evsel, r));
+				s->st.kernel_dropped += s->kdropped[row + r];
+			}
+			continue;
+		}
 		/*
 		 * A tracepoint whose hits weigh more than one (sched_stat_runtime's __perf_count:
 		 * its count is nanoseconds) has a count that is not its hits: not compared. Its
@@ -994,7 +1027,10 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 		for (r = 0; r < s->nr_rings && !interval && i < s->nr_evsels; r++) {
 			uint64_t n = s->kdropped[(size_t)i * s->nr_rings + r];
 
-			if (n)
+			if (n && kdrop__clock_applies(psc_evsel__attr(evsel), psc_evsel__nr_bpf(evsel)))
+				kdrop__print_clock(f, p, name, s->rings[r].cpu,
+						   psc_ring__tid(s->rings[r].ring), n);
+			else if (n)
 				kdrop__print(f, p, name, s->rings[r].cpu,
 					     psc_ring__tid(s->rings[r].ring), n);
 		}

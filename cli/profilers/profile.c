@@ -974,6 +974,11 @@ static void write_text(struct prof *p, struct profile *pf, struct out *o, double
 	out__puts(o, "\n");
 	if (pf->lost)
 		out__printf(o, "# %" PRIu64 " samples lost (rings full): raise -m\n", pf->lost);
+	if (!p->opts.interval_ms && prof__kernel_dropped(p))
+		out__printf(o,
+			    "# about %" PRIu64 " samples dropped silently by the kernel (an idle "
+			    "CPU of some VMs): they are not in this profile\n",
+			    prof__kernel_dropped(p));
 	if (pf->bpf_keys_full)
 		out__printf(o, "# %" PRIu64 " samples lost: the BPF counts map was full\n",
 			    pf->bpf_keys_full);
@@ -1074,6 +1079,10 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 	json__u64(&j, pf->samples);
 	json__key(&j, "lost");
 	json__u64(&j, pf->lost);
+	if (!p->opts.interval_ms) { /* measured when the run ends */
+		json__key(&j, "kernel_dropped");
+		json__u64(&j, prof__kernel_dropped(p));
+	}
 	json__key(&j, "truncated");
 	json__u64(&j, pf->truncated);
 	if (pf->bpf) {
@@ -1192,6 +1201,12 @@ static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stac
 	pprof__add_comment(pp, comment);
 	if (pf->lost) {
 		snprintf(comment, sizeof(comment), "%" PRIu64 " samples lost", pf->lost);
+		pprof__add_comment(pp, comment);
+	}
+	if (!p->opts.interval_ms && prof__kernel_dropped(p)) {
+		snprintf(comment, sizeof(comment),
+			 "about %" PRIu64 " samples dropped silently by the kernel",
+			 prof__kernel_dropped(p));
 		pprof__add_comment(pp, comment);
 	}
 	if (pf->truncated) {

@@ -9,7 +9,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 6
+plan 8
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -94,4 +94,40 @@ else
 	skip "no CPU here dropped a wakeup: kernel_dropped stays 0"
 fi
 check "multi-trace: the final JSON line is there" test "$(json_dropped "$OUT")" -ge 0
+
+# 7-8: profile's clock: the time counted that no sample stood for, in samples. On each CPU: its
+# JSON kernel_dropped is what stderr reported; a run that reported a drop has samples + dropped
+# within 15% of what the second holds at 1000 Hz (the count is time, the estimate is by period)
+clock_dropped_in() {
+	sed -n 's/.*the time of about \([0-9]*\) more samples on cpu .*/\1/p' "$1" | awk '{ n += $1 } END { print n + 0 }'
+}
+agree=1 sized=1 reported=0
+for c in $CPUS; do
+	for run in 1 2 3; do
+		run_capture "$P" profile -C "$c" -F 1000 --duration 1 --format json
+		read -r j n secs < <(python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+print(d["kernel_dropped"], d["samples"], d["seconds"])' "$OUT")
+		e=$(clock_dropped_in "$ERR")
+		if [ "$RC" -ne 0 ] || [ "$j" != "$e" ]; then
+			agree=0
+			diag "profile cpu $c run $run: exit $RC, JSON $j, stderr $e"
+		fi
+		if [ "${j:-0}" -gt 0 ]; then
+			reported=$((reported + 1))
+			python3 -c "import sys; x = $n + $j; w = $secs * 1000; sys.exit(not (0.85 * w <= x <= 1.15 * w))" || {
+				sized=0
+				diag "profile cpu $c run $run: $n samples + $j dropped in $secs s"
+			}
+		fi
+	done
+done
+diag "profile runs with a clock's drop reported: $reported"
+check "profile JSON: kernel_dropped = what stderr reported, every run" test "$agree" -eq 1
+if [ "$reported" -gt 0 ]; then
+	check "profile: samples + reported dropped = the second's 1000 samples, within 15%" test "$sized" -eq 1
+else
+	skip "no CPU here dropped clock samples in these runs (none idled, or all deliver)"
+fi
 done_testing

@@ -90,6 +90,75 @@ static void test_print(void **state)
 	free(buf);
 }
 
+static void test_clock(void **state)
+{
+	struct perf_event_attr a = attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1000, true);
+
+	(void)state;
+	a.sample_type = PERF_SAMPLE_PERIOD;
+	assert_true(kdrop__clock_applies(&a, 0));
+	assert_false(kdrop__clock_applies(&a, 1)); /* a BPF program may drop on purpose */
+	a.exclude_user = 1; /* user time counted, never sampled */
+	assert_false(kdrop__clock_applies(&a, 0));
+	a.exclude_user = 0;
+	a.exclude_idle = 1;
+	assert_false(kdrop__clock_applies(&a, 0));
+	a.exclude_idle = 0;
+	a.sample_type = 0; /* no periods to add up */
+	assert_false(kdrop__clock_applies(&a, 0));
+	a = attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 1, false);
+	a.sample_type = PERF_SAMPLE_PERIOD;
+	assert_false(kdrop__clock_applies(&a, 0));
+	a = attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000, false);
+	a.sample_type = PERF_SAMPLE_PERIOD;
+	assert_true(kdrop__clock_applies(&a, 0));
+	assert_int_equal(kdrop__nominal_ns(&a), 1000000);
+	a = attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1000, true);
+	assert_int_equal(kdrop__nominal_ns(&a), 1000000);
+	a.sample_freq = 0;
+	assert_int_equal(kdrop__nominal_ns(&a), 0);
+}
+
+static void test_clock_shortfall(void **state)
+{
+	const uint64_t ms = 1000000;
+
+	(void)state;
+	/* 2 s counted, 0.98 s of 1 ms samples read: about 1020 missing, less the running one */
+	assert_int_equal(kdrop__clock_shortfall(2000 * ms, 980 * ms, 980, 0, ms, 1), 1019);
+	/* the lost samples stood for time too */
+	assert_int_equal(kdrop__clock_shortfall(2000 * ms, 980 * ms, 980, 19, ms, 1), 1000);
+	/* every sample there, the last period still running: nothing */
+	assert_int_equal(kdrop__clock_shortfall(2000 * ms + ms / 2, 2000 * ms, 2000, 0, ms, 1), 0);
+	/* late timers on a loaded VM: under 2% of the samples the count stands for */
+	assert_int_equal(kdrop__clock_shortfall(2000 * ms, 1970 * ms, 1970, 0, ms, 1), 0);
+	assert_int_equal(kdrop__clock_shortfall(2000 * ms, 1900 * ms, 1900, 0, ms, 1), 99);
+	/* no sample at all: the nominal period scales it */
+	assert_int_equal(kdrop__clock_shortfall(1000 * ms, 0, 0, 0, ms, 1), 999);
+	assert_int_equal(kdrop__clock_shortfall(1000 * ms, 0, 0, 0, 0, 1), 0);
+	/* one period per fd (threads of -p on one CPU's ring) */
+	assert_int_equal(kdrop__clock_shortfall(1000 * ms, 0, 0, 0, ms, 4), 996);
+	/* fewer than 10 samples: their mean is not trusted, the nominal period is used */
+	assert_int_equal(kdrop__clock_shortfall(1000 * ms, 5 * 3 * ms, 5, 0, ms, 1), 984);
+	/* a count behind the periods (read before the last samples' time was added): nothing */
+	assert_int_equal(kdrop__clock_shortfall(10 * ms, 12 * ms, 12, 0, ms, 1), 0);
+}
+
+static void test_print_clock(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	kdrop__print_clock(f, "profile", "cpu-clock", 1, -1, 1700);
+	fclose(f);
+	assert_non_null(strstr(buf, "perfscope profile: cpu-clock: the kernel counted the time of "
+				    "about 1700 more samples on cpu 1 than reached the ring"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +166,9 @@ int main(void)
 		cmocka_unit_test(test_shortfall),
 		cmocka_unit_test(test_weighs),
 		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_clock),
+		cmocka_unit_test(test_clock_shortfall),
+		cmocka_unit_test(test_print_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
