@@ -33,19 +33,25 @@ uint64_t kdrop__shortfall(uint64_t counted, uint64_t seen, uint64_t lost)
 	return counted > seen + lost ? counted - seen - lost : 0;
 }
 
+/* "cpu C", or "thread T" for a ring of a thread */
+static const char *ring_name(char *buf, size_t len, int cpu, int tid)
+{
+	if (cpu >= 0)
+		snprintf(buf, len, "cpu %d", cpu);
+	else
+		snprintf(buf, len, "thread %d", tid);
+	return buf;
+}
+
 void kdrop__print(FILE *f, const char *prof, const char *event, int cpu, int tid, uint64_t n)
 {
 	char where[32];
 
-	if (cpu >= 0)
-		snprintf(where, sizeof(where), "cpu %d", cpu);
-	else
-		snprintf(where, sizeof(where), "thread %d", tid);
 	fprintf(f,
 		"perfscope %s: %s: the kernel counted %llu hits on %s that never reached the ring, "
 		"and reported no loss: dropped silently by the kernel (seen on VMs whose idle CPU "
 		"drops the samples taken while it idles); results miss them\n",
-		prof, event, (unsigned long long)n, where);
+		prof, event, (unsigned long long)n, ring_name(where, sizeof(where), cpu, tid));
 }
 
 bool kdrop__clock_applies(const struct perf_event_attr *attr, int nr_bpf)
@@ -90,14 +96,10 @@ void kdrop__print_clock(FILE *f, const char *prof, const char *event, int cpu, i
 {
 	char where[32];
 
-	if (cpu >= 0)
-		snprintf(where, sizeof(where), "cpu %d", cpu);
-	else
-		snprintf(where, sizeof(where), "thread %d", tid);
 	fprintf(f,
 		"perfscope %s: %s: the kernel counted the time of about %llu more samples on %s "
 		"than reached the ring, and reported no loss: not sampled or dropped silently by "
 		"the kernel (seen on VMs whose idle CPU drops the samples taken while it idles, and "
 		"timers held off for long); results miss that time\n",
-		prof, event, (unsigned long long)n, where);
+		prof, event, (unsigned long long)n, ring_name(where, sizeof(where), cpu, tid));
 }
