@@ -21,8 +21,12 @@
  * yet released when a loss between the checks happened.
  */
 
-/* The largest record: a u16 size, plus the LOST record the kernel writes before it. */
-#define LOSS_WATCH_MARGIN (65535u + 64u)
+/*
+ * The kernel refuses a record when the free space (size - 1 - used) is less than it plus the
+ * LOST record it writes first: the largest record is 65528 bytes (a u16 size, 8-aligned), a LOST
+ * record 24 bytes and a sample_id of at most 48. So with used + 65608 <= size nothing was lost.
+ */
+#define LOSS_WATCH_MARGIN (65528u + 24u + 48u + 8u)
 
 struct loss_watch {
 	int nr;

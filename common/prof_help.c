@@ -88,7 +88,7 @@ void prof_attrs_list(const struct profiler *decl, char *buf, size_t len)
 {
 	size_t used = 0;
 
-	used += (size_t)snprintf(buf, len, "stack, max-stack=N, alias=NAME, period=N, freq=N");
+	used += (size_t)snprintf(buf, len, "stack, max-stack=N, alias=NAME, cpus=LIST, period=N, freq=N");
 	for (const struct prof_attr *a = decl->attrs; a && a->name && used < len; a++)
 		used += (size_t)snprintf(buf + used, len - used, ", %s%s", a->name,
 					 a->kind == PROF_ATTR_FLAG    ? ""
@@ -126,6 +126,7 @@ void prof__help(const struct profiler *decl, FILE *out)
 		emit_line(out, "  stack                    this event's stack (as -g)");
 		emit_line(out, "  max-stack=N              at most N frames");
 		emit_line(out, "  alias=NAME               the name shown for the event");
+		emit_line(out, "  cpus=LIST                open it on these CPUs only (0-1,3), of the run's");
 		emit_line(out, "  period=N, freq=N         sample every N events, or N times a "
 			       "second");
 		for (const struct prof_attr *a = decl->attrs; a && a->name; a++)

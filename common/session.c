@@ -63,6 +63,7 @@ struct session {
 	struct order_ring *rings; /* nr_rings */
 	struct loss_watch loss_watch; /* opts.lost_early: the rings read before a round */
 	bool *loss_maybe; /* per ring: loss_watch said it may have lost (scratch of hear_losses) */
+	uint64_t *lost_told; /* per ring: the records its LOST records said were lost */
 	struct order order;
 	struct keymap evsel_index; /* evsel pointer -> its index in the evlist (int) */
 	/* per evsel; lost also per evsel x ring, plus a row for unattributed (index nr_evsels) */
@@ -374,7 +375,10 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	if (err)
 		goto fail;
 	s->loss_maybe = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->loss_maybe));
-	if (!s->loss_maybe || (err = loss_watch__init(&s->loss_watch, s->nr_rings)))
+	s->lost_told = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->lost_told));
+	err = !s->loss_maybe || !s->lost_told ? -ENOMEM
+						: loss_watch__init(&s->loss_watch, s->nr_rings);
+	if (err)
 		goto fail;
 	s->order.mem_max = s->opts.backlog_max;
 	/* now, so that extra fds can be added before the run */
@@ -438,11 +442,22 @@ void session__delete(struct session *s)
 	free(s->weighted);
 	free(s->rings);
 	free(s->loss_maybe);
+	free(s->lost_told);
 	loss_watch__exit(&s->loss_watch);
 	free(s);
 }
 
 /* ---- delivery ---- */
+
+/* The lost samples the kernel's counts told for ring r so far, over its events. */
+static uint64_t heard_on_ring(const struct session *s, int r)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < s->nr_evsels; i++)
+		n += s->lost_seen[(size_t)i * s->nr_rings + r];
+	return n;
+}
 
 static void count_lost(struct session *s, struct order_ring *r, struct psc_evsel *evsel,
 		       uint64_t n)
@@ -452,9 +467,12 @@ static void count_lost(struct session *s, struct order_ring *r, struct psc_evsel
 		/*
 		 * The per-fd counts are read instead (refresh_lost), later; the hook hears now, with
 		 * n = 0, where in this ring's stream the loss is (two-event profilers must not pair
-		 * across it, and the count comes too late for that).
+		 * across it, and the count comes too late for that). Unless the counts, read before
+		 * a round (lost_early), told this ring's loss already: heard twice, the second
+		 * barrier would invalidate the starts that came after the loss.
 		 */
-		if (s->hooks.lost)
+		s->lost_told[r->idx] += n;
+		if (s->hooks.lost && s->lost_told[r->idx] > heard_on_ring(s, r->idx))
 			s->hooks.lost(s->hooks.ctx, evsel, r->cpu, 0);
 		return;
 	}
@@ -730,6 +748,9 @@ static void refresh_lost(struct session *s, const bool *only);
 static void hear_losses(struct session *s)
 {
 	bool any = false;
+
+	if (!s->lost_fmt)
+		return; /* no counts to read (before Linux 6.0): the LOST records tell, late */
 
 	for (int i = 0; i < s->nr_rings; i++) {
 		s->loss_maybe[i] = loss_watch__check(&s->loss_watch, i, s->rings[i].ring);
@@ -1080,12 +1101,18 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 				mib(s->opts.backlog_max ? s->opts.backlog_max
 							: SESSION_BACKLOG_DEFAULT),
 				(unsigned long long)s->order.full);
-		if (s->opts.verbose && s->opts.order && s->opts.lost_early)
+		if (s->opts.verbose && s->opts.order && s->opts.lost_early && s->lost_fmt)
 			fprintf(f,
 				"perfscope %s: %llu of %llu rounds read the kernel's lost counts first "
 				"(rings near full: a loss they had is heard before what followed it)\n",
 				p, (unsigned long long)s->st.loss_reads,
 				(unsigned long long)s->st.rounds);
+		else if (s->opts.verbose && s->opts.order && s->opts.lost_early)
+			fprintf(f,
+				"perfscope %s: no per-event lost counts on this kernel (Linux 6.0+): a "
+				"loss is heard from its ring's LOST record, written at that ring's next "
+				"event\n",
+				p);
 	}
 	if (interval) {
 		memcpy(s->samples_prev, s->samples, (s->nr_evsels + 1) * sizeof(uint64_t));

@@ -239,6 +239,36 @@ static int ensure_fd_limit(struct target *t, int nr_events, const char *prof)
 	return 0;
 }
 
+/*
+ * An event's cpus=LIST must name some of the CPUs the run watches (all of them unless -C), or
+ * the event would open nowhere: a usage error naming the event and those CPUs.
+ */
+static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, const char *prof)
+{
+	struct psc_evsel *evsel;
+	int i, c;
+
+	if (psc_cpumap__nr(t->cpus) < 1 || psc_cpumap__cpu(t->cpus, 0) < 0)
+		return 0; /* threads on any CPU: followed on those of the list */
+	psc_evlist__for_each(evlist, i, evsel)
+	{
+		struct psc_cpumap *own = psc_evsel__own_cpus(evsel);
+		bool any = false;
+
+		for (c = 0; own && c < psc_cpumap__nr(own); c++)
+			any |= psc_cpumap__idx(t->cpus, psc_cpumap__cpu(own, c)) >= 0;
+		if (!own || any)
+			continue;
+		fprintf(stderr, "perfscope %s: %s: its cpus= names none of the CPUs this run watches (",
+			prof, psc_evsel__name(evsel));
+		for (c = 0; c < psc_cpumap__nr(t->cpus); c++)
+			fprintf(stderr, "%s%d", c ? "," : "", psc_cpumap__cpu(t->cpus, c));
+		fprintf(stderr, "); give some of those, or widen -C\n");
+		return 2;
+	}
+	return 0;
+}
+
 int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 {
 	bool task_command = t->has_command && !t->per_cpu; /* counted from its exec on */
@@ -251,6 +281,8 @@ int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 
 	if (ensure_fd_limit(t, psc_evlist__nr(evlist), prof))
 		return 1;
+	if ((err = check_event_cpus(t, evlist, prof)))
+		return err;
 	psc_evlist__set_maps(evlist, t->cpus, t->threads);
 	err = psc_evlist__open(evlist, &oo);
 	if (err) {

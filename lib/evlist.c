@@ -126,12 +126,10 @@ void psc_evlist__close(struct psc_evlist *evlist)
  * none of them (-C 1 with the package read on CPU 0) it opens on the PMU's own: that is where its
  * counts are. Members of a group follow their leader.
  */
-static struct psc_cpumap *evlist_open_cpus(struct psc_evlist *evlist, struct psc_evsel *evsel)
+static struct psc_cpumap *evlist_pmu_cpus(struct psc_evlist *evlist, struct psc_evsel *evsel)
 {
 	struct psc_cpumap *pmu, *cpus;
 
-	if (evsel->leader != evsel && evsel->leader->cpus)
-		return psc_cpumap__get(evsel->leader->cpus);
 	if (evlist->threads->nr != 1 || psc_threadmap__tid(evlist->threads, 0) != -1)
 		return psc_cpumap__get(evlist->cpus);
 	pmu = psc_pmu__cpus_of_type(evsel->attr.type);
@@ -143,6 +141,29 @@ static struct psc_cpumap *evlist_open_cpus(struct psc_evlist *evlist, struct psc
 		return pmu;
 	}
 	psc_cpumap__put(pmu);
+	return cpus;
+}
+
+/*
+ * ... and of those, the ones its cpus=LIST names: on a per-thread evlist (cpu -1, any) the
+ * threads are followed on those CPUs only. An empty result opens nothing (psc_evsel__open says
+ * -EINVAL); prof checks the list against the run's CPUs first, to say it better.
+ */
+static struct psc_cpumap *evlist_open_cpus(struct psc_evlist *evlist, struct psc_evsel *evsel)
+{
+	struct psc_cpumap *cpus;
+
+	if (evsel->leader != evsel && evsel->leader->cpus)
+		return psc_cpumap__get(evsel->leader->cpus);
+	cpus = evlist_pmu_cpus(evlist, evsel);
+	if (cpus && evsel->own_cpus) {
+		struct psc_cpumap *own = psc_cpumap__cpu(cpus, 0) == -1
+						 ? psc_cpumap__get(evsel->own_cpus)
+						 : psc_cpumap__intersect(cpus, evsel->own_cpus);
+
+		psc_cpumap__put(cpus);
+		cpus = own;
+	}
 	return cpus;
 }
 

@@ -98,7 +98,8 @@ struct psc_evsel *psc_evsel__new_spec(const struct psc_event_spec *spec)
 		return NULL;
 	evsel->scale = spec->scale > 0 ? spec->scale : 1.0;
 	if ((spec->filter && !(evsel->filter = strdup(spec->filter))) ||
-	    (spec->unit && !(evsel->unit = strdup(spec->unit)))) {
+	    (spec->unit && !(evsel->unit = strdup(spec->unit))) ||
+	    (spec->cpus && !(evsel->own_cpus = psc_cpumap__parse(spec->cpus, NULL)))) {
 		psc_evsel__delete(evsel);
 		return NULL;
 	}
@@ -142,7 +143,13 @@ void psc_evsel__delete(struct psc_evsel *evsel)
 	free(evsel->filter);
 	free(evsel->unit);
 	free(evsel->members);
+	psc_cpumap__put(evsel->own_cpus);
 	free(evsel);
+}
+
+struct psc_cpumap *psc_evsel__own_cpus(const struct psc_evsel *evsel)
+{
+	return evsel ? evsel->own_cpus : NULL;
 }
 
 int psc_evsel__set_leader(struct psc_evsel *evsel, struct psc_evsel *leader)
@@ -218,6 +225,8 @@ int psc_evsel__open(struct psc_evsel *evsel, struct psc_cpumap *cpus, struct psc
 	cgroup_fd = OPTS_GET(opts, cgroup_fd, 0);
 	nr_cpus = psc_cpumap__nr(cpus);
 	nr_threads = psc_threadmap__nr(threads);
+	if (nr_cpus < 1 || nr_threads < 1)
+		return -EINVAL; /* nowhere to open it (cpus= with none of the evlist's CPUs) */
 	if (cgroup_fd > 0) {
 		if (psc_cpumap__cpu(cpus, 0) < 0 || psc_threadmap__tid(threads, 0) != -1)
 			return -EINVAL; /* the kernel counts cgroups per CPU only */

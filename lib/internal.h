@@ -72,6 +72,7 @@ struct psc_evsel {
 	int nr_members; /* leaders: members including itself */
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *threads;
+	struct psc_cpumap *own_cpus; /* cpus=LIST: opened only on these (of the evlist's) */
 	int *fds; /* [cpu_idx * nr_threads + thread_idx], -1 when closed */
 	uint64_t *ids;
 	struct psc_counts *counts;

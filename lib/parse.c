@@ -66,6 +66,7 @@ static void spec_free(struct psc_event_spec *spec)
 	free(spec->filter);
 	free(spec->unit);
 	free(spec->alias);
+	free(spec->cpus);
 	for (int i = 0; i < spec->nr_attrs; i++) {
 		free(spec->attrs[i].name);
 		free(spec->attrs[i].value);
@@ -139,6 +140,7 @@ static int copy_attrs(struct psc_event_spec *dst, const struct psc_event_spec *s
 	dst->attr.sample_period = src->attr.sample_period;
 	dst->filter = dup_or_null(src->filter, &oom);
 	dst->alias = dup_or_null(src->alias, &oom);
+	dst->cpus = dup_or_null(src->cpus, &oom);
 	dst->stack = src->stack;
 	dst->max_stack = src->max_stack;
 	if (src->nr_attrs) {
@@ -369,15 +371,16 @@ static int parse_modifiers(struct parser *ps, int *pos, struct psc_event_spec *s
  * Any other NAME[=VALUE] is kept in spec->attrs for the tool to interpret (perf-prof's key=,
  * top-by=, ptr= ...), so a new ATTR never changes the library.
  */
-enum attr_val { NOVAL, NUM, NAME };
+enum attr_val { NOVAL, NUM, NAME, CPULIST };
 static const struct {
 	const char *name;
 	enum attr_val val;
 	const char *help;
 } attrs[] = {
 	{ "stack", NOVAL, "stack" },	 { "max-stack", NUM, "max-stack=N" },
-	{ "alias", NAME, "alias=NAME" }, { "period", NUM, "period=N" },
-	{ "freq", NUM, "freq=N" },
+	{ "alias", NAME, "alias=NAME" }, { "cpus", CPULIST, "cpus=LIST" },
+	/* period and freq last: parse_attr tells them by their place */
+	{ "period", NUM, "period=N" },	 { "freq", NUM, "freq=N" },
 };
 #define NR_ATTRS (int)(sizeof(attrs) / sizeof(attrs[0]))
 #define MAX_ATTRS 32
@@ -430,6 +433,22 @@ static int check_value(struct parser *ps, enum attr_val kind, const char *v, siz
 		if (!*num)
 			return psc_evparse_fail(&ps->p, -EINVAL, pos,
 						"ATTR '%s' must be positive, not 0", attr);
+		return 0;
+	}
+	if (kind == CPULIST) {
+		struct psc_parse_error perr = { .pos = -1 };
+		struct psc_cpumap *map;
+		char *list = strndup(v, len);
+
+		if (!list)
+			return psc_evparse_fail(&ps->p, -ENOMEM, pos, "out of memory");
+		map = psc_cpumap__parse(list, &perr);
+		free(list);
+		psc_cpumap__put(map);
+		if (!map)
+			return psc_evparse_fail(&ps->p, -EINVAL, pos + (perr.pos > 0 ? perr.pos : 0),
+						"%s=%.*s: %s", attr, (int)len, v,
+						perr.msg[0] ? perr.msg : "not a list of CPUs (0-3,6)");
 		return 0;
 	}
 	for (size_t i = 0; i < len; i++) {
@@ -548,6 +567,8 @@ static int parse_attr(struct parser *ps, struct psc_event_spec *spec, const char
 		return 0;
 	case 'a':
 		return set_string(ps, &spec->alias, v, vlen, vpos);
+	case 'c': /* cpus: where the event opens (within the run's CPUs) */
+		return set_string(ps, &spec->cpus, v, vlen, vpos);
 	default: /* period, freq */
 		if (*seen & (1U << (NR_ATTRS - 1)) && *seen & (1U << (NR_ATTRS - 2)))
 			return psc_evparse_fail(&ps->p, -EINVAL, pos,
@@ -644,7 +665,11 @@ static int parse_slash(struct parser *ps, int *pos, struct psc_event_spec *spec,
 		if (s[p] == '/')
 			return psc_evparse_fail(&ps->p, -EINVAL, p,
 						"empty ATTR between two '/'; remove one '/'");
-		while (s[p] && ((s[p] != '/' && s[p] != ',') || pdepth > 0)) {
+		/* cpus=0,2: a list of CPUs keeps its commas */
+		bool list = !strncmp(s + p, "cpus=", 5);
+
+		while (s[p] && ((s[p] != '/' && s[p] != ',') || pdepth > 0 ||
+				(list && s[p] == ',' && isdigit((unsigned char)s[p + 1])))) {
 			if (s[p] == '(')
 				pdepth++;
 			else if (s[p] == ')' && pdepth > 0)

@@ -108,6 +108,12 @@ PSC_API int psc_evsel__fd(const struct psc_evsel *evsel, int cpu_idx, int thread
 /* Kernel id of the fd at (cpu_idx, thread_idx) (PERF_EVENT_IOC_ID), 0 when not open. */
 PSC_API uint64_t psc_evsel__id(const struct psc_evsel *evsel, int cpu_idx, int thread_idx);
 PSC_API struct psc_cpumap *psc_evsel__cpus(const struct psc_evsel *evsel);
+/*
+ * The CPUs its spec's cpus=LIST names (psc_evsel__new_spec), NULL when none: psc_evlist__open
+ * opens it on those of the evlist's CPUs only (on those CPUs when the evlist follows threads on
+ * any CPU). No reference taken.
+ */
+PSC_API struct psc_cpumap *psc_evsel__own_cpus(const struct psc_evsel *evsel);
 PSC_API struct psc_threadmap *psc_evsel__threads(const struct psc_evsel *evsel);
 PSC_API bool psc_evsel__is_open(const struct psc_evsel *evsel);
 /* Sysfs scale and unit of PMU events (1.0 and NULL otherwise). */

@@ -60,6 +60,7 @@ struct psc_event_spec {
 	char *alias; /* alias=NAME */
 	bool stack; /* stack, or max-stack=N */
 	int max_stack; /* 0: not given */
+	char *cpus; /* cpus=LIST: opened on these CPUs only (of the run's), NULL: on all */
 	/* every other ATTR, in order, for the tool to interpret (key=, top-by=, untraced ...) */
 	struct psc_event_attr *attrs;
 	int nr_attrs;

@@ -42,10 +42,13 @@ skip_all() {
 	done_testing
 }
 need_root() { [ "$(id -u)" -eq 0 ]; }
+# _alive PID: a child still running (not exited, nor a zombie waiting for its wait)
+_alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
 # run_ready SECS CMD...: runs CMD, a perfscope line given -v, in the background; once it says it is
 # running (its events enabled: setup under ASan on a loaded machine can take seconds) lets it run
 # SECS more, then sends SIGINT (a user's Ctrl-C). Sets OUT, ERR and RC as run_capture. The wait
-# for the line ends when CMD exits, or after 60 s (then the SIGINT comes anyway).
+# for the line ends when CMD exits, or after 60 s (then the SIGINT comes anyway); a CMD still there
+# 30 s after its SIGINT is killed (RC 137), a hang failing its check, not the suite.
 run_ready() {
 	local secs=$1 pid i
 	shift
@@ -55,11 +58,18 @@ run_ready() {
 	pid=$!
 	for ((i = 0; i < 1200; i++)); do
 		grep -q '^perfscope [a-z-]*: running (' "$ERR" && break
-		kill -0 "$pid" 2>/dev/null || break
+		_alive "$pid" || break
 		sleep 0.05
 	done
-	sleep "$secs"
-	kill -INT "$pid" 2>/dev/null
+	if _alive "$pid"; then
+		sleep "$secs"
+		kill -INT "$pid" 2>/dev/null
+		for ((i = 0; i < 600; i++)); do
+			_alive "$pid" || break
+			sleep 0.05
+		done
+		kill -KILL "$pid" 2>/dev/null
+	fi
 	wait "$pid"
 	RC=$?
 }

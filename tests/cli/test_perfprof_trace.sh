@@ -55,7 +55,6 @@ declare -A TODO=(
 	[pull1]="push=/pull= ATTRs: no event broadcast between perfscope instances"
 	[cglist1]="--cgroups A,B: one cgroup only (perf-prof takes a list)"
 	[perfeval1]="--perfeval-cpus/--perfeval-pids: unknown"
-	[cpusattr1]="cpus= ATTR: unknown (perf-prof opens that event on those CPUs only)"
 )
 
 # verdict KEY DESC STATUS: one TAP line; STATUS 0 passed. DESC starts with the perf-prof line.

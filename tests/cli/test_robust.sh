@@ -225,7 +225,12 @@ check "trace -p 1,GONE: exit 1 naming the missing one (exit $RC)" \
 "$P" trace -v -e sched:sched_switch >"$TMP/bg.out" 2>"$TMP/bg.err" &
 bg=$!
 echo "$bg" >"$TMP/bg.pid"
-for _ in $(seq 200); do [ "$(cat /proc/$bg/comm 2>/dev/null)" = perfscope ] && break; sleep 0.005; done
+# once main() holds SIGINT (SigBlk bit 2): before it, even perfscope cannot keep an ignored signal
+for _ in $(seq 400); do
+	blk=$(awk '/^SigBlk:/ { print $2 }' /proc/$bg/status 2>/dev/null)
+	[ -n "$blk" ] && (( (0x$blk & 2) != 0 )) && break
+	sleep 0.005
+done
 ign=$(awk '/^SigIgn:/ { print $2 }' /proc/$bg/status 2>/dev/null)
 kill -INT "$bg"
 if gone "$TMP/bg.pid"; then

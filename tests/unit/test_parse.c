@@ -600,6 +600,34 @@ static void test_perf_prof_attrs(void **state)
 	psc_event_list__delete(list);
 }
 
+/* cpus=LIST: where the event opens; its commas are the list's, not the event list's */
+static void test_cpus_attr(void **state)
+{
+	struct psc_event_list *list;
+
+	(void)state;
+	list = parse_ok("sched:sched_switch//cpus=0/,page-faults//cpus=0/");
+	assert_int_equal(list->nr, 2);
+	assert_string_equal(list->specs[0].cpus, "0");
+	assert_string_equal(list->specs[1].cpus, "0");
+	assert_int_equal(list->specs[0].nr_attrs, 0); /* the library's own ATTR, not the tool's */
+	psc_event_list__delete(list);
+	list = parse_ok("sched:sched_sw*//cpus=0/stack/");
+	assert_true(list->nr >= 1);
+	for (int i = 0; i < list->nr; i++)
+		assert_string_equal(list->specs[i].cpus, "0"); /* every expansion has it */
+	psc_event_list__delete(list);
+	list = parse_ok("sched:sched_switch");
+	assert_null(list->specs[0].cpus);
+	psc_event_list__delete(list);
+	expect_error("sched:sched_switch//cpus=0,0/", -EINVAL, 27, "cpus=0,0"); /* the second 0 */
+	expect_error("sched:sched_switch//cpus=x/", -EINVAL, 25, "cpus=x");
+	expect_error("sched:sched_switch//cpus=99999/", -EINVAL, 25, "cpus=99999");
+	expect_error("sched:sched_switch//cpus/", -EINVAL, 24, "needs a value: cpus=LIST");
+	/* a ',' before something else than a CPU ends the ATTR: the '/' is missing */
+	expect_error("sched:sched_switch//cpus=0,page-faults", -EINVAL, 26, "missing closing '/'");
+}
+
 static void test_attr_errors(void **state)
 {
 	expect_error("page-faults/pid==1/", -EINVAL, 12, "filters apply to tracepoints only");
@@ -751,6 +779,7 @@ static void test_edit_distance(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpus_attr),
 		cmocka_unit_test(test_hardware),
 		cmocka_unit_test(test_software),
 		cmocka_unit_test(test_cache_every_combination),
