@@ -165,7 +165,7 @@ void mt_call__sample(struct mt *mt, struct mt_ev *me, struct pair_event *pe);
 void mt_call__print(struct prof *p, struct mt *mt, bool final);
 void mt_call__delete(struct mt_call *c);
 
-/* multi_trace.c's statistics and printing, shared with mt_call.c. */
+/* multi_trace.c's statistics and mt_report.c's printing, shared with mt_call.c. */
 struct mt_stat *mt_stat_new(uint64_t id);
 void mt_stat_delete(struct mt_stat *st);
 void mt_stat_add(struct mt_stat *st, uint64_t delta, bool over, bool ival);
@@ -176,6 +176,10 @@ void mt_print_stat_row(struct prof *p, struct mt *mt, const char *label, const s
 void mt_outlier(struct mt_link *lk, const struct pair_entry *start, const struct mt_data *d,
 		const struct pair_event *end, uint64_t delta);
 const char *mt_short_name(const struct prof_event *ev);
+
+/* mt_report.c: a pair's table (the interval's or the totals), text or JSON; the heatmap files. */
+void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final);
+int mt_write_heatmaps(struct prof *p, struct mt *mt);
 
 /* rundelay.c: the key of its sched events by name and group, and its own condition. */
 const char *mt_rundelay_key(const struct prof_event *ev, int group);

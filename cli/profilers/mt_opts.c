@@ -1,0 +1,258 @@
+/* multi-trace options and -e ATTRs: parsed, checked, and compiled per event before the run. */
+#include "multi_trace.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "caret.h"
+#include "duration.h"
+#include "expr.h"
+
+/* The tables are laid out by hand: clang-format would give each field a line of its own. */
+/* clang-format off */
+static const char *const printkey_vars[] = { "key", NULL };
+
+const struct prof_attr mt_attrs[] = {
+	{ "key", PROF_ATTR_EXPR, false, "key=EXPR: what a start and its end share (default: -k, "
+					"else the thread)" },
+	{ "printkey", PROF_ATTR_EXPR, false, "printkey=EXPR: how the key is shown, e.g. "
+	  "printf(\"0x%x\", key)", true, printkey_vars },
+	{ "role", PROF_ATTR_EXPR, false, "role=EXPR: bit 0: may start, bit 1: may end (default 3)" },
+	{ "untraced", PROF_ATTR_FLAG, false, "untraced: context for --detail only, never paired" },
+	{ "trigger", PROF_ATTR_FLAG, false, "trigger: each of its events prints the interval" },
+	{ "size", PROF_ATTR_EXPR, false, "size=EXPR: kmemprof: the bytes of an allocation "
+					 "(default: bytes_alloc)" },
+	{ NULL },
+};
+/* clang-format on */
+
+static int opt_than(struct prof *p, void *priv, const char *arg)
+{
+	return duration__opt(p, "--than", arg, &((struct mt *)priv)->than);
+}
+
+static int opt_only_than(struct prof *p, void *priv, const char *arg)
+{
+	return duration__opt(p, "--only-than", arg, &((struct mt *)priv)->only_than);
+}
+
+static int opt_lower(struct prof *p, void *priv, const char *arg)
+{
+	return duration__opt(p, "--lower", arg, &((struct mt *)priv)->lower);
+}
+
+static int opt_detail(struct prof *p, void *priv, const char *arg)
+{
+	return mt_detail__parse(p, priv, arg);
+}
+
+static const char *const impl_names[] = {
+	[MT_DELAY] = "delay",	    [MT_PAIR] = "pair", [MT_SYSCALLS] = "syscalls",
+	[MT_KMEMPROF] = "kmemprof", [MT_CALL] = "call", [MT_CALL_DELAY] = "call-delay",
+};
+
+/* clang-format off */
+#define MT_OPTS \
+	{ "key", 'k', "EXPR", PROF_OPT_STRING, offsetof(struct mt, key_text), 0, 0, NULL, \
+	  "the key of events without key=: a field or any EXPR\n" \
+	  "(default: the thread; idle tasks apart per CPU)" }, \
+	{ "impl", 0, "IMPL", PROF_OPT_STRING, offsetof(struct mt, impl_text), 0, 0, NULL, \
+	  "what pairs mean: delay (latency statistics, default),\n" \
+	  "pair (what never paired), syscalls (latency and errors per\n" \
+	  "system call of the end event's id and ret), kmemprof\n" \
+	  "(bytes allocated, freed, not freed, by allocation stack),\n" \
+	  "call (nested calls, each -e ENTER,EXIT one function: the\n" \
+	  "call tree per thread), call-delay (the tree with each\n" \
+	  "call path's latency statistics)" }, \
+	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than, \
+	  "print each pair whose latency is above T (s, ms, us, ns)\n" \
+	  "and count them in the tables (over_than)" }, \
+	{ "only-than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_only_than, \
+	  "as --than, but print only those pairs: no tables" }, \
+	{ "lower", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_lower, \
+	  "print each pair whose latency is below T" }, \
+	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, perins), 0, 0, NULL, \
+	  "statistics per key (per thread by default) too" }, \
+	{ "heatmap", 0, "FILE", PROF_OPT_STRING, offsetof(struct mt, heatmap), 0, 0, NULL, \
+	  "write a latency heatmap (SVG) of the first pair to FILE,\n" \
+	  "of the next ones to FILE.2, FILE.3 ..." }, \
+	{ "detail", 0, "[=SPEC]", PROF_OPT_FN, 0, 0, 0, opt_detail, \
+	  "with --than: print the events around each outlier:\n" \
+	  "-N before the start, +N after the end (times: 1ms),\n" \
+	  "samecpu, samepid, sametid, samekey (1, 2: as the start\n" \
+	  "or the end only), hide<N (hide gaps below N), comma\n" \
+	  "separated; untraced events included" }, \
+	{ "cycle", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, cycle), 0, 0, NULL, \
+	  "pair the last group back to the first one too" }, \
+	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct mt, max_pending), 1, 1L << 30, \
+	  NULL, \
+	  "starts kept waiting for their end per pair (default\n" \
+	  "262144): past it the oldest is evicted and counted" }, \
+
+const struct prof_opt mt_opts[] = {
+	MT_OPTS
+	{ NULL },
+};
+
+/* rundelay's: multi-trace's, and its filters that also set the keys. */
+const struct prof_opt mt_rundelay_opts[] = {
+	MT_OPTS
+	{ "filter", 0, "COMM", PROF_OPT_STRING, offsetof(struct mt, filter_comm), 0, 0, NULL,
+	  "only tasks whose name matches COMM (a glob: java*)" },
+	{ NULL },
+};
+/* clang-format on */
+
+/* ---- setup ---- */
+
+static int parse_impl(struct prof *p, struct mt *mt)
+{
+	if (!mt->impl_text)
+		return 0;
+	for (size_t i = 0; i < sizeof(impl_names) / sizeof(impl_names[0]); i++) {
+		if (strcmp(mt->impl_text, impl_names[i]))
+			continue;
+		mt->impl = (enum mt_impl)i;
+		return 0;
+	}
+	return prof_usage(p,
+			  "--impl takes delay, pair, syscalls, kmemprof, call or call-delay, "
+			  "not '%s'",
+			  mt->impl_text);
+}
+
+int mt_check(struct prof *p, void *priv)
+{
+	struct mt *mt = priv;
+	int ret;
+
+	if (p->opts.nr_positional)
+		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
+				  p->opts.positional[0]);
+	if ((ret = parse_impl(p, mt)))
+		return ret;
+	if (mt->only_than) {
+		if (mt->than && mt->than != mt->only_than)
+			return prof_usage(p,
+					  "--than and --only-than give two thresholds: keep one");
+		mt->than = mt->only_than;
+	}
+	if (mt->than && mt->lower && mt->lower <= mt->than)
+		return prof_usage(p,
+				  "--lower %llu ns is not above --than %llu ns: no latency "
+				  "could be both",
+				  (unsigned long long)mt->lower, (unsigned long long)mt->than);
+	mt->print_outliers = mt->than || mt->lower;
+	mt->ival = p->opts.interval_ms > 0 || (p->opts.events && strstr(p->opts.events, "trigger"));
+	if (mt->detail && !mt->print_outliers)
+		return prof_usage(p, "--detail prints the events around outliers: give --than T, "
+				     "--only-than T or --lower T too");
+	if (p->opts.events && p->opts.nr_event_args > MT_MAX_GROUPS)
+		return prof_usage(p, "at most %d -e groups", MT_MAX_GROUPS);
+	if (mt->print_outliers || mt->detail) {
+		mt->ep = evprint__new(NULL);
+		if (!mt->ep)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Which -e an event came from: the last -e that began at or before its text. */
+static int event_group(const struct prof *p, const struct prof_event *ev)
+{
+	int g = 0;
+
+	for (int i = 0; i < p->opts.nr_event_args; i++)
+		if (p->opts.event_arg_pos[i] <= ev->spec->text_pos)
+			g = i;
+	return g;
+}
+
+static int compile_key(struct prof *p, struct prof_event *ev, struct mt_ev *me, const char *text,
+		       const char *what)
+{
+	struct expr_opts o;
+	struct expr_error err;
+
+	prof__expr_opts(p, ev, &o);
+	o.want_int = true;
+	me->key = expr__compile(text, &o, &err);
+	if (me->key) {
+		me->own_key = true;
+		return 0;
+	}
+	if (errno == ENOMEM)
+		return -ENOMEM;
+	fprintf(stderr, "perfscope %s: %s %s on %s: %s\n", p->name, what, text, ev->name, err.msg);
+	caret__print(stderr, "  ", NULL, text, err.pos > 0 ? err.pos : 0);
+	if (err.unknown_name)
+		expr_print_names(stderr, "  ", ev->spec->name, &o);
+	return 2;
+}
+
+/* An integer field of the event, NULL when it has none (read inline per event: cheaper). */
+static const struct psc_tp_field *int_field(struct prof_event *ev, const char *name)
+{
+	const struct psc_tp_field *f = ev->fmt ? psc_tp_format__field(ev->fmt, name) : NULL;
+
+	return f && !f->is_string && !f->is_array && f->size <= 8 ? f : NULL;
+}
+
+int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *attr)
+{
+	struct mt *mt = priv;
+	struct mt_ev *me = ev->priv;
+	const struct prof_attr_val *key = prof_event__attr(ev, "key");
+	const struct prof_attr_val *role = prof_event__attr(ev, "role");
+	int ret;
+
+	(void)attr;
+	me->group = event_group(p, ev);
+	if (me->group + 1 > mt->nr_groups)
+		mt->nr_groups = me->group + 1;
+	me->untraced = prof_event__attr(ev, "untraced") != NULL;
+	me->trigger = prof_event__attr(ev, "trigger") != NULL;
+	me->role = role ? role->expr : NULL;
+	if (key) {
+		me->key = key->expr;
+	} else if (mt->key_text && !(me->untraced && !ev->fmt)) {
+		/* an untraced sample (profile/-F 200/untraced/) has no fields: keyed by tid */
+		if ((ret = compile_key(p, ev, me, mt->key_text, "-k")))
+			return ret;
+	} else if (mt->preset == MT_PRESET_RUNDELAY && mt_rundelay_key(ev, me->group)) {
+		if ((ret = compile_key(p, ev, me, mt_rundelay_key(ev, me->group), "key")))
+			return ret;
+	}
+	if (mt->impl == MT_KMEMPROF) {
+		const struct prof_attr_val *size = prof_event__attr(ev, "size");
+
+		if (size) {
+			me->size = size->expr;
+		} else if (int_field(ev, "bytes_alloc") || int_field(ev, "bytes_req")) {
+			struct expr_opts o;
+			struct expr_error err;
+
+			prof__expr_opts(p, ev, &o);
+			o.want_int = true;
+			me->size = expr__compile(int_field(ev, "bytes_alloc") ? "bytes_alloc"
+									      : "bytes_req",
+						 &o, &err);
+			if (!me->size)
+				return -ENOMEM;
+			me->own_size = true;
+		}
+	}
+	if (mt->impl == MT_SYSCALLS) {
+		me->sc_id = int_field(ev, "id");
+		me->sc_ret = int_field(ev, "ret");
+	}
+	if (mt->ep) {
+		ret = evprint_event__init(&me->print, mt->ep, ev->name, ev->fmt);
+		if (ret)
+			return ret;
+		me->print_ok = true;
+	}
+	return 0;
+}

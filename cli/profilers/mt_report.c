@@ -1,0 +1,412 @@
+/* multi-trace output: events, outliers, per-pair tables (text and JSON) and heatmap files. */
+#include "multi_trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expr.h"
+#include "heatmap.h"
+#include "syscalls.h"
+
+/* ---- copies and printing ---- */
+
+struct mt_copy *mt_copy__new(const struct psc_sample *s, int ev_idx, int cpu, uint64_t key)
+{
+	size_t raw = s->raw.data ? s->raw.size : 0;
+	size_t cc = s->callchain.ips ? s->callchain.nr * sizeof(uint64_t) : 0;
+	struct mt_copy *c = malloc(sizeof(*c) + cc + raw);
+	char *tail;
+
+	if (!c)
+		return NULL;
+	c->s = *s;
+	c->ev_idx = ev_idx;
+	c->cpu = cpu;
+	c->key = key;
+	/* what points into the ring is copied, the rest of the sample is not printed */
+	tail = (char *)(c + 1);
+	if (cc) {
+		memcpy(tail, s->callchain.ips, cc);
+		c->s.callchain.ips = (const uint64_t *)(void *)tail;
+		tail += cc;
+	}
+	if (raw) {
+		memcpy(tail, s->raw.data, raw);
+		c->s.raw.data = tail;
+	}
+	c->s.branch_stack.nr = 0;
+	c->s.stack_user.size = 0;
+	c->s.stack_user.data = NULL;
+	return c;
+}
+
+void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s,
+		    const char *indent)
+{
+	struct mt_ev *me = p->events_arr[ev_idx].priv;
+
+	if (!me->print_ok)
+		return;
+	if (indent && *indent)
+		out__printf(p->out, "%s", indent);
+	evprint__text(mt->ep, p->out, &me->print, cpu, prof__comm(p, s->pid, s->tid), s);
+}
+
+void mt_json_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s)
+{
+	struct mt_ev *me = p->events_arr[ev_idx].priv;
+
+	json__obj(&p->json);
+	if (me->print_ok)
+		evprint__json_members(mt->ep, &p->json, &me->print, cpu,
+				      prof__comm(p, s->pid, s->tid), s);
+	json__end(&p->json);
+}
+
+const char *mt_key_str(struct prof *p, struct mt *mt, int ev_idx, uint64_t key)
+{
+	const struct prof_attr_val *pk = prof_event__attr(&p->events_arr[ev_idx], "printkey");
+	struct expr_val v;
+
+	if (pk) {
+		expr__set_var(pk->expr, 0, key);
+		if (!expr__eval(pk->expr, NULL, 0, NULL, &v)) {
+			expr_val__snprint(expr__type(pk->expr), &v, mt->keybuf, sizeof(mt->keybuf));
+			return mt->keybuf;
+		}
+	}
+	snprintf(mt->keybuf, sizeof(mt->keybuf), "%llu", (unsigned long long)key);
+	return mt->keybuf;
+}
+
+void mt_outlier(struct mt_link *lk, const struct pair_entry *start, const struct mt_data *d,
+		const struct pair_event *end, uint64_t delta)
+{
+	struct mt *mt = lk->mt;
+	struct prof *p = end->ctx;
+	struct mt_copy *ec;
+	char lat[32];
+
+	if (!end->sample)
+		return;
+	if (mt->detail) {
+		/* printed when the events after it are in (+N), with its context */
+		ec = mt_copy__new(end->sample, end->idx, end->cpu, end->key);
+		if (ec && d->copy)
+			mt_detail__outlier(p, mt, d->copy, ec);
+		free(ec);
+		return;
+	}
+	if (p->json_fmt) {
+		json__begin(&p->json, p->out);
+		JSON_KEY(&p->json, "outlier");
+		json__bool(&p->json, true);
+		JSON_KEY(&p->json, "pair");
+		json__str(&p->json, lk->name);
+		JSON_KEY(&p->json, "key");
+		json__str(&p->json, mt_key_str(p, mt, end->idx, start->key));
+		JSON_KEY(&p->json, "latency_ns");
+		json__u64(&p->json, delta);
+		if (d->copy) {
+			JSON_KEY(&p->json, "start");
+			mt_json_event(p, mt, d->copy->ev_idx, d->copy->cpu, &d->copy->s);
+		}
+		JSON_KEY(&p->json, "end");
+		mt_json_event(p, mt, end->idx, end->cpu, end->sample);
+		json__end_line(&p->json);
+		return;
+	}
+	hist_fmt(lat, sizeof(lat), delta, "ns");
+	if (d->copy)
+		mt_print_event(p, mt, d->copy->ev_idx, d->copy->cpu, &d->copy->s, NULL);
+	mt_print_event(p, mt, end->idx, end->cpu, end->sample, NULL);
+	out__printf(p->out, "  %s: latency %s (%llu ns), key %s\n", lk->name, lat,
+		    (unsigned long long)delta, mt_key_str(p, mt, end->idx, start->key));
+}
+
+/* ---- tables ---- */
+
+static void print_stat_text(struct prof *p, struct mt *mt, const char *label, const struct hist *h,
+			    uint64_t over, uint64_t errors)
+{
+	char v[8][24];
+	uint64_t vals[8] = { hist__min(h),
+			     hist__mean(h),
+			     hist__percentile(h, 50),
+			     hist__percentile(h, 95),
+			     hist__percentile(h, 99),
+			     hist__percentile(h, 99.9),
+			     hist__max(h) };
+
+	for (int i = 0; i < 7; i++)
+		hist_fmt(v[i], sizeof(v[i]), vals[i], "ns");
+	out__printf(p->out, "%-*s %10llu %10s %10s %10s %10s %10s %10s %10s", mt->label_width,
+		    label, (unsigned long long)hist__count(h), v[0], v[1], v[2], v[3], v[4], v[5],
+		    v[6]);
+	if (mt->than || mt->lower)
+		out__printf(p->out, " %10llu", (unsigned long long)over);
+	if (mt->impl == MT_SYSCALLS)
+		out__printf(p->out, " %8llu", (unsigned long long)errors);
+	out__printf(p->out, "\n");
+}
+
+static void print_header(struct prof *p, struct mt *mt, const char *first)
+{
+	out__printf(p->out, "%-*s %10s %10s %10s %10s %10s %10s %10s %10s", mt->label_width, first,
+		    "calls", "min", "mean", "p50", "p95", "p99", "p99.9", "max");
+	if (mt->than || mt->lower)
+		out__printf(p->out, " %10s", mt->lower ? "outliers" : "over_than");
+	if (mt->impl == MT_SYSCALLS)
+		out__printf(p->out, " %8s", "errors");
+	out__printf(p->out, "\n");
+}
+
+static int cmp_stat(const void *a, const void *b)
+{
+	const struct mt_stat *x = *(const struct mt_stat *const *)a;
+	const struct mt_stat *y = *(const struct mt_stat *const *)b;
+
+	if (hist__count(&x->total) != hist__count(&y->total))
+		return hist__count(&x->total) < hist__count(&y->total) ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The rows of lk->by, most calls first (the ones with values in this interval). */
+static struct mt_stat **sorted_by(struct mt_link *lk, size_t *nr)
+{
+	struct keymap_iter it;
+	struct mt_stat **arr, **v;
+	uint64_t key;
+	size_t n = 0;
+
+	arr = calloc(keymap__nr(&lk->by) + 1, sizeof(*arr));
+	if (!arr)
+		return NULL;
+	keymap__for_each(&lk->by, &it, key, v) arr[n++] = *v;
+	qsort(arr, n, sizeof(*arr), cmp_stat);
+	*nr = n;
+	return arr;
+}
+
+static void stat_json(struct prof *p, struct mt *mt, const struct hist *h, uint64_t over,
+		      uint64_t errors)
+{
+	hist__json(h, &p->json, "ns");
+	if (hist__count(h)) {
+		JSON_KEY(&p->json, "total_ns");
+		json__u64(&p->json, (uint64_t)hist__sum(h));
+	}
+	JSON_KEY(&p->json, "over_than");
+	json__u64(&p->json, over);
+	if (mt->impl == MT_SYSCALLS) {
+		JSON_KEY(&p->json, "errors");
+		json__u64(&p->json, errors);
+	}
+}
+
+static void row_label(struct prof *p, struct mt *mt, struct mt_link *lk, const struct mt_stat *st,
+		      char *buf, size_t len)
+{
+	if (mt->impl == MT_SYSCALLS) {
+		const char *name = st->id == UINT64_MAX ? NULL : syscall__name(st->id);
+
+		if (st->id == UINT64_MAX)
+			snprintf(buf, len, "  (no id)");
+		else
+			snprintf(buf, len, "  %s(%llu)", name ? name : "?",
+				 (unsigned long long)st->id);
+		return;
+	}
+	snprintf(buf, len, "  %s", mt_key_str(p, mt, lk->from, st->id));
+	(void)lk;
+}
+
+static void print_outcomes_text(struct prof *p, struct mt_link *lk, const uint64_t *c)
+{
+	out__printf(p->out, "  outcomes:");
+	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
+		out__printf(p->out, "%s %s %llu", o ? "," : "", pair_outcome__name(o),
+			    (unsigned long long)c[o]);
+	out__printf(p->out, "; pending %zu (peak %zu, bound %zu)\n", pair__nr_pending(lk->pr),
+		    pair__peak_pending(lk->pr), pair__max_pending(lk->pr));
+}
+
+static void outcomes_json(struct prof *p, const uint64_t *c)
+{
+	JSON_KEY(&p->json, "outcomes");
+	json__obj(&p->json);
+	for (int o = 0; o < PAIR_NR_OUTCOMES; o++) {
+		json__key(&p->json, pair_outcome__name(o));
+		json__u64(&p->json, c[o]);
+	}
+	json__end(&p->json);
+}
+
+/* syscalls keep rows only: the pair's total is their sum. */
+static void sum_rows(struct mt_link *lk)
+{
+	struct mt_stat *all = lk->all, **v;
+	struct keymap_iter it;
+	uint64_t key;
+
+	hist__reset(&all->total);
+	hist__reset(&all->ival);
+	all->over = all->ival_over = all->errors = all->ival_errors = 0;
+	keymap__for_each(&lk->by, &it, key, v)
+	{
+		if (hist__merge(&all->total, &(*v)->total) || hist__merge(&all->ival, &(*v)->ival))
+			lk->dropped++;
+		all->over += (*v)->over;
+		all->ival_over += (*v)->ival_over;
+		all->errors += (*v)->errors;
+		all->ival_errors += (*v)->ival_errors;
+	}
+}
+
+/* One pair's table: the totals (final) or the interval's values. */
+void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final)
+{
+	uint64_t c[PAIR_NR_OUTCOMES];
+	const uint64_t *now = pair__counts(lk->pr);
+	struct mt_stat **rows = NULL;
+	size_t nr = 0;
+	char label[96];
+	bool table = !mt->only_than && mt->impl != MT_PAIR && mt->impl != MT_KMEMPROF &&
+		     mt->impl != MT_CALL && mt->impl != MT_CALL_DELAY;
+
+	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
+		c[o] = final ? now[o] : now[o] - lk->ival_counts[o];
+	if (mt->impl == MT_SYSCALLS)
+		sum_rows(lk);
+	if (mt->impl == MT_SYSCALLS || mt->perins)
+		rows = sorted_by(lk, &nr);
+	if (lk->kmem && final) {
+		mt_kmem__print(p, lk);
+		if (!p->json_fmt)
+			print_outcomes_text(p, lk, c);
+		return;
+	}
+	if (p->json_fmt) {
+		json__begin(&p->json, p->out);
+		JSON_KEY(&p->json, "pair");
+		json__str(&p->json, lk->name);
+		if (final) {
+			JSON_KEY(&p->json, "final");
+			json__bool(&p->json, true);
+		} else {
+			JSON_KEY(&p->json, "interval_s");
+			json__dbl(&p->json, prof__elapsed(p));
+		}
+		stat_json(p, mt, final ? &lk->all->total : &lk->all->ival,
+			  final ? lk->all->over : lk->all->ival_over,
+			  final ? lk->all->errors : lk->all->ival_errors);
+		outcomes_json(p, c);
+		JSON_KEY(&p->json, "pending");
+		json__u64(&p->json, pair__nr_pending(lk->pr));
+		JSON_KEY(&p->json, "lost_windows");
+		json__u64(&p->json, mt->lost_windows);
+		json__end_line(&p->json);
+		for (size_t i = 0; i < nr; i++) {
+			const struct mt_stat *st = rows[i];
+			const struct hist *h = final ? &st->total : &st->ival;
+
+			if (!hist__count(h))
+				continue;
+			json__begin(&p->json, p->out);
+			JSON_KEY(&p->json, "pair");
+			json__str(&p->json, lk->name);
+			if (final) {
+				JSON_KEY(&p->json, "final");
+				json__bool(&p->json, true);
+			}
+			if (mt->impl == MT_SYSCALLS) {
+				const char *name = syscall__name(st->id);
+
+				JSON_KEY(&p->json, "syscall");
+				name && st->id != UINT64_MAX ? json__str(&p->json, name)
+							     : json__null(&p->json);
+				JSON_KEY(&p->json, "id");
+				st->id == UINT64_MAX ? json__null(&p->json)
+						     : json__i64(&p->json, (int64_t)st->id);
+			} else {
+				JSON_KEY(&p->json, "key");
+				json__str(&p->json, mt_key_str(p, mt, lk->from, st->id));
+			}
+			stat_json(p, mt, h, final ? st->over : st->ival_over,
+				  final ? st->errors : st->ival_errors);
+			json__end_line(&p->json);
+		}
+		free(rows);
+		return;
+	}
+	if (table) {
+		mt->label_width = 28;
+		if (strlen(lk->name) > (size_t)mt->label_width)
+			mt->label_width = (int)strlen(lk->name);
+		print_header(p, mt, final ? lk->name : lk->name);
+		print_stat_text(p, mt, "  all", final ? &lk->all->total : &lk->all->ival,
+				final ? lk->all->over : lk->all->ival_over,
+				final ? lk->all->errors : lk->all->ival_errors);
+		for (size_t i = 0; i < nr; i++) {
+			const struct mt_stat *st = rows[i];
+			const struct hist *h = final ? &st->total : &st->ival;
+
+			if (!hist__count(h))
+				continue;
+			row_label(p, mt, lk, st, label, sizeof(label));
+			print_stat_text(p, mt, label, h, final ? st->over : st->ival_over,
+					final ? st->errors : st->ival_errors);
+		}
+	} else {
+		out__printf(p->out, "%s\n", lk->name);
+	}
+	print_outcomes_text(p, lk, c);
+	free(rows);
+}
+
+int mt_write_heatmaps(struct prof *p, struct mt *mt)
+{
+	for (int l = 0; l < mt->nr_links; l++) {
+		struct mt_link *lk = &mt->links[l];
+		struct heatmap_svg svg = { .title = lk->name, .ylabel = "latency", .unit = "ns" };
+		char path[4096];
+		struct out *o;
+		int ret;
+
+		if (l)
+			snprintf(path, sizeof(path), "%s.%d", mt->heatmap, l + 1);
+		else
+			snprintf(path, sizeof(path), "%s", mt->heatmap);
+		o = out__open(path, 64 * 1024);
+		if (!o) {
+			fprintf(stderr, "perfscope %s: cannot write the heatmap to '%s': %s\n",
+				p->name, path, strerror(errno));
+			return -errno;
+		}
+		ret = heatmap__write_svg(lk->hm, o, &svg);
+		out__delete(o);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- for mt_call.c ---- */
+
+void mt_stat_json(struct prof *p, struct mt *mt, const struct hist *h, uint64_t over)
+{
+	stat_json(p, mt, h, over, 0);
+}
+
+void mt_print_stat_header(struct prof *p, struct mt *mt, const char *first)
+{
+	print_header(p, mt, first);
+}
+
+void mt_print_stat_row(struct prof *p, struct mt *mt, const char *label, const struct hist *h,
+		       uint64_t over)
+{
+	print_stat_text(p, mt, label, h, over, 0);
+}
