@@ -50,14 +50,20 @@ _alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat
 # for the line ends when CMD exits, or after 60 s (then the SIGINT comes anyway); a CMD still there
 # 30 s after its SIGINT is killed (RC 137), a hang failing its check, not the suite.
 run_ready() {
-	local secs=$1 pid i
-	shift
 	OUT=$(mktemp) ERR=$(mktemp)
 	_tap_tmpfiles+=("$OUT" "$ERR")
-	"$@" >"$OUT" 2>"$ERR" &
+	run_ready_to "$OUT" "$ERR" "$@"
+	RC=$?
+}
+# run_ready_to OUTFILE ERRFILE SECS CMD...: the same, into those files; returns CMD's status (to
+# run in the background: `run_ready_to ... &` then `wait $!`)
+run_ready_to() {
+	local out=$1 err=$2 secs=$3 pid i
+	shift 3
+	"$@" >"$out" 2>"$err" &
 	pid=$!
 	for ((i = 0; i < 1200; i++)); do
-		grep -q '^perfscope [a-z-]*: running (' "$ERR" && break
+		grep -q '^perfscope [a-z-]*: running (' "$err" && break
 		_alive "$pid" || break
 		sleep 0.05
 	done
@@ -71,7 +77,6 @@ run_ready() {
 		kill -KILL "$pid" 2>/dev/null
 	fi
 	wait "$pid"
-	RC=$?
 }
 # usable_cpus: the CPUs this process may run on, in order, space-separated
 usable_cpus() { python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))'; }

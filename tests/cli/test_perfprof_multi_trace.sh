@@ -12,7 +12,7 @@
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
-WIN=2 # seconds before the SIGINT: setup under a loaded machine can take one
+WIN=1 # seconds a line runs once its events run (-v's line; run_ready_to), before the SIGINT
 
 # the --help examples of the three, run as they are written (each for $WIN s at most)
 mapfile -t EXAMPLES < <(for n in multi-trace syscalls rundelay; do
@@ -49,13 +49,14 @@ declare -A TODO=()
 LINE_JOBS=4
 [ "${B_SANITIZE:-none}" != none ] && LINE_JOBS=2
 declare -a L_KEY=() L_PAT=() L_DESC=() L_PID=()
-# line KEY PATTERN ARGS...: runs perfscope ARGS for $WIN s, then SIGINT; ok when it exits 0 and its
-# output has PATTERN and an outcomes line (PATTERN "": an example, ok when it exits 0).
+# line KEY PATTERN PROFILER ARGS...: runs perfscope PROFILER -v ARGS for $WIN s once running, then
+# SIGINT; ok when it exits 0 and its output has PATTERN and an outcomes line (PATTERN "": an
+# example, ok when it exits 0).
 line() {
 	local key=$1 pat=$2 n=${#L_KEY[@]}
 	shift 2
 	if [ "$n" -ge "$LINE_JOBS" ]; then wait "${L_PID[n - LINE_JOBS]}"; echo $? >"$TMP/$((n - LINE_JOBS)).rc"; fi
-	timeout -s INT -k 30 --preserve-status "$WIN" "$P" "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
+	run_ready_to "$TMP/$n.out" "$TMP/$n.err" "$WIN" "$P" "$1" -v "${@:2}" &
 	L_PID+=("$!") L_KEY+=("$key") L_PAT+=("$pat") L_DESC+=("$*")
 }
 finish_lines() {
@@ -137,9 +138,9 @@ done
 SPIN_CPU=${SPIN_CPU:-0}
 taskset -c "$SPIN_CPU" bash -c 'while :; do :; done' &
 BG+=("$!")
-timeout -s INT -k 10 --preserve-status "$WIN" "$P" multi-trace -e sched:sched_wakeup \
+run_ready_to "$TMP/out" "$TMP/err" 1.5 "$P" multi-trace -v -e sched:sched_wakeup \
 	-e 'sched:sched_switch//key=next_pid/,profile/-F 500 -g/untraced/' -k pid --than 1ns \
-	--detail >"$TMP/out" 2>"$TMP/err"
+	--detail
 rc=$?
 # a cpu-clock line followed by a frame line (tab, address, symbol)
 detail_has_stacks() {

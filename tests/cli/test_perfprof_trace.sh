@@ -18,7 +18,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 CC=${CC:-cc}
-WIN=0.8 # seconds a line without a bound of its own runs before its SIGINT
+WIN=0.6 # seconds a line without a bound of its own runs, once running (ppw), before its SIGINT
 
 plan 98
 if ! need_root; then

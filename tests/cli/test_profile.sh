@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 SRC=${SOURCE_ROOT:?}/tests/cli/split31.c
 CC=${CC:-cc}
-WIN=0.8 # seconds a line without a bound of its own runs before its SIGINT
+WIN=0.6 # seconds a perf-prof line runs once running (run_window), before its SIGINT
 
 plan 48
 if ! need_root; then
@@ -288,7 +288,7 @@ check "perf-prof: profile -F 997 -p PID -g --flame-graph cpu: cpu.folded with wo
 	grep -q ';work_a [0-9]*$' "$TMP/cpu.folded"
 WIN=1.5 # a second's window judged at least once
 run_window profile -F 997 -C 0-1 --than 30 -g --flame-graph cpu2
-WIN=0.8
+WIN=0.6
 check "perf-prof: profile -F 997 -C 0-3 --than 30 -g --flame-graph cpu (as 0-1): hot lines (exit $RC)" \
 	grep -q '^hot: cpu [01] [0-9]*% busy' "$OUT"
 run_window profile -F 997 --exclude-user -g --flame-graph kernel
