@@ -5,6 +5,7 @@
 
 #include "expr.h"
 #include "multi_trace.h"
+#include "pair_out.h"
 
 /* Stacks shown at the end, most bytes not freed first. */
 #define KMEM_TOP 10
@@ -173,13 +174,7 @@ void mt_kmem__print(struct prof *p, struct mt_link *lk)
 		JSON_KEY(&p->json, "final");
 		json__bool(&p->json, true);
 		group_json(p, lk, &k->total, false);
-		JSON_KEY(&p->json, "outcomes");
-		json__obj(&p->json);
-		for (int o = 0; o < PAIR_NR_OUTCOMES; o++) {
-			json__key(&p->json, pair_outcome__name(o));
-			json__u64(&p->json, c[o]);
-		}
-		json__end(&p->json);
+		pair_out__json(&p->json, c);
 		json__end_line(&p->json);
 		for (size_t i = 0; stacks && i < n; i++) {
 			json__begin(&p->json, p->out);

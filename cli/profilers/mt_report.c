@@ -1,5 +1,6 @@
 /* multi-trace output: events, outliers, per-pair tables (text and JSON) and heatmap files. */
 #include "multi_trace.h"
+#include "pair_out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -223,27 +224,6 @@ static void row_label(struct prof *p, struct mt *mt, struct mt_link *lk, const s
 	(void)lk;
 }
 
-static void print_outcomes_text(struct prof *p, struct mt_link *lk, const uint64_t *c)
-{
-	out__printf(p->out, "  outcomes:");
-	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
-		out__printf(p->out, "%s %s %llu", o ? "," : "", pair_outcome__name(o),
-			    (unsigned long long)c[o]);
-	out__printf(p->out, "; pending %zu (peak %zu, bound %zu)\n", pair__nr_pending(lk->pr),
-		    pair__peak_pending(lk->pr), pair__max_pending(lk->pr));
-}
-
-static void outcomes_json(struct prof *p, const uint64_t *c)
-{
-	JSON_KEY(&p->json, "outcomes");
-	json__obj(&p->json);
-	for (int o = 0; o < PAIR_NR_OUTCOMES; o++) {
-		json__key(&p->json, pair_outcome__name(o));
-		json__u64(&p->json, c[o]);
-	}
-	json__end(&p->json);
-}
-
 /* syscalls keep rows only: the pair's total is their sum. */
 static void sum_rows(struct mt_link *lk)
 {
@@ -285,7 +265,7 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 	if (lk->kmem && final) {
 		mt_kmem__print(p, lk);
 		if (!p->json_fmt)
-			print_outcomes_text(p, lk, c);
+			pair_out__text(p->out, lk->pr, c);
 		return;
 	}
 	if (p->json_fmt) {
@@ -302,7 +282,7 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 		stat_json(p, mt, final ? &lk->all->total : &lk->all->ival,
 			  final ? lk->all->over : lk->all->ival_over,
 			  final ? lk->all->errors : lk->all->ival_errors);
-		outcomes_json(p, c);
+		pair_out__json(&p->json, c);
 		JSON_KEY(&p->json, "pending");
 		json__u64(&p->json, pair__nr_pending(lk->pr));
 		JSON_KEY(&p->json, "lost_windows");
@@ -362,7 +342,7 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 	} else {
 		out__printf(p->out, "%s\n", lk->name);
 	}
-	print_outcomes_text(p, lk, c);
+	pair_out__text(p->out, lk->pr, c);
 	free(rows);
 }
 

@@ -1,5 +1,6 @@
 /* stages: latency rows and their text and JSON for task-state and blktrace. */
 #include "stages.h"
+#include "pair_out.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -130,29 +131,6 @@ void stage_row_json(struct prof *p, const struct hist *h, uint64_t over)
 	json__u64(&p->json, (uint64_t)hist__sum(h));
 	JSON_KEY(&p->json, "over_than");
 	json__u64(&p->json, over);
-}
-
-void stage_outcomes_text(struct prof *p, struct pair *pr, const uint64_t *c)
-{
-	out__printf(p->out, "  outcomes:");
-	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
-		out__printf(p->out, "%s %s %llu", o ? "," : "", pair_outcome__name(o),
-			    (unsigned long long)c[o]);
-	out__printf(p->out, "; pending %zu (peak %zu, bound %zu)\n", pair__nr_pending(pr),
-		    pair__peak_pending(pr), pair__max_pending(pr));
-}
-
-void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c)
-{
-	JSON_KEY(&p->json, "outcomes");
-	json__obj(&p->json);
-	for (int o = 0; o < PAIR_NR_OUTCOMES; o++) {
-		json__key(&p->json, pair_outcome__name(o));
-		json__u64(&p->json, c[o]);
-	}
-	json__end(&p->json);
-	JSON_KEY(&p->json, "pending");
-	json__u64(&p->json, pair__nr_pending(pr));
 }
 
 int stage_opt_than(struct prof *p, void *priv, const char *arg)
@@ -314,7 +292,9 @@ static void print_table(struct prof *p, struct stage_core *c, const struct stage
 			JSON_KEY(&p->json, "final");
 			json__bool(&p->json, true);
 		}
-		stage_outcomes_json(p, c->pr, n);
+		pair_out__json(&p->json, n);
+		JSON_KEY(&p->json, "pending");
+		json__u64(&p->json, pair__nr_pending(c->pr));
 		JSON_KEY(&p->json, "lost_windows");
 		json__u64(&p->json, c->lost_windows);
 		if (final) {
@@ -337,7 +317,7 @@ static void print_table(struct prof *p, struct stage_core *c, const struct stage
 		stage_row_text(p, t->width, label, h, c->than,
 			       final ? rows[i]->over : rows[i]->ival_over);
 	}
-	stage_outcomes_text(p, c->pr, n);
+	pair_out__text(p->out, c->pr, n);
 	free(rows);
 }
 

@@ -47,9 +47,6 @@ void stage_row_text(struct prof *p, int width, const char *label, const struct h
 		    uint64_t over);
 /* count, min_ns ... p999_ns, total_ns, over_than as members of the open object. */
 void stage_row_json(struct prof *p, const struct hist *h, uint64_t over);
-/* The engine's outcomes: "  outcomes: paired N, ...; pending N (peak N, bound N)". */
-void stage_outcomes_text(struct prof *p, struct pair *pr, const uint64_t *c);
-void stage_outcomes_json(struct prof *p, struct pair *pr, const uint64_t *c);
 
 /*
  * What task-state and blktrace share around their own logic: the pair engine, the rows, --than
