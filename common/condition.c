@@ -7,7 +7,7 @@
 #include "condition.h"
 #include "ratecount.h"
 
-int cond__init_share(struct cond *c, enum cpustat_kind kind, const char *arg)
+int cond__parse_percent(const char *arg, double *out)
 {
 	char *end;
 	double v;
@@ -17,6 +17,16 @@ int cond__init_share(struct cond *c, enum cpustat_kind kind, const char *arg)
 	if (*end == '%')
 		end++;
 	if (errno || end == arg || *end || !(v > 0) || v > 100)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cond__init_share(struct cond *c, enum cpustat_kind kind, const char *arg)
+{
+	double v;
+
+	if (cond__parse_percent(arg, &v))
 		return -EINVAL;
 	c->type = COND_SHARE;
 	c->kind = kind;

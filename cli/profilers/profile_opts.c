@@ -7,6 +7,7 @@
 
 #include <perfscope/perfscope.h>
 
+#include "condition.h"
 #include "profile.h"
 
 #define DEFAULT_FREQ 99
@@ -31,14 +32,9 @@ int profile_opt_format(struct prof *p, void *priv, const char *arg)
 int profile_opt_than(struct prof *p, void *priv, const char *arg)
 {
 	struct profile *pf = priv;
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (*end == '%')
-		end++;
-	if (errno || end == arg || *end || !(v > 0) || v > 100)
+	if (cond__parse_percent(arg, &v))
 		return prof_usage(p,
 				  "--than must be a percentage of a CPU above 0 and at most 100, "
 				  "not '%s'",
