@@ -138,10 +138,11 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 static bool perf_reg(const struct psc_sample_regs *regs, int r, uint64_t *val)
 {
 	uint64_t bit = 1ull << r;
+	unsigned int at = (unsigned int)__builtin_popcountll(regs->mask & (bit - 1));
 
-	if (!regs->abi || !(regs->mask & bit))
+	if (!regs->abi || !(regs->mask & bit) || !regs->regs || at >= regs->nr)
 		return false;
-	*val = regs->regs[__builtin_popcountll(regs->mask & (bit - 1))];
+	*val = regs->regs[at];
 	return true;
 }
 
@@ -195,7 +196,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *d
 {
 	struct unwind *uw = ((struct uproc *)dwfl_arg)->uw;
 	const struct psc_sample *s = uw->s;
-	uint64_t valid = s->stack_user.dyn_size;
+	uint64_t valid = s->stack_user.data ? s->stack_user.dyn_size : 0;
 
 	if (addr >= uw->sp && addr - uw->sp <= valid &&
 	    valid - (addr - uw->sp) >= sizeof(*result)) {
@@ -735,6 +736,16 @@ int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips,
 		*stop = UNWIND_NO_USER;
 		goto out;
 	}
+	if (!s->stack_user.size || !s->stack_user.data) {
+		/*
+		 * Registers without a copy of the stack: the kernel copied none (the record had no
+		 * room left), or a sample kept past its ring round did not keep it. Nothing is
+		 * read: the ip alone.
+		 */
+		ips[uw->n++] = ip;
+		*stop = UNWIND_NO_STACK;
+		goto out;
+	}
 	if (s->regs_user.abi != PERF_SAMPLE_REGS_ABI_64) {
 		/* a 32-bit process: its registers and CFI are another architecture's */
 		ips[uw->n++] = ip;
@@ -794,6 +805,7 @@ void unwind__stats(const struct unwind *uw, struct unwind_stats *st)
 static const char *const stop_text[UNWIND_NR_STOPS] = {
 	[UNWIND_COMPLETE] = "complete",
 	[UNWIND_NO_USER] = "no user stack",
+	[UNWIND_NO_STACK] = "no stack copy",
 	[UNWIND_STACK_SHORT] = "stack copy too short",
 	[UNWIND_UNKNOWN_MAP] = "pc in no known binary",
 	[UNWIND_NO_CFI] = "no CFI for a pc",
@@ -803,10 +815,15 @@ static const char *const stop_text[UNWIND_NR_STOPS] = {
 };
 
 static const char *const stop_key[UNWIND_NR_STOPS] = {
-	[UNWIND_COMPLETE] = "complete",	      [UNWIND_NO_USER] = "no_user",
-	[UNWIND_STACK_SHORT] = "stack_short", [UNWIND_UNKNOWN_MAP] = "unknown_map",
-	[UNWIND_NO_CFI] = "no_cfi",	      [UNWIND_BAD_READ] = "bad_read",
-	[UNWIND_MAX_DEPTH] = "max_depth",     [UNWIND_OTHER] = "other",
+	[UNWIND_COMPLETE] = "complete",
+	[UNWIND_NO_USER] = "no_user",
+	[UNWIND_NO_STACK] = "no_stack",
+	[UNWIND_STACK_SHORT] = "stack_short",
+	[UNWIND_UNKNOWN_MAP] = "unknown_map",
+	[UNWIND_NO_CFI] = "no_cfi",
+	[UNWIND_BAD_READ] = "bad_read",
+	[UNWIND_MAX_DEPTH] = "max_depth",
+	[UNWIND_OTHER] = "other",
 };
 
 const char *unwind__stop_text(enum unwind_stop stop)

@@ -30,7 +30,8 @@
 /* How an unwind ended. Everything but COMPLETE and NO_USER is a truncated stack. */
 enum unwind_stop {
 	UNWIND_COMPLETE, /* the outermost frame was reached */
-	UNWIND_NO_USER, /* no user registers or stack (kernel thread): nothing to unwind */
+	UNWIND_NO_USER, /* no user registers (kernel thread): nothing to unwind */
+	UNWIND_NO_STACK, /* user registers but no stack copy (the kernel copied none): the ip alone */
 	UNWIND_STACK_SHORT, /* a word beyond the stack copied was needed (SIZE too small) */
 	UNWIND_UNKNOWN_MAP, /* a pc in no known file mapping (JIT code, anonymous memory) */
 	UNWIND_NO_CFI, /* a binary with no call frame information for the pc */
@@ -63,7 +64,10 @@ void unwind__delete(struct unwind *uw);
  * The user stack of s, innermost first: ips[0] is the user ip, the others return addresses (as
  * PERF_SAMPLE_CALLCHAIN gives them). s needs PERF_SAMPLE_REGS_USER with UNWIND_REGS_MASK and
  * PERF_SAMPLE_STACK_USER; pid and tid from PERF_SAMPLE_TID. Returns the frames filled (at most
- * max) and how the unwind ended in *stop.
+ * max) and how the unwind ended in *stop. Only what s says it has is read: a sample without user
+ * registers ends as UNWIND_NO_USER, one without a stack copy (size 0, data NULL) as
+ * UNWIND_NO_STACK, both counted. s's parts must still exist (a sample kept past its ring round
+ * is a sample_keep copy).
  */
 int unwind__sample(struct unwind *uw, const struct psc_sample *s, uint64_t *ips, int max,
 		   enum unwind_stop *stop);

@@ -11,9 +11,12 @@
  * An outlier is printed once the events after its end are in (+N) or at the end of the run: its
  * window [start - N, end + N] is taken from the ring. A window that reaches back past the ring's
  * oldest event is printed as far as the ring goes and counted as truncated; outliers waiting
- * are bounded too (DETAIL_PENDING; more are counted as dropped, never silently).
+ * are bounded too (DETAIL_PENDING; more are counted as dropped, never silently). The ring is
+ * bounded in bytes too (DETAIL_BACKLOG_BYTES): with --call-graph dwarf each copy owns its user
+ * stack (up to 64 KiB), which 65536 events would turn into gigabytes.
  */
 #define DETAIL_BACKLOG 65536
+#define DETAIL_BACKLOG_BYTES (64u << 20)
 #define DETAIL_PENDING 1024
 
 struct mt_outlier {
@@ -26,6 +29,7 @@ struct mt_detail {
 	bool only1, only2; /* same* compares with the start (1) or the end (2) only */
 	struct mt_copy **ring;
 	size_t head, nr; /* oldest at head */
+	size_t bytes; /* of the copies in the ring */
 	struct mt_outlier pending[DETAIL_PENDING];
 	size_t nr_pending;
 	uint64_t printed, truncated, dropped, nomem, hidden;
@@ -103,7 +107,9 @@ void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 		d->nomem++;
 		return;
 	}
-	if (d->nr == DETAIL_BACKLOG) {
+	/* the oldest go: a window reaching back past them is counted as truncated */
+	while (d->nr == DETAIL_BACKLOG || (d->nr && d->bytes + c->bytes > DETAIL_BACKLOG_BYTES)) {
+		d->bytes -= d->ring[d->head]->bytes;
 		free(d->ring[d->head]);
 		d->ring[d->head] = NULL;
 		d->head = (d->head + 1) % DETAIL_BACKLOG;
@@ -111,6 +117,7 @@ void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 	}
 	d->ring[(d->head + d->nr) % DETAIL_BACKLOG] = c;
 	d->nr++;
+	d->bytes += c->bytes;
 }
 
 void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *start,
@@ -249,10 +256,11 @@ void mt_detail__report(struct prof *p, struct mt *mt)
 		return;
 	fprintf(stderr,
 		"perfscope %s: --detail: %llu outliers shown, %llu with their window cut at the "
-		"backlog's %d events, %llu not shown (more than %d waiting), %llu events not kept "
-		"(no memory), %llu hidden (hide<)\n",
+		"backlog's %d events or %u MiB, %llu not shown (more than %d waiting), %llu events "
+		"not kept (no memory), %llu hidden (hide<)\n",
 		p->name, (unsigned long long)d->printed, (unsigned long long)d->truncated,
-		DETAIL_BACKLOG, (unsigned long long)d->dropped, DETAIL_PENDING,
+		DETAIL_BACKLOG, DETAIL_BACKLOG_BYTES >> 20, (unsigned long long)d->dropped,
+		DETAIL_PENDING,
 		(unsigned long long)d->nomem, (unsigned long long)d->hidden);
 }
 

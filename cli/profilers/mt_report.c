@@ -9,37 +9,24 @@
 
 #include "expr.h"
 #include "heatmap.h"
+#include "sample_keep.h"
 #include "syscalls.h"
 
 /* ---- copies and printing ---- */
 
 struct mt_copy *mt_copy__new(const struct psc_sample *s, int ev_idx, int cpu, uint64_t key)
 {
-	size_t raw = s->raw.data ? s->raw.size : 0;
-	size_t cc = s->callchain.ips ? s->callchain.nr * sizeof(uint64_t) : 0;
-	struct mt_copy *c = malloc(sizeof(*c) + cc + raw);
-	char *tail;
+	size_t parts = sample_keep__bytes(s);
+	struct mt_copy *c = malloc(sizeof(*c) + parts);
 
 	if (!c)
 		return NULL;
-	c->s = *s;
+	/* printed later: it owns what printing reads (the user stack and registers with dwarf) */
+	sample_keep__into(&c->s, s, c + 1);
 	c->ev_idx = ev_idx;
 	c->cpu = cpu;
 	c->key = key;
-	/* what points into the ring is copied, the rest of the sample is not printed */
-	tail = (char *)(c + 1);
-	if (cc) {
-		memcpy(tail, s->callchain.ips, cc);
-		c->s.callchain.ips = (const uint64_t *)(void *)tail;
-		tail += cc;
-	}
-	if (raw) {
-		memcpy(tail, s->raw.data, raw);
-		c->s.raw.data = tail;
-	}
-	c->s.branch_stack.nr = 0;
-	c->s.stack_user.size = 0;
-	c->s.stack_user.data = NULL;
+	c->bytes = sizeof(*c) + parts;
 	return c;
 }
 

@@ -60,7 +60,8 @@ struct mt_copy {
 	int ev_idx;
 	int cpu;
 	uint64_t key;
-	/* raw bytes then callchain ips follow */
+	size_t bytes; /* of the allocation */
+	/* the sample's parts follow (sample_keep.h) */
 };
 
 /* Per -e event (ev_priv). */
@@ -131,7 +132,10 @@ int mt_interval(struct prof *p, void *priv, uint64_t now_ns);
 int mt_report(struct prof *p, void *priv);
 void mt_teardown(struct prof *p, void *priv);
 
-/* The event's text or JSON members from a copy or a live sample. */
+/*
+ * A copy of s kept past its ring round, owning all its parts (sample_keep.h); free() it. The
+ * event's text or JSON members from a copy or a live sample.
+ */
 struct mt_copy *mt_copy__new(const struct psc_sample *s, int ev_idx, int cpu, uint64_t key);
 void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 		    const struct psc_sample *s, const char *indent);

@@ -1,12 +1,12 @@
 #!/bin/bash
-# CLI tests of DWARF unwinding (--call-graph dwarf, --user-callchain=dwarf): a -O2 -fomit-frame-pointer program's main -> a -> b -> leaf, kernel and user parts together, truncated unwinds counted, usage errors.
+# CLI tests of DWARF unwinding (--call-graph dwarf, --user-callchain=dwarf): a -O2 -fomit-frame-pointer program's main -> a -> b -> leaf, kernel and user parts together, truncated unwinds counted, usage errors, and two-event profilers printing kept samples' stacks later (--than, --detail).
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 CHAIN=${DWARF_CHAIN:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 
-plan 15
+plan 20
 need_root || skip_all "needs root (perf events of other processes)"
 [ -x "$CHAIN" ] || skip_all "tests/dwarf_chain not built"
 
@@ -163,4 +163,60 @@ rm -rf "$DF"
 expect_rc "dwarf,65536: over the kernel's limit" 2 "$P" trace -e cpu-clock --call-graph dwarf,65536 -- "$CHAIN" 0.1
 if grep -q 65528 "$ERR"; then ok "the error says the kernel's limit (65528)"; else fail "limit not said"; sed 's/^/#   /' "$ERR"; fi
 expect_rc "--call-graph=lbr: not a mode here" 2 "$P" trace -e cpu-clock --call-graph=lbr -- "$CHAIN" 0.1
+# 16-20: two-event profilers keep samples past their ring round (a pair's start, printed when
+# its end makes it an outlier; --detail's backlog) and unwind them later: the kept copy owns the
+# user stack and registers (perf-prof's own multi-trace and rundelay lines once died in
+# memory_read reading a stack copy that was not kept). Each run: exit 0, no crash, no sanitizer
+# report.
+SAN='AddressSanitizer|LeakSanitizer|runtime error:|Segmentation|core dumped'
+clean() { [ "$RC" = 0 ] && ! grep -Eq "$SAN" "$ERR"; }
+said() { sed 's/^/#   /' "$ERR" | grep -Ev ': (running|[^ ]*: [0-9]+ events, 0 lost)' | head -${1:-8}; }
+if [ -x "$GEN" ] && "$P" trace -e syscalls:sys_enter_getppid --duration 0.01 >/dev/null 2>&1; then
+	# --than 1ns: every one of the 40 system calls is an outlier, its start printed from the
+	# copy, its stack unwound to main (start and end: 80 stacks)
+	run_capture "$P" multi-trace -e syscalls:sys_enter_getppid//stack/ \
+		-e syscalls:sys_exit_getppid//stack/ --user-callchain=dwarf --than 1ns -- "$GEN" -q getppid 40
+	nlat=$(grep -c ': latency ' "$OUT")
+	nmain=$(grep -Ec '^\s+[0-9a-f]+ main\+0x[0-9a-f]+ \(gen_events\)$' "$OUT")
+	if clean && [ "$nlat" = 40 ] && [ "$nmain" = 80 ]; then
+		ok "multi-trace --than with dwarf stacks: 40 outliers, their kept starts unwound to main"
+	else fail "multi-trace --than dwarf: exit $RC, $nlat outliers, $nmain stacks reach main"; said; fi
+	# --detail: the window comes from the backlog's copies
+	run_capture "$P" multi-trace -e syscalls:sys_enter_getppid//stack/ \
+		-e syscalls:sys_exit_getppid//stack/ --user-callchain=dwarf --than 1ns --detail \
+		-- "$GEN" -q getppid 40
+	nlat=$(grep -c '^latency .*, key ' "$OUT")
+	nmain=$(grep -Ec '^\s+[0-9a-f]+ main\+0x[0-9a-f]+ \(gen_events\)$' "$OUT")
+	if clean && [ "$nlat" = 40 ] && [ "$nmain" -ge 80 ]; then
+		ok "multi-trace --detail with dwarf stacks: 40 windows from the backlog, unwound to main"
+	else fail "multi-trace --detail dwarf: exit $RC, $nlat windows, $nmain stacks reach main"; said; fi
+else
+	skip "no syscalls:sys_enter_getppid or bench/gen_events"
+	skip "no syscalls:sys_enter_getppid or bench/gen_events"
+fi
+# rundelay: wakeups in the write()s of a paced ping-pong (no ring loss) start pairs
+if [ -x "$GEN" ]; then
+	run_capture "$P" rundelay -e 'sched:sched_wakeup*//stack/,sched:sched_switch//stack/' \
+		-e sched:sched_switch//stack/ -m 256 --than 1ns --user-callchain=dwarf -- "$GEN" -r 1000 pingpong 300
+	nlat=$(grep -c ': latency ' "$OUT")
+	nmain=$(grep -Ec '^\s+[0-9a-f]+ main\+0x[0-9a-f]+ \(gen_events\)$' "$OUT")
+	if clean && [ "$nlat" -ge 1 ] && [ "$nmain" -ge 1 ]; then
+		ok "rundelay --than with dwarf stacks: $nlat outliers, $nmain gen_events stacks unwound to main"
+	else fail "rundelay --than dwarf: exit $RC, $nlat outliers, $nmain stacks reach main"; said; fi
+else skip "bench/gen_events not built"; fi
+# perf-prof's documented lines as they are, system wide, stopped by SIGINT: a CPU-bound program
+# (timer softirqs taken in its user context) and a ping-pong (wakeups from write()) meanwhile
+"$CHAIN" 30 >/dev/null 2>&1 &
+HOG=$!
+if [ -x "$GEN" ]; then "$GEN" -r 2000 pingpong 60000 >/dev/null 2>&1 & PONG=$!; fi
+run_ready 1.5 "$P" multi-trace -e irq:softirq_entry/vec==1/stack/ -e irq:softirq_exit/vec==1/stack/ \
+	-i 1000 --user-callchain=dwarf -m 512 --than 10us -v
+if clean; then ok "perf-prof's multi-trace softirq line with --user-callchain=dwarf ends cleanly on SIGINT"
+else fail "multi-trace softirq dwarf line: exit $RC"; said; fi
+run_ready 1.5 "$P" rundelay -e 'sched:sched_wakeup*//stack/,sched:sched_switch//stack/' \
+	-e sched:sched_switch//stack/ -i 1000 -m 256 --than 1ms --user-callchain=dwarf -v
+if clean; then ok "perf-prof's rundelay line with --user-callchain=dwarf ends cleanly on SIGINT"
+else fail "rundelay dwarf line: exit $RC"; said; fi
+kill "$HOG" ${PONG:+"$PONG"} 2>/dev/null
+wait "$HOG" ${PONG:+"$PONG"} 2>/dev/null
 done_testing

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "callchain.h"
+#include "sample_keep.h"
 #include "symcache.h"
 #include "unwind.h"
 
@@ -258,12 +259,134 @@ static void t_no_user(void **state)
 	symcache__delete(sc);
 }
 
+/*
+ * A sample kept past its ring round (a pair's start printed at its end, a --detail backlog): the
+ * copy owns the stack and registers, so the unwind is the same once the record is overwritten.
+ */
+static void t_kept_copy(void **state)
+{
+	struct callchain *cc = callchain__new("unitprof");
+	struct unwind_stats st;
+	struct psc_sample s, *kept;
+	char buf[4096];
+	const char *want = "unwind_unit_a;unwind_unit_b;unwind_unit_capture";
+	const char *at;
+
+	(void)state;
+	assert_non_null(cc);
+	stack_end = find_stack_end();
+	unwind_unit_a(1);
+	s = sample(sizeof(stack_copy));
+	kept = sample_keep__dup(&s);
+	assert_non_null(kept);
+	/* the ring's bytes are reused by later records */
+	memset(stack_copy, 0xa5, sizeof(stack_copy));
+	memset(regs, 0, sizeof(regs));
+	assert_true(callchain__fold(cc, kept, "unit", buf, sizeof(buf)) > 0);
+	at = strstr(buf, want);
+	assert_non_null(at);
+	assert_string_equal(at, want);
+	assert_non_null(strstr(buf, ";main;"));
+	callchain__unwind_stats(cc, &st, NULL);
+	assert_int_equal(st.stacks, 1);
+	assert_int_equal(st.stops[UNWIND_COMPLETE], 1);
+	free(kept);
+	callchain__delete(cc);
+}
+
+/*
+ * Registers without a stack copy (the kernel copied none, or a kept sample lost it: the state
+ * that crashed multi-trace --than with dwarf stacks, dyn_size set and data NULL): the ip alone,
+ * counted as "no stack copy", the stack never read. Registers the sample does not hold (NULL, or
+ * fewer than the mask says) are no user stack at all.
+ */
+static void t_no_stack(void **state)
+{
+	struct callchain *cc = callchain__new("unitprof");
+	struct symcache *sc = symcache__new(NULL);
+	struct unwind *uw = unwind__new(symcache__usyms(sc));
+	struct unwind_stats st;
+	struct psc_sample s;
+	enum unwind_stop stop;
+	uint64_t ips[8];
+	char buf[4096], *text = NULL;
+	size_t len;
+	FILE *f;
+	int fd = memfd_create("json", 0);
+	struct out *o = out__new(fd, 0);
+	struct json j;
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(cc);
+	assert_non_null(uw);
+	assert_non_null(o);
+	stack_end = find_stack_end();
+	unwind_unit_a(1);
+	/* the kernel had no room for the stack: size 0 */
+	s = sample(sizeof(stack_copy));
+	s.stack_user.size = s.stack_user.dyn_size = 0;
+	s.stack_user.data = NULL;
+	assert_int_equal(unwind__sample(uw, &s, ips, 8, &stop), 1);
+	assert_int_equal(stop, UNWIND_NO_STACK);
+	assert_int_equal(ips[0], regs[8]);
+	/* a copy that dropped the stack but kept its size: never read through NULL */
+	s = sample(sizeof(stack_copy));
+	s.stack_user.data = NULL;
+	assert_int_equal(unwind__sample(uw, &s, ips, 8, &stop), 1);
+	assert_int_equal(stop, UNWIND_NO_STACK);
+	/* registers announced but not there */
+	s = sample(sizeof(stack_copy));
+	s.regs_user.regs = NULL;
+	assert_int_equal(unwind__sample(uw, &s, ips, 8, &stop), 0);
+	assert_int_equal(stop, UNWIND_NO_USER);
+	s = sample(sizeof(stack_copy));
+	s.regs_user.nr = 4; /* ax bx cx dx: sp and ip would be read beyond them */
+	assert_int_equal(unwind__sample(uw, &s, ips, 8, &stop), 0);
+	assert_int_equal(stop, UNWIND_NO_USER);
+	unwind__stats(uw, &st);
+	assert_int_equal(st.stacks, 4);
+	assert_int_equal(st.stops[UNWIND_NO_STACK], 2);
+	assert_int_equal(st.stops[UNWIND_NO_USER], 2);
+	assert_int_equal(st.frames, 2);
+	assert_string_equal(unwind__stop_key(UNWIND_NO_STACK), "no_stack");
+	assert_string_equal(unwind__stop_text(UNWIND_NO_STACK), "no stack copy");
+
+	/* reported among the truncated unwinds, in text and JSON */
+	s = sample(sizeof(stack_copy));
+	s.stack_user.data = NULL;
+	assert_true(callchain__fold(cc, &s, "unit", buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "unwind_unit_capture"));
+	assert_null(strstr(buf, "unwind_unit_b"));
+	f = open_memstream(&text, &len);
+	callchain__print_unwind(cc, f, false);
+	fclose(f);
+	assert_non_null(strstr(text, "DWARF unwinding: 1 user stacks, 0 complete, 1 truncated "
+				     "(1 no stack copy)"));
+	free(text);
+	json__begin(&j, o);
+	json__key(&j, "unwind");
+	callchain__unwind_json(cc, &j);
+	json__end_line(&j);
+	assert_int_equal(out__flush(o), 0);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	assert_true(n > 0);
+	buf[n] = 0;
+	assert_non_null(strstr(buf, "\"truncated\":1,"));
+	assert_non_null(strstr(buf, "\"no_stack\":1,"));
+	out__delete(o);
+	close(fd);
+	unwind__delete(uw);
+	symcache__delete(sc);
+	callchain__delete(cc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_unwind_own_stack),
-		cmocka_unit_test(t_truncated),
-		cmocka_unit_test(t_no_user),
+		cmocka_unit_test(t_unwind_own_stack), cmocka_unit_test(t_truncated),
+		cmocka_unit_test(t_no_user),	      cmocka_unit_test(t_kept_copy),
+		cmocka_unit_test(t_no_stack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
