@@ -19,7 +19,7 @@ MEMORY=0
 BUILD=build
 ROUNDS=7
 FREQS="99 999"
-WORK=300
+WORK=3000 # rounds of split31 -n (about 3 s of CPU per copy)
 while getopts "b:r:F:n:M:" o; do
 	case $o in
 	M) MEMORY=$OPTARG ;;
@@ -66,7 +66,7 @@ workload() {
 	local t0 t1 pids=() i cpu
 	t0=$(now)
 	for ((i = 0; i < NCPU; i++)); do
-		/usr/bin/time -f "%U %S" -o "$TMP/time.$i" "$TMP/split31" "$WORK" &
+		/usr/bin/time -f "%U %S" -o "$TMP/time.$i" "$TMP/split31" -n "$WORK" &
 		pids+=($!)
 	done
 	wait "${pids[@]}"

@@ -15,7 +15,7 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/n
 trap cleanup EXIT
 cc -O0 -fno-omit-frame-pointer -o "$tmp/split31" tests/cli/split31.c || exit 1
 for _ in 1 2; do
-	"$tmp/split31" 100000000 &
+	"$tmp/split31" 100000 &
 	pids+=($!)
 done
 sleep 0.5

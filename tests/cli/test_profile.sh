@@ -33,7 +33,7 @@ if ! $CC -O0 -fno-omit-frame-pointer -o "$TMP/split31" "$SRC" 2>"$TMP/cc.err" ||
 	skip_all "cannot compile tests/cli/split31.c"
 fi
 cp "$TMP/split31" "$TMP/split31_strip" && strip -s "$TMP/split31_strip"
-ROUNDS=250 # about 2.5 s of CPU at -O0; 999 Hz gives some 2,500 samples
+ROUNDS=2s # of CPU time (split31 counts its own): 999 Hz gives some 2,000 samples
 
 # share LEAF FILE: percent of the samples of work_a + work_b whose leaf is LEAF (folded input)
 share() {
@@ -106,7 +106,7 @@ check "text: Total/Self header, main's total 100% or near" awk '
 check "text: goes to stdout, the statistics to stderr" grep -q 'events, 0 lost\|lost' "$ERR"
 
 # ---- json ----
-run_capture "$P" profile -F 999 --format json -- "$TMP/split31" 100
+run_capture "$P" profile -F 999 --format json -- "$TMP/split31" 1s
 if [ "$RC" -eq 0 ] && python3 - "$OUT" <<'EOF'; then
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
@@ -128,7 +128,7 @@ else
 fi
 
 # ---- svg and pprof ----
-run_capture "$P" profile -F 999 -o "$TMP/a.svg" -- "$TMP/split31" 100
+run_capture "$P" profile -F 999 -o "$TMP/a.svg" -- "$TMP/split31" 1s
 if [ "$RC" -eq 0 ] && python3 - "$TMP/a.svg" <<'EOF'; then
 import re, sys, xml.dom.minidom
 doc = xml.dom.minidom.parse(sys.argv[1])  # well-formed XML
@@ -173,7 +173,7 @@ else
 fi
 
 # ---- -i: one profile per interval ----
-run_capture "$P" profile -F 999 -i 300 --format json -- "$TMP/split31" 150
+run_capture "$P" profile -F 999 -i 300 --format json -- "$TMP/split31" 1.5s
 n=$(grep -c '"profile":' "$OUT")
 if [ "$RC" -eq 0 ] && [ "$n" -ge 3 ] && python3 -c '
 import json, sys
@@ -183,7 +183,7 @@ assert ps == list(range(1, len(ps) + 1)), ps' "$OUT"; then
 else
 	fail "-i 300 json: $n objects (exit $RC)"
 fi
-run_capture "$P" profile -F 999 -i 300 -o "$TMP/s.folded" -- "$TMP/split31" 150
+run_capture "$P" profile -F 999 -i 300 -o "$TMP/s.folded" -- "$TMP/split31" 1.5s
 nf=$(find "$TMP" -name 's.0*.folded' | wc -l)
 if [ "$RC" -eq 0 ] && [ "$nf" -ge 3 ] && [ -s "$TMP/s.0001.folded" ] && [ -s "$TMP/s.0002.folded" ] &&
 	[ ! -e "$TMP/s.folded" ]; then
@@ -194,7 +194,7 @@ else
 fi
 total=$(cat "$TMP"/s.0*.folded | awk '{ t += $NF } END { print t + 0 }')
 check "-i slices: together they hold the samples of the run ($total)" test "$total" -ge 1000
-run_capture "$P" profile -F 999 -i 300 -o "$TMP/s.svg" -- "$TMP/split31" 100
+run_capture "$P" profile -F 999 -i 300 -o "$TMP/s.svg" -- "$TMP/split31" 1s
 check "-i 300 -o s.svg: s.0001.svg, s.0002.svg (exit $RC)" test -s "$TMP/s.0001.svg" -a -s "$TMP/s.0002.svg"
 expect_rc "-i with --format folded and no -o: usage error" 2 "$P" profile -i 100 --format folded --duration 1
 run_capture "$P" profile -F 499 -i 200 --duration 1
@@ -202,7 +202,7 @@ n=$(grep -c '^# perfscope profile:' "$OUT")
 check "-i 200 text over 1 s: $n reports" test "$n" -ge 4
 
 # ---- stacks without frame pointers ----
-run_capture "$P" profile -F 999 --format json -- "$TMP/split31_omit" 200
+run_capture "$P" profile -F 999 --format json -- "$TMP/split31_omit" 1.5s
 tr=$(python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).readline()); print(d["truncated"], d["samples"])' "$OUT")
 read -r t s <<<"$tr"
 if [ "$RC" -eq 0 ] && [ "${s:-0}" -gt 0 ] && [ $((t * 100 / s)) -ge 50 ]; then
@@ -211,7 +211,7 @@ else
 	fail "-fomit-frame-pointer: truncated '$tr' (exit $RC)"
 fi
 check "-fomit-frame-pointer: stderr advises --call-graph dwarf" grep -q 'stops before main.*--call-graph dwarf' "$ERR"
-run_capture "$P" profile -F 999 --call-graph dwarf --format folded -- "$TMP/split31_omit" 100
+run_capture "$P" profile -F 999 --call-graph dwarf --format folded -- "$TMP/split31_omit" 1s
 reach=$(awk '/;work_[ab]( |$)/ { t += $NF; if ($0 ~ /;main;work_[ab] [0-9]+$/) m += $NF }
 	END { printf "%d %d\n", m, t }' "$OUT")
 read -r m t <<<"$reach"
@@ -221,7 +221,7 @@ else
 	fail "--call-graph dwarf: $m of $t samples reach main (exit $RC)"
 	sort -k2nr "$OUT" | head -3 | sed 's/^/#   /'
 fi
-run_capture "$P" profile -F 999 -- "$TMP/split31_omit" 100
+run_capture "$P" profile -F 999 -- "$TMP/split31_omit" 1s
 check "-fomit-frame-pointer: the text report says it too" grep -q '^# [0-9]* samples (.*%) have a user stack that stops before main' "$OUT"
 
 # ---- bad input ----
@@ -231,7 +231,7 @@ check "-F too high: says the limit ($max)" grep -q "perf_event_max_sample_rate =
 expect_rc "-o in a directory that does not exist: runtime error" 1 "$P" profile -o "$TMP/no/such/x.folded" -- touch "$TMP/ran"
 check "-o unwritable: said before anything ran (the command never started)" test ! -e "$TMP/ran"
 check "-o unwritable: names the file" grep -q "$TMP/no/such/x.folded" "$ERR"
-run_capture "$P" profile -F 999 --format folded -- "$TMP/split31_strip" 50
+run_capture "$P" profile -F 999 --format folded -- "$TMP/split31_strip" 0.5s
 if [ "$RC" -eq 0 ] && grep -qE '^split31_strip;.*\[split31_strip\+0x[0-9a-f]+\] [0-9]+$' "$OUT"; then
 	ok "stripped binary: frames as [split31_strip+0xOFFSET], exit 0"
 else
@@ -243,11 +243,11 @@ expect_rc "-F and -c together: usage error" 2 "$P" profile -F 99 -c 1000 --durat
 expect_rc "--exclude-user with --exclude-kernel: usage error" 2 "$P" profile --exclude-user --exclude-kernel --duration 1
 
 # ---- roots, events, filters ----
-run_capture "$P" profile -F 999 --per-pid --format folded -- "$TMP/split31" 30
+run_capture "$P" profile -F 999 --per-pid --format folded -- "$TMP/split31" 0.3s
 check "--per-pid: root frame comm-PID" grep -qE '^split31-[0-9]+;' "$OUT"
-run_capture "$P" profile -F 999 --per-thread --format folded -- "$TMP/split31" 30
+run_capture "$P" profile -F 999 --per-thread --format folded -- "$TMP/split31" 0.3s
 check "--per-thread: root frame comm-PID/TID" grep -qE '^split31-[0-9]+/[0-9]+;' "$OUT"
-run_capture "$P" profile -F 999 --exclude-user --format json -a -- "$TMP/split31" 50
+run_capture "$P" profile -F 999 --exclude-user --format json -a -- "$TMP/split31" 0.5s
 if python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).readline())
@@ -257,13 +257,13 @@ assert all(s["frames"][0]["kernel"] for s in d["stacks"]), "a user leaf"' "$OUT"
 else
 	fail "--exclude-user"
 fi
-run_capture "$P" profile -e page-faults --format json -- "$TMP/split31" 5
+run_capture "$P" profile -e page-faults --format json -- "$TMP/split31" 0.05s
 check "-e page-faults: sampled and named page-faults" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).readline())
 assert d["event"] == "page-faults" and d["samples"] > 0, d["event"]' "$OUT"
 
-run_capture "$P" profile -c 1000000 --format json -- "$TMP/split31" 20
+run_capture "$P" profile -c 1000000 --format json -- "$TMP/split31" 0.5s
 check "-c 1000000: sampled by period, said in the JSON" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).readline())
@@ -280,7 +280,7 @@ expect_rc "--than with a tracepoint sampled every event: usage error" 2 \
 run_window() {
 	run_ready "$WIN" env -C "$TMP" "$P" "$1" -v "${@:2}"
 }
-"$TMP/split31" 100000 &
+"$TMP/split31" 100000 & # killed below
 busy=$!
 BG_PIDS+=("$busy")
 run_window profile -F 997 -p "$busy" -g --flame-graph cpu

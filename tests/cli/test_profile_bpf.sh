@@ -20,11 +20,11 @@ if ! $CC -O0 -fno-omit-frame-pointer -o "$TMP/split31" "$SRC" 2>"$TMP/cc.err"; t
 	sed 's/^/# /' "$TMP/cc.err"
 	skip_all "cannot compile tests/cli/split31.c"
 fi
-ROUNDS=250
+ROUNDS=2s # of CPU time, counted by split31 itself
 
 # A build without the BPF programs (-Dbpf=disabled): --bpf says so and exits 1; nothing else here
 if [ ! -f "${BUILD_ROOT:?}/bpf/stacks.skel.h" ]; then
-	run_capture "$P" profile -F 99 --bpf -- "$TMP/split31" 1
+	run_capture "$P" profile -F 99 --bpf -- "$TMP/split31" 0.01s
 	if [ "$RC" -eq 1 ] && grep -q -- '--bpf is not available: .*-Dbpf=disabled' "$ERR"; then
 		ok "a build without BPF programs: --bpf says so ($(head -1 "$ERR")) and exits 1"
 	else
@@ -76,7 +76,7 @@ else
 fi
 
 # 4-5: no sample through the ring, and the count said
-run_capture "$P" profile -F 999 --bpf -- "$TMP/split31" 50
+run_capture "$P" profile -F 999 --bpf -- "$TMP/split31" 0.5s
 if [ "$RC" -eq 0 ] && grep -qE 'cpu-clock: 0 events, 0 lost' "$ERR" &&
 	grep -qE -- '--bpf: [1-9][0-9]* samples counted in the kernel, none through the ring' "$ERR"; then
 	ok "no sample crosses the ring: $(grep -- '--bpf:' "$ERR")"
@@ -90,7 +90,7 @@ else
 fi
 
 # 6-8: json with the drop fields; svg and pprof from the same counts
-run_capture "$P" profile -F 999 --bpf --format json -- "$TMP/split31" 50
+run_capture "$P" profile -F 999 --bpf --format json -- "$TMP/split31" 0.5s
 if [ "$RC" -eq 0 ] && python3 -c '
 import json, sys
 o = json.loads(open(sys.argv[1]).readline())
@@ -100,9 +100,9 @@ assert o["samples"] > 0 and "bpf_keys_full" in o and "bpf_ustack_lost" in o, o.k
 else
 	fail "json: exit $RC: $(tail -1 "$TMP/py.err")"
 fi
-run_capture "$P" profile -F 999 --bpf -o "$TMP/cpu.svg" -- "$TMP/split31" 50
+run_capture "$P" profile -F 999 --bpf -o "$TMP/cpu.svg" -- "$TMP/split31" 0.5s
 check "svg: a flame graph naming work_a (exit $RC)" sh -c "[ $RC -eq 0 ] && grep -q 'work_a' '$TMP/cpu.svg'"
-run_capture "$P" profile -F 999 --bpf -o "$TMP/cpu.pb.gz" -- "$TMP/split31" 50
+run_capture "$P" profile -F 999 --bpf -o "$TMP/cpu.pb.gz" -- "$TMP/split31" 0.5s
 check "pprof: a gzipped profile (exit $RC)" sh -c "[ $RC -eq 0 ] && gzip -t '$TMP/cpu.pb.gz'"
 
 # 9: -i slices: each slice holds only its own samples (cleared as read), and together they are
