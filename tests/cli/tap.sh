@@ -78,6 +78,19 @@ run_ready_to() {
 	fi
 	wait "$pid"
 }
+# wait_running ERRFILE [PID [SECS]]: waits until ERRFILE (the stderr of a perfscope run with -v)
+# holds its "running (" line: its events are on. A hang guard of SECS (default 60, x3 under ASan)
+# only; fails when it runs out or PID ends first.
+wait_running() {
+	local err=$1 pid=${2:-} secs=${3:-60} i
+	case ${B_SANITIZE:-} in *address*) secs=$((secs * 3)) ;; esac
+	for ((i = 0; i < secs * 20; i++)); do
+		grep -q '^perfscope [a-z-]*: running (' "$err" 2>/dev/null && return 0
+		[ -n "$pid" ] && ! _alive "$pid" && return 1
+		sleep 0.05
+	done
+	return 1
+}
 # usable_cpus: the CPUs this process may run on, in order, space-separated
 usable_cpus() { python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))'; }
 # idle_ok_cpu PERFSCOPE MT_WORKLOAD: prints the first online CPU whose idle-time events reach perf's

@@ -58,24 +58,31 @@ g = [x for x in o if x.get("final") and "syscall" in x]
 sys.exit(not (len(g) == 1 and g[0]["syscall"] == "getppid" and g[0]["count"] == 50))' "$OUT"
 
 # 7-8: rundelay --filter COMM: a program that naps 40 times is woken 40 times
-# (-i 100: its first interval line says the events are on; then the program runs; SIGINT ends it)
-timeout -s INT -k 10 --preserve-status 30 "$P" rundelay --filter mt_workload --format json -i 100 \
+# (-v's running line says the events are on; then the program runs; SIGINT ends it)
+timeout -s INT -k 10 --preserve-status 300 "$P" rundelay -v --filter mt_workload --format json -i 100 \
 	>"$TMPD/rd.json" 2>"$TMPD/rd.err" &
 RD=$!
 BG+=("$RD")
-for _ in $(seq 100); do [ -s "$TMPD/rd.json" ] && break; sleep 0.1; done
+wait_running "$TMPD/rd.err" "$RD" || diag "rundelay: no running line: $(head -3 "$TMPD/rd.err")"
 "${PIN[@]}" "$W" naps 40 5
 kill -INT "$RD" # timeout passes it on
 wait "$RD"
 RC=$?
 check "rundelay --filter: exit 0 (exit $RC)" test "$RC" -eq 0
-# (a loss on a loaded machine invalidates starts: those are counted as lost, never paired)
-idle_check "rundelay --filter: the 40 wakeups -> switch-in of the sleeper, paired or lost" json_check '
+# Every wakeup is paired, lost (a loss on a loaded machine invalidates starts: counted as lost,
+# never paired) or dropped by the kernel before the ring (an idle CPU's timer wakeup on some VM
+# kernels, common/kdrop.h: JSON kernel_dropped). A drop of the wakeup or of its switch-in each
+# leaves one nap unpaired; a switch-in dropped uncounted leaves its wakeup replaced or open. So
+# paired + lost <= 40 <= paired + lost + replaced + open + evicted + dropped, on any CPU.
+check "rundelay --filter: the 40 wakeups -> switch-in of the sleeper, paired, lost or dropped by the kernel" json_check '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
 s = [x for x in o if x.get("pair") and x.get("final")][0]
-print("# count %d, outcomes %s" % (s["count"], s["outcomes"]))
-sys.exit(not (s["count"] + s["outcomes"]["lost"] >= 40 and s["outcomes"]["paired"] == s["count"]))' "$TMPD/rd.json"
+d = [x for x in o if "kernel_dropped" in x and x.get("final")][-1]["kernel_dropped"]
+print("# count %d, kernel_dropped %d, outcomes %s" % (s["count"], d, s["outcomes"]))
+u = s["outcomes"]
+seen = s["count"] + u["lost"]
+sys.exit(not (seen <= 40 <= seen + u["replaced"] + u["open"] + u["evicted"] + d and s["outcomes"]["paired"] == s["count"]))' "$TMPD/rd.json"
 
 # 9-10: rundelay -p PID --perins: rows keyed by that pid only
 "${PIN[@]}" "$W" naps 200 5 &
