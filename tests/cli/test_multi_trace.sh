@@ -20,6 +20,10 @@ fi
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
 
+# long30 FILE: the outlier lines of at least 30 ms (the 30 ms sleep: more on a loaded machine, never
+# less; "latency 3x ms" failed when it took 40), counted
+long30() { awk '{ for (i = 1; i < NF; i++) if ($i == "latency" && $(i + 2) == "ms" && $(i + 1) >= 30) n++ } END { print n + 0 }' "$1"; }
+export -f long30
 json_check() { python3 -c "$1" "$2"; }
 
 # 1-6: the correctness test of the issue, in JSON. On a loaded machine one of the 2 ms sleeps
@@ -72,7 +76,7 @@ done
 check "text: the row of 101 calls with 1 over --than" \
 	awk '$1 == "all" && $2 == 101 && $NF == 1 { f = 1 } END { exit !f }' "$OUT"
 check "text: 'outliers: 1' and the outlier's latency line" \
-	bash -c "grep -q '^outliers: 1$' '$OUT' && test \$(grep -c ': latency 3[0-9.]* ms' '$OUT') -eq 1"
+	bash -c "grep -q '^outliers: 1$' '$OUT' && test \$(long30 '$OUT') -eq 1"
 
 # 9: perf-prof on the same program
 if [ -x "$PP" ] && "$PP" -V >/dev/null 2>&1; then
@@ -105,7 +109,7 @@ sys.exit(not (0 < len(out) <= 100 and all(x["latency_ns"] < 20000000 for x in ou
 # 12: --only-than: the outlier, no table
 run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" --only-than 20ms -- "$W" sleeps
 check "--only-than: the outlier and no table" \
-	bash -c "grep -q 'latency 3[0-9.]* ms' '$OUT' && ! grep -q ' calls ' '$OUT'"
+	bash -c "test \$(long30 '$OUT') -ge 1 && ! grep -q ' calls ' '$OUT'"
 
 # 13: --detail: the events around the outlier, start and end marked
 run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT,sched:sched_switch//untraced/" --than 20ms \
