@@ -496,6 +496,9 @@ check_pp maxstack "perf-prof trace -e '$TP//stack/max-stack=2/' -N 2: at most 2 
 pp 20 trace -e "$TP//alias=gp/" -N 2 -p $GP1
 check_pp alias "perf-prof trace -e '$TP//alias=gp/' -N 2: 2 events (perfscope names them gp)" \
 	eval 'rc0 && [ "$(nev)" -eq 2 ] && ev_all "\$3 == \"gp\" || \$3 == \"$TP\""'
+# getppid calls certain to run on CPU 1 (GP1 and GP2 may both be on CPU 0 for the whole window
+# on a loaded machine): for the cpus=1 and _cpu==1 lines
+start_bg taskset -c 1 "$GEN" -q -r 200 getppid 1000000000
 pp 20 trace -e "$TP//cpus=1/" -N 5
 check_pp cpusattr1 "perf-prof trace -e '$TP//cpus=1/' -N 5: 5 events on CPU 1" eval 'rc0 && [ "$(nev)" -eq 5 ] && ev_all "\$1 == 1"'
 pp 20 trace -e "$TP/common_pid==$GP1/" -N 5
@@ -504,6 +507,7 @@ pp 20 trace -e "$TP/_pid==$GP1/" -N 5
 check_pp pidvar1 "perf-prof trace -e '$TP/_pid==PID/' -N 5: 5 events of PID" eval 'rc0 && [ "$(nev)" -eq 5 ] && ev_all "\$4 == $GP1"'
 pp 20 trace -e "$TP/_cpu==1/" -N 5
 check_pp cpuvar1 "perf-prof trace -e '$TP/_cpu==1/' -N 5: 5 events on CPU 1" eval 'rc0 && [ "$(nev)" -eq 5 ] && ev_all "\$1 == 1"'
+kill "${BG_PIDS[-1]}" 2>/dev/null
 pp 20 trace -e "$TP/common_pid>0/" -- "$GEN" -q getppid 100
 check_pp filter "perf-prof trace -e '$TP/common_pid>0/' -- CMD: all 100" eval 'rc0 && [ "$(getppids)" -eq 100 ]'
 pp 20 trace -e 'syscalls:sys_enter_getpp*' -- "$GEN" -q getppid 100

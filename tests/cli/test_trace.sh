@@ -490,7 +490,7 @@ run_capture "$P" trace -e 'sched:sched_wakeup/comm=="cat"/alias=wakeup_cat/' -- 
 # (or, on a VM whose idle CPU drops it, that drop reported: kdrop.h)
 check "help example: cat's wake-up by the shell, under its alias (exit $RC)" \
 	sh -c "[ $RC -eq 0 ] && { grep -Eq ' sh +[0-9]+/[0-9]+ .*: wakeup_cat: comm=cat pid=' '$OUT' ||
-		grep -q 'wakeup_cat: the kernel counted 1 hits on cpu [0-9]* that never reached the ring' '$ERR'; }"
+		grep -q 'wakeup_cat: the kernel counted [0-9]* hits on cpu [0-9]* that never reached the ring' '$ERR'; }"
 mapfile -t examples < <("$P" help trace | sed -n 's/^  perfscope \(trace .*\)$/\1/p')
 check "the help still has ${#examples[@]} examples, none of them the one that printed nothing" \
 	sh -c "[ ${#examples[@]} -ge 5 ] && ! '$P' help trace | grep -q 'pid==1/alias=wakeup1'"
