@@ -183,9 +183,9 @@ else
 fi
 
 # --- SIGINT stops cleanly and prints --------------------------------------------------------
-"$P" stat -a -e context-switches >/tmp/psc_int.$$ 2>&1 &
+"$P" stat -v -a -e context-switches >/tmp/psc_int.$$ 2>&1 &
 pid=$!
-sleep 0.5
+wait_running /tmp/psc_int.$$ $pid
 kill -INT $pid
 wait $pid
 rc=$?
@@ -193,16 +193,18 @@ check "SIGINT: exit 0 (got $rc) and counts printed" sh -c "[ $rc -eq 0 ] && grep
 rm -f /tmp/psc_int.$$
 # SIGTERM too; with a command, the command gets it and its status (143) is passed through
 term_out=$(mktemp)
-"$P" stat -a -e context-switches --format json >"$term_out" 2>&1 &
+term_err=$(mktemp)
+_tap_tmpfiles+=("$term_err")
+"$P" stat -v -a -e context-switches --format json >"$term_out" 2>"$term_err" &
 pid=$!
-sleep 0.5
+wait_running "$term_err" $pid
 kill -TERM $pid
 wait $pid
 rc=$?
 check "SIGTERM: exit 0 (got $rc) and the counts printed as JSON" sh -c "[ $rc -eq 0 ] && python3 -c 'import json,sys; json.loads(open(sys.argv[1]).readline())' '$term_out'"
-"$P" stat -e context-switches -- sleep 30 >"$term_out" 2>&1 &
+"$P" stat -v -e context-switches -- sleep 30 >"$term_out" 2>&1 &
 pid=$!
-sleep 0.5
+wait_running "$term_out" $pid
 kill -TERM $pid
 wait $pid
 rc=$?

@@ -121,9 +121,9 @@ if [ "$RC" -eq 1 ] && grep -q "No space left" "$ERR"; then ok "full disk: exit 1
 
 # 24: SIGINT stops cleanly with the statistics
 ERRF=$(mktemp); _tap_tmpfiles+=("$ERRF")
-"$P" trace -e sched:sched_switch -i 100 >/dev/null 2>"$ERRF" &
+"$P" trace -v -e sched:sched_switch -i 100 >/dev/null 2>"$ERRF" &
 tpid=$!
-sleep 1
+wait_running "$ERRF" $tpid
 kill -INT $tpid
 wait $tpid
 rc=$?
@@ -132,15 +132,15 @@ if [ $rc -eq 0 ] && grep -q "sched:sched_switch: [0-9]* events, [0-9]* lost" "$E
 
 # 25: SIGUSR1 prints the counts so far and the trace goes on
 ERRF=$(mktemp); _tap_tmpfiles+=("$ERRF")
-"$P" trace -e sched:sched_switch >/dev/null 2>"$ERRF" &
+"$P" trace -v -e sched:sched_switch >/dev/null 2>"$ERRF" &
 tpid=$!
 # each SIGUSR1 once the previous one was answered (two pending ones would merge into one);
-# the first once the trace runs (it prints nothing before, so give it time to set up)
+# the first once the trace runs (-v's running line)
 stat_lines() { grep -c "sched:sched_switch: [0-9]* events, [0-9]* lost" "$ERRF"; }
-sleep 0.5
+wait_running "$ERRF" $tpid
 for want in 1 2; do
 	kill -USR1 $tpid
-	for _ in $(seq 100); do [ "$(stat_lines)" -ge $want ] && break; sleep 0.05; done
+	for _ in $(seq 600); do [ "$(stat_lines)" -ge $want ] && break; sleep 0.05; done
 done
 kill -INT $tpid
 wait $tpid
