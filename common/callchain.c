@@ -290,6 +290,9 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
 		json__obj(j);
 		json__key(j, "ip");
 		json__hex(j, f->ip);
+		frame__name(f, false, cc->line, sizeof(cc->line));
+		json__key(j, "name");
+		json__str(j, cc->line);
 		json__key(j, "sym");
 		json__str(j, f->sym);
 		if (f->sym) {
@@ -308,7 +311,7 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
 int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
 		    size_t len)
 {
-	return stack__fold(cc->frames, resolve(cc, s), prefix, FOLD_WITH_DSO, buf, len);
+	return stack__fold(cc->frames, resolve(cc, s), prefix, FOLD_KERNEL_SUFFIX, buf, len);
 }
 
 void callchain__prepare(struct callchain *cc)
@@ -368,6 +371,8 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 		.off = sym.name ? ip - sym.start : 0,
 		.dso = sym.dso,
 		.path = sym.dso,
+		.file_off = sym.mapped ? ip - sym.map_base : 0,
+		.mapped = sym.mapped,
 		.kernel = kernel,
 	};
 	/* the mapping: a second lookup, but a profile resolves each distinct address once */
@@ -385,6 +390,21 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 			f->dso = hit.dso ? hit.dso->short_name : hit.map_name;
 	}
 	return err;
+}
+
+int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len)
+{
+	const struct frame fr = {
+		.ip = f->ip,
+		.sym = f->sym,
+		.off = f->off,
+		.dso = f->dso,
+		.file_off = f->file_off,
+		.mapped = f->mapped,
+		.kernel = f->kernel,
+	};
+
+	return frame__name(&fr, ksuffix, buf, len);
 }
 
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
@@ -410,6 +430,10 @@ int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint
 		}
 		if (ctx == SKIP)
 			continue;
+		if (!ip) {
+			ctx = SKIP; /* the frame-pointer walk's terminator, not a frame */
+			continue;
+		}
 		kernel = ctx == KERNEL || (ctx == NONE && ksyms__is_kernel_addr(ip));
 		/* the first frame of a context is where it was interrupted, not a return address */
 		callchain__frame(cc, pid, ip, kernel, !first_in_ctx, &frames[n++]);

@@ -65,7 +65,8 @@ static void t_text_json(void **state)
 	json__end_line(&j);
 	assert_int_equal(out__flush(o), 0);
 	snprintf(want, sizeof(want),
-		 "{\"stack\":[{\"ip\":\"0x%llx\",\"sym\":\"callchain_unit_leaf\",\"off\":3,"
+		 "{\"stack\":[{\"ip\":\"0x%llx\",\"name\":\"callchain_unit_leaf\","
+		 "\"sym\":\"callchain_unit_leaf\",\"off\":3,"
 		 "\"dso\":\"unit_callchain\",\"kernel\":false}]}\n",
 		 (unsigned long long)ip);
 	assert_string_equal(contents(fd), want);

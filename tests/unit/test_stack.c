@@ -141,6 +141,12 @@ static void test_kernel_chain(void **state)
 	assert_string_equal(line, "ext4_file_read_iter+0x10 (ext4)");
 	frame__snprint(&fr[4], line, sizeof(line));
 	assert_string_equal(line, "[unknown] ([kernel.kallsyms])");
+	frame__name(&fr[4], true, line, sizeof(line));
+	assert_string_equal(line, "[unknown]_[k]");
+	frame__name(&fr[0], true, line, sizeof(line));
+	assert_string_equal(line, "__x64_sys_getppid_[k]");
+	frame__name(&fr[0], false, line, sizeof(line));
+	assert_string_equal(line, "__x64_sys_getppid");
 
 	/* max-stack and dropping kernel frames */
 	assert_int_equal(stack__resolve(sc, FAKE_PID, ips, 6, 0, fr, 2), 2);
@@ -153,7 +159,7 @@ static void test_fold(void **state)
 	const struct frame fr[] = {
 		{ .sym = "leaf", .kernel = true },
 		{ .sym = "mid;dle", .kernel = false },
-		{ .sym = NULL, .dso = "libc.so.6" },
+		{ .sym = NULL, .dso = "libc.so.6", .mapped = true, .file_off = 0x2a1f0 },
 		{ .sym = "std::vector<int>::push_back(int const&)" },
 		{ .sym = "main" },
 	};
@@ -161,19 +167,21 @@ static void test_fold(void **state)
 	int n;
 
 	n = stack__fold(fr, 5, NULL, 0, buf, sizeof(buf));
-	assert_string_equal(buf,
-			    "main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf");
+	assert_string_equal(
+		buf, "main;std::vector<int>::push_back(int const&);[libc.so.6+0x2a1f0];mid_dle;leaf");
 	assert_int_equal(n, (int)strlen(buf));
-	stack__fold(fr, 5, "bash", FOLD_KERNEL_SUFFIX | FOLD_WITH_DSO, buf,
-			sizeof(buf));
+	stack__fold(fr, 5, "bash", FOLD_KERNEL_SUFFIX, buf, sizeof(buf));
 	assert_string_equal(
 		buf,
-		"bash;main;std::vector<int>::push_back(int const&);[libc.so.6];mid_dle;leaf_[k]");
+		"bash;main;std::vector<int>::push_back(int const&);[libc.so.6+0x2a1f0];mid_dle;"
+		"leaf_[k]");
+	/* a thread gone before it was named is no root of its own */
+	stack__fold(fr + 4, 1, "<...>", 0, buf, sizeof(buf));
+	assert_string_equal(buf, "[unknown];main");
 	/* truncation: snprintf-style length, always terminated */
 	n = stack__fold(fr, 5, NULL, 0, small, sizeof(small));
-	assert_int_equal(
-		n,
-		(int)strlen("main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf"));
+	assert_int_equal(n, (int)strlen("main;std::vector<int>::push_back(int const&);"
+					"[libc.so.6+0x2a1f0];mid_dle;leaf"));
 	assert_string_equal(small, "main;st");
 	stack__fold(fr, 0, NULL, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "");
@@ -229,6 +237,42 @@ static void test_maps_overlap(void **state)
 	usyms__exit(u, FAKE_PID + 1);
 	/* unknown now, and /proc has nothing of it */
 	assert_int_equal(usyms__find(u, FAKE_PID, 0x20010, &hit), -ESRCH);
+	symcache__delete(sc);
+}
+
+/*
+ * An unsymbolized user frame is named by its module and file offset, the same in two processes
+ * that map the binary at different addresses; an unmapped one is "[unknown]", never its
+ * address; a 0 ends the user part (the frame-pointer walk's terminator).
+ */
+static void test_frame_names(void **state)
+{
+	struct symcache *sc = new_cache();
+	struct usyms *u = symcache__usyms(sc);
+	struct umap_file a = { .path = "/nonexistent/liba.so", .prot = PROT_EXEC | PROT_READ };
+	const uint64_t c1[] = { (uint64_t)PERF_CONTEXT_USER, 0x11234, 0x12001, 0x999000, 0,
+				0x11111 };
+	const uint64_t c2[] = { (uint64_t)PERF_CONTEXT_USER, 0x7f0000001234, 0x7f0000002001,
+				0x999000, 0, 0x22222 };
+	struct frame f1[8], f2[8];
+	char b1[256], b2[256];
+
+	assert_int_equal(usyms__mmap(u, FAKE_PID, 0x10000, 0x10000, 0x1000, &a), 0);
+	assert_int_equal(usyms__mmap(u, FAKE_PID + 1, 0x7f0000000000, 0x10000, 0x1000, &a), 0);
+	assert_int_equal(stack__resolve(sc, FAKE_PID, c1, 6, 0, f1, 8), 3);
+	assert_int_equal(stack__resolve(sc, FAKE_PID + 1, c2, 6, 0, f2, 8), 3);
+	frame__name(&f1[0], true, b1, sizeof(b1));
+	assert_string_equal(b1, "[liba.so+0x2234]");
+	stack__fold(f1, 3, "prog", FOLD_KERNEL_SUFFIX, b1, sizeof(b1));
+	stack__fold(f2, 3, "prog", FOLD_KERNEL_SUFFIX, b2, sizeof(b2));
+	assert_string_equal(b1, "prog;[unknown];[liba.so+0x3001];[liba.so+0x2234]");
+	assert_string_equal(b1, b2);
+	frame__snprint(&f1[2], b1, sizeof(b1));
+	assert_string_equal(b1, "[unknown] ([unknown])");
+	frame__snprint(&f1[0], b1, sizeof(b1));
+	assert_string_equal(b1, "[liba.so+0x2234] (liba.so)");
+	usyms__exit(u, FAKE_PID);
+	usyms__exit(u, FAKE_PID + 1);
 	symcache__delete(sc);
 }
 
@@ -340,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kernel_chain),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_frame_names),
 		cmocka_unit_test(test_maps_overlap),
 		cmocka_unit_test(test_own_process_symbols),
 		cmocka_unit_test(test_build_id_debug_file),
