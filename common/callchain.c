@@ -2,6 +2,7 @@
 #include "callchain.h"
 #include "clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,12 +95,15 @@ static void pid_list_del(struct pid_list *l, pid_t pid)
 void callchain__record(struct callchain *cc, const struct psc_record *rec)
 {
 	struct usyms *u = symcache__usyms(cc->sc);
+	/* records come per CPU, not in time order: their times put a process's back in order */
+	uint64_t t = (rec->sid.present & PERF_SAMPLE_TIME) ? rec->sid.time : 0;
 
 	switch (rec->type) {
 	case PERF_RECORD_MMAP2: {
 		struct umap_file f = {
 			.path = rec->mmap2.filename,
 			.prot = rec->mmap2.prot,
+			.time = t,
 		};
 
 		if (rec->mmap2.has_build_id) {
@@ -119,17 +123,22 @@ void callchain__record(struct callchain *cc, const struct psc_record *rec)
 		if (rec->fork.pid != rec->fork.ppid) {
 			pid_list_del(&cc->exited, (pid_t)rec->fork.pid);
 			pid_list_del(&cc->ripe, (pid_t)rec->fork.pid);
-			usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid);
+			usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid,
+				    rec->fork.time);
 		}
 		break;
 	case PERF_RECORD_EXIT:
-		/* the process's main thread: the maps go once its last samples are out */
-		if (rec->fork.pid == rec->fork.tid)
+		/*
+		 * The process's main thread: the maps go once its last samples are out. Not those
+		 * of a newer process of the same pid, whose fork was read first.
+		 */
+		if (rec->fork.pid == rec->fork.tid &&
+		    !(rec->fork.time && usyms__born(u, (pid_t)rec->fork.pid) > rec->fork.time))
 			pid_list_add(&cc->exited, (pid_t)rec->fork.pid);
 		break;
 	case PERF_RECORD_COMM:
 		if (rec->comm.exec) {
-			usyms__exec(u, (pid_t)rec->comm.pid);
+			usyms__exec(u, (pid_t)rec->comm.pid, t);
 			if (cc->uw)
 				unwind__forget(cc->uw, (pid_t)rec->comm.pid);
 		}
@@ -337,12 +346,42 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
+void callchain__see(struct callchain *cc, pid_t pid)
+{
+	uint64_t gen;
+
+	if (pid > 0)
+		usyms__gen(symcache__usyms(cc->sc), pid, &gen); /* loads its maps when unknown */
+}
+
+/* Every process there is now: a system-wide run's processes that started before it. */
+static void preload_all(struct callchain *cc)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		callchain__see(cc, (pid_t)pid);
+	}
+	if (d)
+		closedir(d);
+}
+
 void callchain__preload(struct callchain *cc, const struct psc_threadmap *threads)
 {
 	struct usyms *u = symcache__usyms(cc->sc);
 	uint64_t gen;
 	int i;
 
+	if (!threads) {
+		preload_all(cc);
+		return;
+	}
 	for (i = 0; threads && i < psc_threadmap__nr(threads); i++) {
 		pid_t tgid = tgid_of(psc_threadmap__tid(threads, i));
 

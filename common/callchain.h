@@ -125,11 +125,17 @@ void callchain__unwind_json(struct callchain *cc, struct json *j);
 void callchain__prepare(struct callchain *cc);
 
 /*
- * Reads now the maps of the processes of these threads (-p/-t), before the events are enabled:
- * a process that exits before its samples are read would leave its user frames unknown, its
- * /proc/PID/maps gone by then.
+ * Reads now the maps of the processes of these threads (-p/-t), or of every process (threads
+ * NULL: system-wide), before the events are enabled: a process that exits before its samples are
+ * read would leave its user frames unknown, its /proc/PID/maps gone by then.
  */
 struct psc_threadmap;
 void callchain__preload(struct callchain *cc, const struct psc_threadmap *threads);
+/*
+ * A sample of pid was taken: reads its maps now when nothing is known of it yet (a process met
+ * first by its samples), for a profiler that symbolizes at its report, when the process may be
+ * gone. One hash lookup when it is known.
+ */
+void callchain__see(struct callchain *cc, pid_t pid);
 
 #endif

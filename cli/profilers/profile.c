@@ -189,6 +189,8 @@ static int profile_sample(struct prof *p, void *priv, struct prof_event *ev, int
 	struct stack_ent *e;
 
 	(void)ev;
+	/* symbolized at the report, when the process may be gone: its maps are read now */
+	callchain__see(prof__callchain(p), (pid_t)s->pid);
 	n = callchain__sample_ips(prof__callchain(p), s, &ips);
 	if (n) {
 		nr = (uint32_t)(n > 4096 ? 4096 : n);

@@ -227,10 +227,10 @@ static void test_maps_overlap(void **state)
 	assert_int_equal(usyms__find(u, FAKE_PID, 0x9000, &hit), -ENOENT);
 
 	/* fork copies, exec forgets, exit removes */
-	assert_int_equal(usyms__fork(u, FAKE_PID, FAKE_PID + 1), 0);
+	assert_int_equal(usyms__fork(u, FAKE_PID, FAKE_PID + 1, 0), 0);
 	assert_int_equal(usyms__find(u, FAKE_PID + 1, 0x20010, &hit), 0);
 	assert_string_equal(hit.map_name, "/nonexistent/libb.so");
-	usyms__exec(u, FAKE_PID + 1);
+	usyms__exec(u, FAKE_PID + 1, 0);
 	assert_int_equal(usyms__find(u, FAKE_PID + 1, 0x20010, &hit), -ENOENT);
 	assert_int_equal(usyms__find(u, FAKE_PID, 0x20010, &hit), 0);
 	usyms__exit(u, FAKE_PID);
@@ -273,6 +273,60 @@ static void test_frame_names(void **state)
 	assert_string_equal(b1, "[liba.so+0x2234] (liba.so)");
 	usyms__exit(u, FAKE_PID);
 	usyms__exit(u, FAKE_PID + 1);
+	symcache__delete(sc);
+}
+
+/*
+ * Records read out of time order (each CPU's ring in turn, as profile reads them): a child's
+ * exec and mmaps before its FORK, libraries ld.so maps before the exec, an old image's mmap
+ * after it. The maps end as the process has them.
+ */
+static void test_maps_out_of_order(void **state)
+{
+	struct symcache *sc = new_cache();
+	struct usyms *u = symcache__usyms(sc);
+	struct umap_file a = { .path = "/nonexistent/parent", .prot = PROT_EXEC, .time = 100 };
+	struct umap_file b = { .path = "/nonexistent/child", .prot = PROT_EXEC, .time = 310 };
+	struct umap_file c = { .path = "/nonexistent/libc", .prot = PROT_EXEC, .time = 250 };
+	struct umap_file l = { .path = "/nonexistent/libl", .prot = PROT_EXEC, .time = 420 };
+	struct umap_file old = { .path = "/nonexistent/old", .prot = PROT_EXEC, .time = 390 };
+	const pid_t parent = FAKE_PID, child = FAKE_PID + 1, kid = FAKE_PID + 2;
+	struct uaddr hit;
+
+	assert_int_equal(usyms__mmap(u, parent, 0x10000, 0x1000, 0, &a), 0);
+
+	/* fork (200) then exec (300) and an mmap (310), the child's read first */
+	usyms__exec(u, child, 300);
+	assert_int_equal(usyms__mmap(u, child, 0x20000, 0x1000, 0, &b), 0);
+	assert_int_equal(usyms__fork(u, parent, child, 200), 0);
+	assert_int_equal(usyms__find(u, child, 0x20010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/child");
+	assert_int_equal(usyms__find(u, child, 0x10010, &hit), -ENOENT); /* exec'd away */
+	assert_true(usyms__born(u, child) >= 300);
+
+	/* a fork (200) without exec, its child's mmap (250) read first: both the parent's and its */
+	assert_int_equal(usyms__mmap(u, kid, 0x30000, 0x1000, 0, &c), 0);
+	assert_int_equal(usyms__fork(u, parent, kid, 200), 0);
+	assert_int_equal(usyms__find(u, kid, 0x30010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/libc");
+	assert_int_equal(usyms__find(u, kid, 0x10010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/parent");
+
+	/* kid execs (400): ld.so's library (420) read before the exec, the old image's (390) after */
+	assert_int_equal(usyms__mmap(u, kid, 0x40000, 0x1000, 0, &l), 0);
+	usyms__exec(u, kid, 400);
+	assert_int_equal(usyms__mmap(u, kid, 0x50000, 0x1000, 0, &old), 0);
+	assert_int_equal(usyms__find(u, kid, 0x40010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/libl");
+	assert_int_equal(usyms__find(u, kid, 0x10010, &hit), -ENOENT);
+	assert_int_equal(usyms__find(u, kid, 0x30010, &hit), -ENOENT);
+	assert_int_equal(usyms__find(u, kid, 0x50010, &hit), -ENOENT);
+
+	/* a pid reused: the FORK (500) of the new process replaces the old one's maps */
+	assert_int_equal(usyms__fork(u, parent, kid, 500), 0);
+	assert_int_equal(usyms__find(u, kid, 0x40010, &hit), -ENOENT);
+	assert_int_equal(usyms__find(u, kid, 0x10010, &hit), 0);
+	assert_int_equal(usyms__born(u, kid), 500);
 	symcache__delete(sc);
 }
 
@@ -385,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_chain),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_frame_names),
+		cmocka_unit_test(test_maps_out_of_order),
 		cmocka_unit_test(test_maps_overlap),
 		cmocka_unit_test(test_own_process_symbols),
 		cmocka_unit_test(test_build_id_debug_file),
