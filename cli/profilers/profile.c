@@ -9,6 +9,7 @@
 #include <perfscope/perfscope.h>
 
 #include "profile.h"
+#include "user_only.h"
 #include "profiler.h"
 
 #define THAN_WINDOW_NS 1000000000ull /* --than without -i: CPU use judged per second */
@@ -51,6 +52,22 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 		a->exclude_kernel = 1;
 	if (pf->exclude_guest)
 		a->exclude_guest = 1;
+	/*
+	 * perf_event_paranoid >= 2 and no privilege: a task's samples of its user space, as stat
+	 * counts it and perf does, rather than none. Whole CPUs need more: refused as before.
+	 */
+	if (!pf->exclude_user && user_only__task_target(&p->opts)) {
+		bool first;
+
+		if (user_only__apply(&pf->kernel_refused, a, &first))
+			pf->user_only = true;
+		if (first) {
+			char msg[400];
+
+			user_only__message(msg, sizeof(msg), p->name, true);
+			fprintf(stderr, "%s\n", msg);
+		}
+	}
 	/* what the first event samples at is what the outputs say (every event of a tracepoint) */
 	if (ev->idx == 0) {
 		pf->use_freq = a->freq;

@@ -221,6 +221,9 @@ static void describe(struct prof *p, struct profile *pf, char *buf, size_t len)
 			      time_event(pf->event) ? "ns" : "events");
 	if (pf->why_event)
 		n += snprintf(buf + n, len - (size_t)n, " (%s)", pf->why_event);
+	if (pf->user_only)
+		n += snprintf(buf + n, len - (size_t)n,
+			      ", user space only (the kernel may not be sampled by this user)");
 	if (pf->bpf)
 		snprintf(buf + n, len - (size_t)n, ", counted in the kernel (BPF)");
 	(void)p;
@@ -335,6 +338,10 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 	}
 	json__key(&j, "target");
 	json__str(&j, p->title);
+	if (pf->user_only) {
+		json__key(&j, "user_only");
+		json__bool(&j, true);
+	}
 	if (p->opts.interval_ms) {
 		json__key(&j, "profile");
 		json__u64(&j, pf->seq);
