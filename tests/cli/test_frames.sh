@@ -43,7 +43,7 @@ chmod 755 "$TMP/frames_prog" "$TMP/frames_strip"
 # frames FILE: every frame of a folded file, one a line (the root and the count left out)
 frames() { sed -E 's/ [0-9]+$//; s/^[^;]*;?//' "$1" | tr ';' '\n' | sed '/^$/d'; }
 # no_bad_frames FILE: no frame (the root included) is a raw address, 0x0 or "<...>"
-no_bad_frames() { ! sed -E 's/ [0-9]+$//' "$1" | tr ';' '\n' | grep -E '^(0x[0-9a-f]+|<\.\.\.>)(_\[k\])?$'; }
+no_bad_frames() { ! sed -E 's/ [0-9]+$//' "$1" | tr ';' '\n' | grep -qE '^(0x[0-9a-f]+|<\.\.\.>)(_\[k\])?$'; }
 # kernel_tail FILE: true when, in every line, the frames after the first "_[k]" one are all
 # kernel frames (the kernel part is the leaf end of a stack, after its user part)
 kernel_tail() {
