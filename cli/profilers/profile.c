@@ -625,7 +625,11 @@ const struct profiler profiler_profile = {
 		"json is one object per profile with its stacks (frames innermost first) and functions;\n"
 		"svg is an interactive flame graph; pprof is gzipped profile.proto (go tool pprof, Pyroscope,\n"
 		"Parca) with pid and comm labels, mappings and build-ids.\n"
-		"A frame without a symbol is shown as [module+0xOFFSET] (the offset in the file).",
+		"Every format names a frame alike: its function; without a symbol [module+0xOFFSET]\n"
+		"(the offset in the file: the same in every process and run); else [unknown]. Folded\n"
+		"and svg mark kernel frames with flamegraph.pl's '_[k]' suffix (blue in the SVG).\n"
+		"A user whom kernel.perf_event_paranoid (2 or more) forbids the kernel samples the user\n"
+		"space of its own COMMAND or -p processes, as perf does, and is told so.",
 	.events_help = "what to sample instead of cycles/cpu-clock: any event perfscope\n"
 		       "knows (e.g. -e page-faults, -e sched:sched_switch); period=/freq=\n"
 		       "on the event win over -F/-c",
