@@ -123,8 +123,7 @@ void callchain__record(struct callchain *cc, const struct psc_record *rec)
 		if (rec->fork.pid != rec->fork.ppid) {
 			pid_list_del(&cc->exited, (pid_t)rec->fork.pid);
 			pid_list_del(&cc->ripe, (pid_t)rec->fork.pid);
-			usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid,
-				    rec->fork.time);
+			usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid, rec->fork.time);
 		}
 		break;
 	case PERF_RECORD_EXIT:

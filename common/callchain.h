@@ -75,7 +75,8 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 		     struct cc_frame *f);
 /*
  * A PERF_SAMPLE_CALLCHAIN array (markers say kernel or user; hypervisor and guest parts are
- * skipped, a 0 ends its context's part) to at most max frames, innermost first. Returns the number filled.
+ * skipped, a 0 ends its context's part) to at most max frames, innermost first. Returns the
+ * number filled.
  */
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
 		      struct cc_frame *frames, int max);

@@ -63,7 +63,8 @@ enum fold_flags {
  * Folded stack for flame graphs: outermost frame first, ';'-separated ("main;mid;leaf").
  * ';' and control characters (newline, tab) in names become '_', which would break the format;
  * spaces stay (flamegraph.pl splits the count off at the last space). prefix (e.g. the comm) is
- * placed first when not NULL (frame__root). Frames are named by frame__name. snprintf-style return; buf always terminated.
+ * placed first when not NULL (frame__root). Frames are named by frame__name. snprintf-style
+ * return; buf always terminated.
  */
 int stack__fold(const struct frame *frames, int nr, const char *prefix, unsigned int flags,
 		    char *buf, size_t len);

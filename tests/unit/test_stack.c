@@ -168,7 +168,8 @@ static void test_fold(void **state)
 
 	n = stack__fold(fr, 5, NULL, 0, buf, sizeof(buf));
 	assert_string_equal(
-		buf, "main;std::vector<int>::push_back(int const&);[libc.so.6+0x2a1f0];mid_dle;leaf");
+		buf,
+		"main;std::vector<int>::push_back(int const&);[libc.so.6+0x2a1f0];mid_dle;leaf");
 	assert_int_equal(n, (int)strlen(buf));
 	stack__fold(fr, 5, "bash", FOLD_KERNEL_SUFFIX, buf, sizeof(buf));
 	assert_string_equal(
@@ -250,10 +251,12 @@ static void test_frame_names(void **state)
 	struct symcache *sc = new_cache();
 	struct usyms *u = symcache__usyms(sc);
 	struct umap_file a = { .path = "/nonexistent/liba.so", .prot = PROT_EXEC | PROT_READ };
-	const uint64_t c1[] = { (uint64_t)PERF_CONTEXT_USER, 0x11234, 0x12001, 0x999000, 0,
-				0x11111 };
-	const uint64_t c2[] = { (uint64_t)PERF_CONTEXT_USER, 0x7f0000001234, 0x7f0000002001,
-				0x999000, 0, 0x22222 };
+	const uint64_t c1[] = {
+		(uint64_t)PERF_CONTEXT_USER, 0x11234, 0x12001, 0x999000, 0, 0x11111
+	};
+	const uint64_t c2[] = {
+		(uint64_t)PERF_CONTEXT_USER, 0x7f0000001234, 0x7f0000002001, 0x999000, 0, 0x22222
+	};
 	struct frame f1[8], f2[8];
 	char b1[256], b2[256];
 
@@ -304,7 +307,7 @@ static void test_maps_out_of_order(void **state)
 	assert_int_equal(usyms__find(u, child, 0x10010, &hit), -ENOENT); /* exec'd away */
 	assert_true(usyms__born(u, child) >= 300);
 
-	/* a fork (200) without exec, its child's mmap (250) read first: both the parent's and its */
+	/* a fork (200) without exec, its child's mmap (250) read first: the parent's and its own */
 	assert_int_equal(usyms__mmap(u, kid, 0x30000, 0x1000, 0, &c), 0);
 	assert_int_equal(usyms__fork(u, parent, kid, 200), 0);
 	assert_int_equal(usyms__find(u, kid, 0x30010, &hit), 0);
@@ -312,7 +315,7 @@ static void test_maps_out_of_order(void **state)
 	assert_int_equal(usyms__find(u, kid, 0x10010, &hit), 0);
 	assert_string_equal(hit.map_name, "/nonexistent/parent");
 
-	/* kid execs (400): ld.so's library (420) read before the exec, the old image's (390) after */
+	/* kid execs (400): ld.so's library (420) read before the exec, old image's (390) after */
 	assert_int_equal(usyms__mmap(u, kid, 0x40000, 0x1000, 0, &l), 0);
 	usyms__exec(u, kid, 400);
 	assert_int_equal(usyms__mmap(u, kid, 0x50000, 0x1000, 0, &old), 0);
