@@ -2,6 +2,7 @@
 #include "callchain.h"
 #include "clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,12 +95,15 @@ static void pid_list_del(struct pid_list *l, pid_t pid)
 void callchain__record(struct callchain *cc, const struct psc_record *rec)
 {
 	struct usyms *u = symcache__usyms(cc->sc);
+	/* records come per CPU, not in time order: their times put a process's back in order */
+	uint64_t t = (rec->sid.present & PERF_SAMPLE_TIME) ? rec->sid.time : 0;
 
 	switch (rec->type) {
 	case PERF_RECORD_MMAP2: {
 		struct umap_file f = {
 			.path = rec->mmap2.filename,
 			.prot = rec->mmap2.prot,
+			.time = t,
 		};
 
 		if (rec->mmap2.has_build_id) {
@@ -119,17 +123,21 @@ void callchain__record(struct callchain *cc, const struct psc_record *rec)
 		if (rec->fork.pid != rec->fork.ppid) {
 			pid_list_del(&cc->exited, (pid_t)rec->fork.pid);
 			pid_list_del(&cc->ripe, (pid_t)rec->fork.pid);
-			usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid);
+			usyms__fork(u, (pid_t)rec->fork.ppid, (pid_t)rec->fork.pid, rec->fork.time);
 		}
 		break;
 	case PERF_RECORD_EXIT:
-		/* the process's main thread: the maps go once its last samples are out */
-		if (rec->fork.pid == rec->fork.tid)
+		/*
+		 * The process's main thread: the maps go once its last samples are out. Not those
+		 * of a newer process of the same pid, whose fork was read first.
+		 */
+		if (rec->fork.pid == rec->fork.tid &&
+		    !(rec->fork.time && usyms__born(u, (pid_t)rec->fork.pid) > rec->fork.time))
 			pid_list_add(&cc->exited, (pid_t)rec->fork.pid);
 		break;
 	case PERF_RECORD_COMM:
 		if (rec->comm.exec) {
-			usyms__exec(u, (pid_t)rec->comm.pid);
+			usyms__exec(u, (pid_t)rec->comm.pid, t);
 			if (cc->uw)
 				unwind__forget(cc->uw, (pid_t)rec->comm.pid);
 		}
@@ -290,6 +298,9 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
 		json__obj(j);
 		json__key(j, "ip");
 		json__hex(j, f->ip);
+		frame__name(f, false, cc->line, sizeof(cc->line));
+		json__key(j, "name");
+		json__str(j, cc->line);
 		json__key(j, "sym");
 		json__str(j, f->sym);
 		if (f->sym) {
@@ -308,7 +319,7 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
 int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
 		    size_t len)
 {
-	return stack__fold(cc->frames, resolve(cc, s), prefix, FOLD_WITH_DSO, buf, len);
+	return stack__fold(cc->frames, resolve(cc, s), prefix, FOLD_KERNEL_SUFFIX, buf, len);
 }
 
 void callchain__prepare(struct callchain *cc)
@@ -334,12 +345,42 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
+void callchain__see(struct callchain *cc, pid_t pid)
+{
+	uint64_t gen;
+
+	if (pid > 0)
+		usyms__gen(symcache__usyms(cc->sc), pid, &gen); /* loads its maps when unknown */
+}
+
+/* Every process there is now: a system-wide run's processes that started before it. */
+static void preload_all(struct callchain *cc)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0)
+			continue;
+		callchain__see(cc, (pid_t)pid);
+	}
+	if (d)
+		closedir(d);
+}
+
 void callchain__preload(struct callchain *cc, const struct psc_threadmap *threads)
 {
 	struct usyms *u = symcache__usyms(cc->sc);
 	uint64_t gen;
 	int i;
 
+	if (!threads) {
+		preload_all(cc);
+		return;
+	}
 	for (i = 0; threads && i < psc_threadmap__nr(threads); i++) {
 		pid_t tgid = tgid_of(psc_threadmap__tid(threads, i));
 
@@ -368,6 +409,8 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 		.off = sym.name ? ip - sym.start : 0,
 		.dso = sym.dso,
 		.path = sym.dso,
+		.file_off = sym.mapped ? ip - sym.map_base : 0,
+		.mapped = sym.mapped,
 		.kernel = kernel,
 	};
 	/* the mapping: a second lookup, but a profile resolves each distinct address once */
@@ -385,6 +428,21 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 			f->dso = hit.dso ? hit.dso->short_name : hit.map_name;
 	}
 	return err;
+}
+
+int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len)
+{
+	const struct frame fr = {
+		.ip = f->ip,
+		.sym = f->sym,
+		.off = f->off,
+		.dso = f->dso,
+		.file_off = f->file_off,
+		.mapped = f->mapped,
+		.kernel = f->kernel,
+	};
+
+	return frame__name(&fr, ksuffix, buf, len);
 }
 
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
@@ -410,6 +468,10 @@ int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint
 		}
 		if (ctx == SKIP)
 			continue;
+		if (!ip) {
+			ctx = SKIP; /* the frame-pointer walk's terminator, not a frame */
+			continue;
+		}
 		kernel = ctx == KERNEL || (ctx == NONE && ksyms__is_kernel_addr(ip));
 		/* the first frame of a context is where it was interrupted, not a return address */
 		callchain__frame(cc, pid, ip, kernel, !first_in_ctx, &frames[n++]);

@@ -35,12 +35,12 @@ void callchain__round_end(struct callchain *cc);
 void callchain__print_stats(struct callchain *cc, FILE *f);
 /* One line per frame, innermost first: "\t    ffffffff81234567 func+0x1a (module)". */
 void callchain__text(struct callchain *cc, struct out *out, const struct psc_sample *s);
-/* [{"ip":"0x...","sym":"func","off":26,"dso":"module","kernel":true}, ...] */
+/* [{"ip":"0x...","name":"func","sym":"func","off":26,"dso":"module","kernel":true}, ...] */
 void callchain__json(struct callchain *cc, struct json *j, const struct psc_sample *s);
 
 /*
  * The stack of s folded for flame graphs, outermost first, prefix (the comm) as its root:
- * "comm;main;work;leaf" (stack.h). snprintf-style return.
+ * "comm;main;work;leaf" (stack.h), kernel frames marked "_[k]". snprintf-style return.
  */
 int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
 		    size_t len);
@@ -59,8 +59,12 @@ struct cc_frame {
 	uint64_t file_off; /* ip's offset in path (ip - map_start + map_pgoff), 0 when unmapped */
 	const uint8_t *build_id; /* NULL when unknown */
 	uint8_t build_id_size;
+	bool mapped; /* a user frame in a file-backed mapping or [vdso]: file_off names it */
 	bool kernel;
 };
+
+/* The frame's name as every writer gives it (stack.h's frame__name). snprintf-style. */
+int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len);
 
 /*
  * Resolves one address of process pid (user) or of the kernel. caller: ip is a return address,
@@ -71,7 +75,8 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 		     struct cc_frame *f);
 /*
  * A PERF_SAMPLE_CALLCHAIN array (markers say kernel or user; hypervisor and guest parts are
- * skipped) to at most max frames, innermost first. Returns the number filled.
+ * skipped, a 0 ends its context's part) to at most max frames, innermost first. Returns the
+ * number filled.
  */
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
 		      struct cc_frame *frames, int max);
@@ -121,11 +126,17 @@ void callchain__unwind_json(struct callchain *cc, struct json *j);
 void callchain__prepare(struct callchain *cc);
 
 /*
- * Reads now the maps of the processes of these threads (-p/-t), before the events are enabled:
- * a process that exits before its samples are read would leave its user frames unknown, its
- * /proc/PID/maps gone by then.
+ * Reads now the maps of the processes of these threads (-p/-t), or of every process (threads
+ * NULL: system-wide), before the events are enabled: a process that exits before its samples are
+ * read would leave its user frames unknown, its /proc/PID/maps gone by then.
  */
 struct psc_threadmap;
 void callchain__preload(struct callchain *cc, const struct psc_threadmap *threads);
+/*
+ * A sample of pid was taken: reads its maps now when nothing is known of it yet (a process met
+ * first by its samples), for a profiler that symbolizes at its report, when the process may be
+ * gone. One hash lookup when it is known.
+ */
+void callchain__see(struct callchain *cc, pid_t pid);
 
 #endif

@@ -720,6 +720,8 @@ static int run(struct prof *p, bool *again)
 		callchain__prepare(p->state->cc);
 	if (p->state->cc && p->target.follows_tasks)
 		callchain__preload(p->state->cc, p->target.threads);
+	else if (p->state->cc && p->target.per_cpu && !p->run_idx)
+		callchain__preload(p->state->cc, NULL); /* the processes already running */
 	if (p->opts.usage_self_ms && (err = start_usage_self(p))) {
 		fprintf(stderr, "perfscope %s: --usage-self: %s\n", p->name, strerror(-err));
 		return 1;

@@ -32,6 +32,12 @@ int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t
 		}
 		if (ctx == CTX_SKIP)
 			continue;
+		if (!ip) {
+			/* the frame-pointer walk's terminator: no frame, and nothing of this
+			 * context past it */
+			ctx = CTX_SKIP;
+			continue;
+		}
 		/* no marker (a hand-made chain): the address says whose it is */
 		kernel = ctx == CTX_KERNEL || (ctx == CTX_NONE && ksyms__is_kernel_addr(ip));
 		if ((kernel && (flags & STACK_NO_KERNEL)) ||
@@ -43,7 +49,7 @@ int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t
 		 * Caller frames hold return addresses, the instruction after the call: look up
 		 * ip - 1 so a call ending a function (noreturn callee) names that function.
 		 */
-		lookup = first_in_ctx || !ip ? ip : ip - 1;
+		lookup = first_in_ctx ? ip : ip - 1;
 		first_in_ctx = false;
 		symcache__resolve(sc, pid, lookup, kernel, &sym);
 		frames[n] = (struct frame){
@@ -51,6 +57,8 @@ int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t
 			.sym = sym.name,
 			.off = sym.name ? ip - sym.start : 0,
 			.dso = sym.dso,
+			.file_off = sym.mapped ? ip - sym.map_base : 0,
+			.mapped = sym.mapped,
 			.kernel = kernel,
 		};
 		n++;
@@ -58,17 +66,33 @@ int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t
 	return n;
 }
 
+int frame__name(const struct frame *f, bool ksuffix, char *buf, size_t len)
+{
+	const char *k = ksuffix && f->kernel ? "_[k]" : "";
+
+	if (f->sym)
+		return snprintf(buf, len, "%s%s", f->sym, k);
+	if (!f->kernel && f->mapped && f->dso)
+		return snprintf(buf, len, "[%s+0x%" PRIx64 "]", f->dso, f->file_off);
+	return snprintf(buf, len, "[unknown]%s", k);
+}
+
+const char *frame__root(const char *comm)
+{
+	/* comm.h's name of a thread gone before it was named */
+	return comm && *comm && strcmp(comm, "<...>") ? comm : "[unknown]";
+}
+
 int frame__snprint(const struct frame *f, char *buf, size_t len)
 {
 	int n;
 
 	if (f->sym)
-		n = snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", f->sym, f->off,
-			     f->dso ? f->dso : "[unknown]");
-	else if (f->dso)
-		n = snprintf(buf, len, "[unknown] (%s)", f->dso);
-	else
-		n = snprintf(buf, len, "0x%" PRIx64 " ([unknown])", f->ip);
+		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", f->sym, f->off,
+				f->dso ? f->dso : "[unknown]");
+	n = frame__name(f, false, buf, len);
+	if (n >= 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " (%s)", f->dso ? f->dso : "[unknown]");
 	return n;
 }
 
@@ -99,28 +123,18 @@ int stack__fold(const struct frame *frames, int nr, const char *prefix, unsigned
 {
 	struct out o = { .buf = buf, .len = len };
 	bool first = true;
+	char name[2048];
 
 	if (prefix) {
-		out_name(&o, prefix);
+		out_name(&o, frame__root(prefix));
 		first = false;
 	}
 	for (int i = nr - 1; i >= 0; i--) {
-		const struct frame *f = &frames[i];
-
 		if (!first)
 			out_char(&o, ';');
 		first = false;
-		if (f->sym) {
-			out_name(&o, f->sym);
-		} else if ((flags & FOLD_WITH_DSO) && f->dso) {
-			out_char(&o, '[');
-			out_name(&o, f->dso);
-			out_char(&o, ']');
-		} else {
-			out_name(&o, "[unknown]");
-		}
-		if (f->kernel && (flags & FOLD_KERNEL_SUFFIX))
-			out_name(&o, "_[k]");
+		frame__name(&frames[i], flags & FOLD_KERNEL_SUFFIX, name, sizeof(name));
+		out_name(&o, name);
 	}
 	if (len)
 		buf[o.pos < len ? o.pos : len - 1] = '\0';

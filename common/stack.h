@@ -15,6 +15,8 @@ struct frame {
 	const char *sym; /* demangled name; NULL when unknown */
 	uint64_t off; /* ip - symbol start */
 	const char *dso; /* module or binary basename; NULL when unknown */
+	uint64_t file_off; /* user frames in a mapped file: ip's offset in it (same in every run) */
+	bool mapped; /* file_off is known: a user frame in a file-backed mapping or [vdso] */
 	bool kernel;
 };
 
@@ -26,7 +28,8 @@ enum stack_flags {
 /*
  * Walks a PERF_SAMPLE_CALLCHAIN array (ips[0..nr), innermost first, with PERF_CONTEXT_KERNEL /
  * PERF_CONTEXT_USER markers saying which address space the following ips belong to) and
- * symbolizes each ip through sc. Markers are not frames. At most max frames are filled
+ * symbolizes each ip through sc. Markers are not frames; a 0 ends its context's part (the
+ * frame-pointer walk's terminator, not a frame). At most max frames are filled
  * (max-stack=N). Caller frames are looked up at ip - 1 so a call that ends a function still
  * names that function. Returns the number of frames filled.
  */
@@ -34,21 +37,34 @@ int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t
 		       unsigned int flags, struct frame *frames, int max);
 
 /*
- * One frame as "func+0x1a (module)", "[unknown] (libfoo.so)" or "0xffffffff81000000 ([unknown])".
- * snprintf-style return.
+ * The one name of a frame in every writer (folded, SVG, pprof functions, profile tables, stack
+ * text): the function; a user frame without one as "[module+0xOFF]", its offset in the mapped
+ * file, so it is the same in every process and run (ASLR moves the address, not the offset);
+ * else "[unknown]". Raw addresses never name a frame: paths that are the same would not merge.
+ * ksuffix appends "_[k]" to kernel frames, as flamegraph.pl's users mark them (perfscope
+ * flamegraph colors them by it). snprintf-style return.
+ */
+int frame__name(const struct frame *f, bool ksuffix, char *buf, size_t len);
+
+/* A folded stack's root: the comm, or "[unknown]" for none and for a thread gone ("<...>"). */
+const char *frame__root(const char *comm);
+
+/*
+ * One frame as "func+0x1a (module)", "[libfoo.so+0x1234] (libfoo.so)" or "[unknown] ([unknown])"
+ * (frame__name when there is no function). snprintf-style return.
  */
 int frame__snprint(const struct frame *f, char *buf, size_t len);
 
 enum fold_flags {
 	FOLD_KERNEL_SUFFIX = 1 << 0, /* append "_[k]" to kernel frames (flamegraph.pl colors) */
-	FOLD_WITH_DSO = 1 << 1, /* unknown symbols as "[dso]" instead of "[unknown]" */
 };
 
 /*
  * Folded stack for flame graphs: outermost frame first, ';'-separated ("main;mid;leaf").
  * ';' and control characters (newline, tab) in names become '_', which would break the format;
  * spaces stay (flamegraph.pl splits the count off at the last space). prefix (e.g. the comm) is
- * placed first when not NULL. snprintf-style return; buf always terminated.
+ * placed first when not NULL (frame__root). Frames are named by frame__name. snprintf-style
+ * return; buf always terminated.
  */
 int stack__fold(const struct frame *frames, int nr, const char *prefix, unsigned int flags,
 		    char *buf, size_t len);

@@ -16,6 +16,8 @@ struct cache_ent {
 	const char *name;
 	const char *dso;
 	uint64_t start;
+	uint64_t map_base;
+	bool mapped;
 	bool valid;
 	bool found;
 	bool kernel;
@@ -155,6 +157,8 @@ static void resolve_user(struct symcache *sc, pid_t pid, uint64_t ip, struct cac
 	e->dso = hit.dso ? hit.dso->short_name : hit.map_name;
 	if (!hit.dso)
 		return;
+	e->mapped = true;
+	e->map_base = hit.map_start - hit.map_pgoff;
 	s = dso__find(hit.dso, hit.vaddr);
 	if (!s)
 		return;
@@ -189,6 +193,8 @@ int symcache__resolve(struct symcache *sc, pid_t pid, uint64_t ip, bool kernel,
 	out->name = e->name;
 	out->start = e->start;
 	out->dso = e->dso;
+	out->map_base = e->map_base;
+	out->mapped = e->mapped;
 	out->kernel = kernel;
 	if (!e->found) {
 		sc->st.unknown++;

@@ -17,6 +17,9 @@ struct sym {
 	uint64_t start; /* the symbol's first byte in the ip's address space (off = ip - start) */
 	const char *dso; /* "[kernel.kallsyms]", module ("ext4"), binary basename, "[vdso]"; NULL
 			    unknown */
+	uint64_t map_base; /* mapped: the file's offset 0 in the address space (file offset =
+			      ip - map_base) */
+	bool mapped; /* a user address in a file-backed mapping (or [vdso]) */
 	bool kernel;
 };
 

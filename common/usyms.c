@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include "bsearch.h"
 #include "usyms.h"
@@ -16,6 +17,7 @@
 struct umap {
 	uint64_t start, end, pgoff;
 	uint64_t dev, ino;
+	uint64_t time; /* its record's, or when /proc was read; 0 unknown */
 	const char *name; /* interned: lives as long as the usyms */
 	struct dso *dso;
 	bool dso_tried;
@@ -27,6 +29,8 @@ struct proc {
 	struct proc *next;
 	pid_t pid;
 	uint64_t gen;
+	uint64_t born; /* its fork, exec or /proc read (usyms__born); 0 unknown */
+	uint64_t exec_time; /* its last exec; 0 none seen */
 	struct umap *maps; /* sorted by start, no overlaps */
 	size_t nr, cap;
 	bool gone; /* /proc/PID vanished before we saw it: don't retry on every sample */
@@ -238,6 +242,9 @@ static int add_map(struct usyms *u, struct proc *p, uint64_t start, uint64_t len
 
 	if (!len || start + len < start)
 		return -EINVAL;
+	/* the old image's, read after its exec (another CPU's ring): gone with it */
+	if (file->time && file->time < p->exec_time)
+		return 0;
 	p->gen = u->next_gen++;
 	if (!exec)
 		return maps_insert(p, start, start + len, NULL);
@@ -246,6 +253,7 @@ static int add_map(struct usyms *u, struct proc *p, uint64_t start, uint64_t len
 	m.pgoff = pgoff;
 	m.dev = (file->maj || file->min) ? makedev(file->maj, file->min) : 0;
 	m.ino = file->ino;
+	m.time = file->time;
 	m.name = intern(u, file->path && *file->path ? file->path : "//anon");
 	if (!m.name)
 		return -ENOMEM;
@@ -256,9 +264,19 @@ static int add_map(struct usyms *u, struct proc *p, uint64_t start, uint64_t len
 	return maps_insert(p, m.start, m.end, &m);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	/* the clock of the records' times (the session asks for it: use_clockid) */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int usyms__load_proc(struct usyms *u, pid_t pid)
 {
 	char path[64], *line = NULL;
+	uint64_t now = now_ns();
 	size_t cap = 0;
 	struct proc *p;
 	FILE *f;
@@ -274,6 +292,7 @@ int usyms__load_proc(struct usyms *u, pid_t pid)
 		fclose(f);
 		return -ENOMEM;
 	}
+	p->born = now;
 	while (!err && getline(&line, &cap, f) > 0) {
 		uint64_t start, end, off, ino;
 		unsigned int maj, min;
@@ -293,6 +312,7 @@ int usyms__load_proc(struct usyms *u, pid_t pid)
 		file.min = min;
 		file.ino = ino;
 		file.prot = PROT_EXEC;
+		file.time = now;
 		err = add_map(u, p, start, end - start, off, &file);
 	}
 	free(line);
@@ -322,30 +342,69 @@ int usyms__mmap(struct usyms *u, pid_t pid, uint64_t start, uint64_t len, uint64
 	return add_map(u, p, start, len, pgoff, file);
 }
 
-int usyms__fork(struct usyms *u, pid_t ppid, pid_t pid)
+/* Puts back over the child the maps it had that are newer than t (out-of-order records). */
+static int keep_newer(struct usyms *u, struct proc *child, const struct umap *old, size_t nr,
+		      uint64_t t)
 {
-	struct proc *parent, *child;
+	int err = 0;
+
+	for (size_t i = 0; i < nr && !err; i++)
+		if (old[i].time > t)
+			err = maps_insert(child, old[i].start, old[i].end, &old[i]);
+	(void)u;
+	return err;
+}
+
+int usyms__fork(struct usyms *u, pid_t ppid, pid_t pid, uint64_t time)
+{
+	struct proc *parent, *child = proc_find(u, pid);
+	struct umap *old = NULL;
+	size_t nr_old = 0;
+	int err = 0;
 
 	if (ppid == pid)
 		return 0; /* a new thread shares its process's maps */
+	if (child && time && child->born > time) {
+		/*
+		 * The child's exec, mmaps or /proc read came first: what it holds is newer than
+		 * this fork (an entry of an earlier process of this pid would be older).
+		 */
+		return 0;
+	}
+	if (child && time) {
+		/* the child's own mmaps after the fork, read before it: they stay */
+		old = child->maps;
+		nr_old = child->nr;
+		child->maps = NULL;
+		child->nr = child->cap = 0;
+	}
 	parent = proc_find(u, ppid);
 	proc_remove(u, pid);
-	if (!parent || parent->gone)
-		return 0; /* learnt from /proc on first use */
+	if (!parent || parent->gone) {
+		if (!nr_old)
+			goto out; /* learnt from /proc on first use */
+		parent = NULL;
+	}
 	child = proc_new(u, pid);
-	if (!child)
-		return -ENOMEM;
-	parent = proc_find(u, ppid);
-	if (parent->nr) {
+	if (!child) {
+		err = -ENOMEM;
+		goto out;
+	}
+	child->born = time;
+	if (parent && parent->nr) {
 		child->maps = malloc(parent->nr * sizeof(*child->maps));
 		if (!child->maps) {
 			proc_remove(u, pid);
-			return -ENOMEM;
+			err = -ENOMEM;
+			goto out;
 		}
 		memcpy(child->maps, parent->maps, parent->nr * sizeof(*child->maps));
 		child->nr = child->cap = parent->nr;
 	}
-	return 0;
+	err = keep_newer(u, child, old, nr_old, time);
+out:
+	free(old);
+	return err;
 }
 
 void usyms__exit(struct usyms *u, pid_t pid)
@@ -353,15 +412,43 @@ void usyms__exit(struct usyms *u, pid_t pid)
 	proc_remove(u, pid);
 }
 
-void usyms__exec(struct usyms *u, pid_t pid)
+void usyms__exec(struct usyms *u, pid_t pid, uint64_t time)
+{
+	struct proc *p = proc_find(u, pid);
+	size_t n = 0;
+
+	if (!p && !time)
+		return;
+	if (!p) {
+		/*
+		 * First news of it: /proc shows the new image, or a later state (its maps are
+		 * newer than the exec and stay); else its own mmaps will tell. Either way a FORK
+		 * read after this one is older and must not replace it.
+		 */
+		if (usyms__load_proc(u, pid) == -ENOMEM)
+			return;
+		p = proc_find(u, pid);
+		if (!p && !(p = proc_new(u, pid)))
+			return;
+	}
+	/* what the new image mapped before this record was read (another CPU's ring) stays */
+	for (size_t i = 0; time && i < p->nr; i++)
+		if (p->maps[i].time > time)
+			p->maps[n++] = p->maps[i];
+	p->nr = n;
+	p->gone = false;
+	p->gen = u->next_gen++;
+	if (time > p->exec_time)
+		p->exec_time = time;
+	if (time > p->born)
+		p->born = time;
+}
+
+uint64_t usyms__born(struct usyms *u, pid_t pid)
 {
 	struct proc *p = proc_find(u, pid);
 
-	if (!p)
-		return;
-	p->nr = 0;
-	p->gone = false;
-	p->gen = u->next_gen++;
+	return p ? p->born : 0;
 }
 
 /* The process, loading it from /proc on first sight; NULL when nothing can be known. */

@@ -17,6 +17,7 @@ struct umap_file {
 	const uint8_t *build_id; /* PERF_RECORD_MISC_MMAP_BUILD_ID records; else NULL */
 	uint8_t build_id_size;
 	uint32_t prot; /* PROT_* */
+	uint64_t time; /* the record's time (CLOCK_MONOTONIC ns); 0 unknown */
 };
 
 /* Where a user address lands: the binary and the address in its ELF terms. */
@@ -38,13 +39,24 @@ void usyms__delete(struct usyms *u);
  * Feeding from records (the session calls these as PERF_RECORD_MMAP2/FORK/EXIT/COMM arrive).
  * A new mapping replaces whatever it overlaps, as mmap(2) does. Non-executable mappings are
  * ignored unless prot is 0 (unknown). Returns 0 or -ENOMEM.
+ *
+ * Without time order the records of one process come from several CPUs' rings, read one after
+ * the other: a child's exec and mmaps (its CPU) can come before its FORK (its parent's CPU), the
+ * libraries ld.so maps before the exec. time (the record's, CLOCK_MONOTONIC ns like the maps
+ * read from /proc; 0 unknown) puts them back in order: a FORK keeps what its child mapped after
+ * it, an exec what was mapped after it, and a mapping older than the last exec is ignored.
  */
 int usyms__mmap(struct usyms *u, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		    const struct umap_file *file);
-int usyms__fork(struct usyms *u, pid_t ppid, pid_t pid);
+int usyms__fork(struct usyms *u, pid_t ppid, pid_t pid, uint64_t time);
 void usyms__exit(struct usyms *u, pid_t pid);
 /* COMM with PERF_RECORD_MISC_COMM_EXEC: the old image is gone. */
-void usyms__exec(struct usyms *u, pid_t pid);
+void usyms__exec(struct usyms *u, pid_t pid, uint64_t time);
+/*
+ * When what is known of pid starts (its fork, exec or /proc read; CLOCK_MONOTONIC ns), 0 when
+ * nothing is: an EXIT older than that is a previous process's of the same pid.
+ */
+uint64_t usyms__born(struct usyms *u, pid_t pid);
 
 /*
  * Reads /proc/PID/maps (replacing what is known of pid). Done automatically on the first lookup

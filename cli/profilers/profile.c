@@ -9,6 +9,7 @@
 #include <perfscope/perfscope.h>
 
 #include "profile.h"
+#include "user_only.h"
 #include "profiler.h"
 
 #define THAN_WINDOW_NS 1000000000ull /* --than without -i: CPU use judged per second */
@@ -51,6 +52,22 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 		a->exclude_kernel = 1;
 	if (pf->exclude_guest)
 		a->exclude_guest = 1;
+	/*
+	 * perf_event_paranoid >= 2 and no privilege: a task's samples of its user space, as stat
+	 * counts it and perf does, rather than none. Whole CPUs need more: refused as before.
+	 */
+	if (!pf->exclude_user && user_only__task_target(&p->opts)) {
+		bool first;
+
+		if (user_only__apply(&pf->kernel_refused, a, &first))
+			pf->user_only = true;
+		if (first) {
+			char msg[400];
+
+			user_only__message(msg, sizeof(msg), p->name, true);
+			fprintf(stderr, "%s\n", msg);
+		}
+	}
 	/* what the first event samples at is what the outputs say (every event of a tracepoint) */
 	if (ev->idx == 0) {
 		pf->use_freq = a->freq;
@@ -189,6 +206,8 @@ static int profile_sample(struct prof *p, void *priv, struct prof_event *ev, int
 	struct stack_ent *e;
 
 	(void)ev;
+	/* symbolized at the report, when the process may be gone: its maps are read now */
+	callchain__see(prof__callchain(p), (pid_t)s->pid);
 	n = callchain__sample_ips(prof__callchain(p), s, &ips);
 	if (n) {
 		nr = (uint32_t)(n > 4096 ? 4096 : n);
@@ -606,7 +625,11 @@ const struct profiler profiler_profile = {
 		"json is one object per profile with its stacks (frames innermost first) and functions;\n"
 		"svg is an interactive flame graph; pprof is gzipped profile.proto (go tool pprof, Pyroscope,\n"
 		"Parca) with pid and comm labels, mappings and build-ids.\n"
-		"A frame without a symbol is shown as [module+0xOFFSET] (the offset in the file).",
+		"Every format names a frame alike: its function; without a symbol [module+0xOFFSET]\n"
+		"(the offset in the file: the same in every process and run); else [unknown]. Folded\n"
+		"and svg mark kernel frames with flamegraph.pl's '_[k]' suffix (blue in the SVG).\n"
+		"A user whom kernel.perf_event_paranoid (2 or more) forbids the kernel samples the user\n"
+		"space of its own COMMAND or -p processes, as perf does, and is told so.",
 	.events_help = "what to sample instead of cycles/cpu-clock: any event perfscope\n"
 		       "knows (e.g. -e page-faults, -e sched:sched_switch); period=/freq=\n"
 		       "on the event win over -F/-c",

@@ -51,6 +51,8 @@ struct profile {
 	long freq, period;
 	const char *format_arg, *output, *flame_graph;
 	bool exclude_user, exclude_kernel, exclude_guest, per_pid, per_thread;
+	int kernel_refused; /* user_only__apply's state: -1 not asked yet */
+	bool user_only; /* the kernel may not be sampled by this user: user space only */
 	double than;
 	long top; /* text rows; 0: all */
 	bool top_set;

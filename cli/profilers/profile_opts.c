@@ -225,6 +225,7 @@ int profile_check(struct prof *p, void *priv)
 	struct profile *pf = priv;
 	long max;
 
+	pf->kernel_refused = -1;
 	if (pf->freq && pf->period)
 		return prof_usage(p, "-F (a frequency) and -c (a period) contradict each other; "
 				     "give one");

@@ -12,6 +12,7 @@
 #include "flame_svg.h"
 #include "pprof.h"
 #include "profile.h"
+#include "stack.h"
 
 /* ---- symbolizing ---- */
 
@@ -39,19 +40,6 @@ static bool is_root(const char *sym)
 		if (!strcmp(sym, roots[i]))
 			return true;
 	return false;
-}
-
-/* A frame's name in every output: the function, else the module and the address in it. */
-static int frame_name(const struct cc_frame *f, char *buf, size_t len)
-{
-	if (f->sym)
-		return snprintf(buf, len, "%s", f->sym);
-	if (!f->kernel && f->map_limit)
-		return snprintf(buf, len, "[%s+0x%" PRIx64 "]", f->dso ? f->dso : "[unknown]",
-				f->file_off);
-	if (f->dso && !f->kernel)
-		return snprintf(buf, len, "[%s]", f->dso);
-	return snprintf(buf, len, "0x%" PRIx64, f->ip);
 }
 
 /* Resolves e into pf->frames; returns their number; counts it as truncated when it is. */
@@ -84,7 +72,7 @@ size_t profile_fold(struct profile *pf, const struct stack_ent *e, int n, bool k
 {
 	char *o = pf->fold, *end = pf->fold + sizeof(pf->fold) - 1, name[512];
 
-	put_name(&o, end, e->comm);
+	put_name(&o, end, frame__root(e->comm));
 	if (pf->per_pid || pf->per_thread) {
 		if (pf->per_thread)
 			snprintf(name, sizeof(name), "-%u/%u", e->pid, e->tid);
@@ -95,11 +83,9 @@ size_t profile_fold(struct profile *pf, const struct stack_ent *e, int n, bool k
 	for (int i = n - 1; i >= 0; i--) {
 		if (o < end)
 			*o++ = ';';
-		frame_name(&pf->frames[i], name, sizeof(name));
+		/* kernel frames "_[k]": flamegraph.pl's and our SVG's colors (the SVG hides it) */
+		cc_frame__name(&pf->frames[i], ksuffix, name, sizeof(name));
 		put_name(&o, end, name);
-		/* the SVG writer colors kernel frames by flamegraph.pl's suffix (and hides it) */
-		if (ksuffix && pf->frames[i].kernel)
-			put_name(&o, end, "_[k]");
 	}
 	*o = '\0';
 	return (size_t)(o - pf->fold);
@@ -156,7 +142,7 @@ static void count_funcs(struct profile *pf, const struct stack_ent *e, int n, ui
 	for (int i = 0; i < n; i++) {
 		struct func *f;
 
-		frame_name(&pf->frames[i], name, sizeof(name));
+		cc_frame__name(&pf->frames[i], false, name, sizeof(name));
 		f = func_get(pf, name, pf->frames[i].dso);
 		if (!f)
 			continue;
@@ -235,6 +221,9 @@ static void describe(struct prof *p, struct profile *pf, char *buf, size_t len)
 			      time_event(pf->event) ? "ns" : "events");
 	if (pf->why_event)
 		n += snprintf(buf + n, len - (size_t)n, " (%s)", pf->why_event);
+	if (pf->user_only)
+		n += snprintf(buf + n, len - (size_t)n,
+			      ", user space only (the kernel may not be sampled by this user)");
 	if (pf->bpf)
 		snprintf(buf + n, len - (size_t)n, ", counted in the kernel (BPF)");
 	(void)p;
@@ -305,7 +294,7 @@ static void json_frame(struct json *j, const struct cc_frame *f)
 	json__obj(j);
 	json__key(j, "ip");
 	json__hex(j, f->ip);
-	frame_name(f, name, sizeof(name));
+	cc_frame__name(f, false, name, sizeof(name));
 	json__key(j, "name");
 	json__str(j, name);
 	json__key(j, "sym");
@@ -349,6 +338,10 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 	}
 	json__key(&j, "target");
 	json__str(&j, p->title);
+	if (pf->user_only) {
+		json__key(&j, "user_only");
+		json__bool(&j, true);
+	}
 	if (p->opts.interval_ms) {
 		json__key(&j, "profile");
 		json__u64(&j, pf->seq);
@@ -433,7 +426,7 @@ static void write_json(struct prof *p, struct profile *pf, struct out *o, double
 	json__end_line(&j);
 }
 
-/* The profile's stacks folded (kernel frames "_[k]" for the SVG's colors). NULL: no memory. */
+/* The profile's stacks folded (kernel frames "_[k]" for the colors). NULL: no memory. */
 static struct flame *build_flame(struct prof *p, struct profile *pf, struct stack_ent **arr,
 				 size_t nr, bool ksuffix)
 {
@@ -459,11 +452,12 @@ static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stac
 	struct pprof_value_type types[2] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
 	struct pprof_frame *pfr = calloc(MAX_FRAMES, sizeof(*pfr));
 	char(*bid)[2 * 20 + 1] = calloc(MAX_FRAMES, sizeof(*bid));
+	char(*names)[512] = calloc(MAX_FRAMES, sizeof(*names));
 	int64_t period = pf->use_freq ? 1000000000ll / pf->freq_used : pf->period_used;
 	struct pprof *pp = NULL;
 	char what[300], comment[600];
 
-	if (!pfr || !bid)
+	if (!pfr || !bid || !names)
 		goto out;
 	/* a period in events, not time: the second value is the event's count */
 	if (!time_event(pf->event)) {
@@ -511,9 +505,12 @@ static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stac
 		for (int k = 0; k < n; k++) {
 			const struct cc_frame *f = &pf->frames[k];
 
+			/* named as in folded and text ("[libc.so.6+0x1234]", "[unknown]"), so the
+			 * same code in two processes is one function */
+			cc_frame__name(f, false, names[k], sizeof(names[k]));
 			pfr[k] = (struct pprof_frame){
 				.addr = f->ip,
-				.function = f->sym,
+				.function = names[k],
 				.module = f->kernel ? f->dso : f->path,
 				.map_start = f->map_start,
 				.map_limit = f->map_limit,
@@ -531,6 +528,7 @@ static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stac
 out:
 	free(pfr);
 	free(bid);
+	free(names);
 	return pp;
 }
 
@@ -567,7 +565,7 @@ static int write_file_format(struct prof *p, struct profile *pf, enum pf_format 
 		if (fclose(f) && !err)
 			err = -errno;
 	} else {
-		fl = build_flame(p, pf, arr, nr, false);
+		fl = build_flame(p, pf, arr, nr, true);
 		err = fl ? flame__write_file(fl, f) : (fclose(f), -ENOMEM);
 	}
 	if (err)

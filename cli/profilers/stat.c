@@ -12,6 +12,7 @@
 #include "profiler.h"
 #include "stat.h"
 #include "stat_topo.h"
+#include "user_only.h"
 
 /* perf stat's default set: what every machine should show, hardware ones where present. */
 #define DEFAULT_EVENTS                                                                         \
@@ -26,9 +27,7 @@
  */
 static bool wide(const struct cli_opts *o)
 {
-	if (o->nr_pids || o->nr_tids)
-		return false;
-	return o->all_cpus || o->cpus || o->cgroup || !o->command;
+	return !user_only__task_target(o);
 }
 
 static int stat_check(struct prof *p, void *priv)
@@ -100,20 +99,16 @@ static int stat_event(struct prof *p, void *priv, struct prof_event *pev,
 	 * perf_event_paranoid >= 2 and no privilege: a task's counters count its user space only,
 	 * as perf does, rather than not at all. Whole CPUs need more than that: refused as before.
 	 */
-	if (!attr->exclude_kernel && !wide(&p->opts)) {
-		if (s->no_kernel < 0) {
-			s->no_kernel = stat_kernel_refused();
-			if (s->no_kernel)
-				fprintf(stderr,
-					"perfscope stat: perf_event_paranoid is 2 or more and this user "
-					"may not count the kernel: counting user space only (events "
-					"marked :u). As root, with CAP_PERFMON, or with "
-					"/proc/sys/kernel/perf_event_paranoid at 1 the kernel is "
-					"counted too.\n");
-		}
-		if (s->no_kernel) {
-			attr->exclude_kernel = 1;
-			attr->exclude_hv = 1;
+	if (!wide(&p->opts)) {
+		bool first;
+
+		if (user_only__apply(&s->no_kernel, attr, &first)) {
+			if (first) {
+				char msg[400];
+
+				user_only__message(msg, sizeof(msg), "stat", false);
+				fprintf(stderr, "%s\n", msg);
+			}
 			if (!ev->duration) {
 				char *name;
 

@@ -103,11 +103,6 @@ char *stat_typed_name(const char *text, const struct psc_event_spec *spec, bool 
  */
 int stat_duration_prepare(struct prof *p, struct stat_ctx *s, const char *events);
 bool stat_is_duration(const struct stat_ctx *s, const struct psc_event_spec *spec);
-/*
- * True when this user may not count the kernel (perf_event_paranoid >= 2 without privilege): a
- * task's counters are then opened for user space only, as perf does.
- */
-bool stat_kernel_refused(void);
 
 /* stat_print.c */
 

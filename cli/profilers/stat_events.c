@@ -121,38 +121,3 @@ bool stat_is_duration(const struct stat_ctx *s, const struct psc_event_spec *spe
 			return true;
 	return false;
 }
-
-bool stat_kernel_refused(void)
-{
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(a),
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.disabled = 1,
-	};
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	struct psc_evsel *evsel;
-	struct psc_cpumap *cpus;
-	struct psc_threadmap *self;
-	int level = 2, err;
-
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	if (level < 2)
-		return false;
-	/*
-	 * root, CAP_PERFMON or CAP_SYS_ADMIN may: the kernel's own answer, not a guess (opened
-	 * as it is: psc_attr__probe would try user space only by itself)
-	 */
-	evsel = psc_evsel__new(&a, "task-clock");
-	cpus = psc_cpumap__new_any();
-	self = psc_threadmap__new_tid(getpid());
-	err = evsel && cpus && self ? psc_evsel__open(evsel, cpus, self, NULL) : -ENOMEM;
-	psc_evsel__delete(evsel);
-	psc_cpumap__put(cpus);
-	psc_threadmap__put(self);
-	return err == -EACCES || err == -EPERM;
-}

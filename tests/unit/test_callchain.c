@@ -65,7 +65,8 @@ static void t_text_json(void **state)
 	json__end_line(&j);
 	assert_int_equal(out__flush(o), 0);
 	snprintf(want, sizeof(want),
-		 "{\"stack\":[{\"ip\":\"0x%llx\",\"sym\":\"callchain_unit_leaf\",\"off\":3,"
+		 "{\"stack\":[{\"ip\":\"0x%llx\",\"name\":\"callchain_unit_leaf\","
+		 "\"sym\":\"callchain_unit_leaf\",\"off\":3,"
 		 "\"dso\":\"unit_callchain\",\"kernel\":false}]}\n",
 		 (unsigned long long)ip);
 	assert_string_equal(contents(fd), want);
@@ -122,11 +123,63 @@ static void t_exit_rounds(void **state)
 	close(fd);
 }
 
+/*
+ * Records are read per CPU, not in time order: the EXIT of an earlier process of a reused pid can
+ * come after the new process is known. Older than what is known of the pid, it drops nothing.
+ */
+static void t_exit_older_than_known(void **state)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)&callchain_unit_leaf + 1;
+	uint64_t ips[] = { (uint64_t)PERF_CONTEXT_USER, ip };
+	struct psc_sample s = { .sample_type = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_TID };
+	struct psc_record exit_rec = { .type = PERF_RECORD_EXIT };
+	int fd = memfd_create("out", 0);
+	struct out *o = out__new(fd, 0);
+	struct callchain *cc = callchain__new("unitprof");
+	char *stats = NULL;
+	size_t len;
+	FILE *f;
+
+	(void)state;
+	s.pid = s.tid = (uint32_t)getpid();
+	s.callchain.nr = 2;
+	s.callchain.ips = ips;
+	callchain__see(cc, (pid_t)s.pid); /* its maps read now, from /proc */
+	exit_rec.fork.pid = exit_rec.fork.tid = (uint32_t)getpid();
+	exit_rec.fork.time = 1; /* long before: not this process's exit */
+	callchain__record(cc, &exit_rec);
+	callchain__round_end(cc);
+	callchain__round_end(cc);
+	f = open_memstream(&stats, &len);
+	callchain__print_stats(cc, f);
+	fclose(f);
+	assert_non_null(strstr(stats, "symbols: 1 processes"));
+	free(stats);
+	stats = NULL;
+	callchain__text(cc, o, &s);
+	assert_int_equal(out__flush(o), 0);
+	assert_non_null(strstr(contents(fd), "callchain_unit_leaf+0x1 (unit_callchain)\n"));
+	/* its own exit (later than its maps) does drop them */
+	exit_rec.fork.time = UINT64_MAX;
+	callchain__record(cc, &exit_rec);
+	callchain__round_end(cc);
+	callchain__round_end(cc);
+	f = open_memstream(&stats, &len);
+	callchain__print_stats(cc, f);
+	fclose(f);
+	assert_non_null(strstr(stats, "symbols: 0 processes"));
+	free(stats);
+	callchain__delete(cc);
+	out__delete(o);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_text_json),
 		cmocka_unit_test(t_exit_rounds),
+		cmocka_unit_test(t_exit_older_than_known),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

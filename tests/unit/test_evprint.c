@@ -344,7 +344,8 @@ static void t_stack(void **state)
 	assert_non_null(strstr(sink_take(&k), want));
 	evprint__json(p, k.o, &ev, 0, "unit", &s);
 	snprintf(want, sizeof(want),
-		 ",\"stack\":[{\"ip\":\"0x%llx\",\"sym\":\"evprint_unit_leaf\",\"off\":1,"
+		 ",\"stack\":[{\"ip\":\"0x%llx\",\"name\":\"evprint_unit_leaf\","
+		 "\"sym\":\"evprint_unit_leaf\",\"off\":1,"
 		 "\"dso\":\"unit_evprint\",\"kernel\":false}]}\n",
 		 (unsigned long long)ip);
 	assert_non_null(strstr(sink_take(&k), want));

@@ -141,6 +141,12 @@ static void test_kernel_chain(void **state)
 	assert_string_equal(line, "ext4_file_read_iter+0x10 (ext4)");
 	frame__snprint(&fr[4], line, sizeof(line));
 	assert_string_equal(line, "[unknown] ([kernel.kallsyms])");
+	frame__name(&fr[4], true, line, sizeof(line));
+	assert_string_equal(line, "[unknown]_[k]");
+	frame__name(&fr[0], true, line, sizeof(line));
+	assert_string_equal(line, "__x64_sys_getppid_[k]");
+	frame__name(&fr[0], false, line, sizeof(line));
+	assert_string_equal(line, "__x64_sys_getppid");
 
 	/* max-stack and dropping kernel frames */
 	assert_int_equal(stack__resolve(sc, FAKE_PID, ips, 6, 0, fr, 2), 2);
@@ -153,7 +159,7 @@ static void test_fold(void **state)
 	const struct frame fr[] = {
 		{ .sym = "leaf", .kernel = true },
 		{ .sym = "mid;dle", .kernel = false },
-		{ .sym = NULL, .dso = "libc.so.6" },
+		{ .sym = NULL, .dso = "libc.so.6", .mapped = true, .file_off = 0x2a1f0 },
 		{ .sym = "std::vector<int>::push_back(int const&)" },
 		{ .sym = "main" },
 	};
@@ -161,19 +167,22 @@ static void test_fold(void **state)
 	int n;
 
 	n = stack__fold(fr, 5, NULL, 0, buf, sizeof(buf));
-	assert_string_equal(buf,
-			    "main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf");
-	assert_int_equal(n, (int)strlen(buf));
-	stack__fold(fr, 5, "bash", FOLD_KERNEL_SUFFIX | FOLD_WITH_DSO, buf,
-			sizeof(buf));
 	assert_string_equal(
 		buf,
-		"bash;main;std::vector<int>::push_back(int const&);[libc.so.6];mid_dle;leaf_[k]");
+		"main;std::vector<int>::push_back(int const&);[libc.so.6+0x2a1f0];mid_dle;leaf");
+	assert_int_equal(n, (int)strlen(buf));
+	stack__fold(fr, 5, "bash", FOLD_KERNEL_SUFFIX, buf, sizeof(buf));
+	assert_string_equal(
+		buf,
+		"bash;main;std::vector<int>::push_back(int const&);[libc.so.6+0x2a1f0];mid_dle;"
+		"leaf_[k]");
+	/* a thread gone before it was named is no root of its own */
+	stack__fold(fr + 4, 1, "<...>", 0, buf, sizeof(buf));
+	assert_string_equal(buf, "[unknown];main");
 	/* truncation: snprintf-style length, always terminated */
 	n = stack__fold(fr, 5, NULL, 0, small, sizeof(small));
-	assert_int_equal(
-		n,
-		(int)strlen("main;std::vector<int>::push_back(int const&);[unknown];mid_dle;leaf"));
+	assert_int_equal(n, (int)strlen("main;std::vector<int>::push_back(int const&);"
+					"[libc.so.6+0x2a1f0];mid_dle;leaf"));
 	assert_string_equal(small, "main;st");
 	stack__fold(fr, 0, NULL, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "");
@@ -219,16 +228,108 @@ static void test_maps_overlap(void **state)
 	assert_int_equal(usyms__find(u, FAKE_PID, 0x9000, &hit), -ENOENT);
 
 	/* fork copies, exec forgets, exit removes */
-	assert_int_equal(usyms__fork(u, FAKE_PID, FAKE_PID + 1), 0);
+	assert_int_equal(usyms__fork(u, FAKE_PID, FAKE_PID + 1, 0), 0);
 	assert_int_equal(usyms__find(u, FAKE_PID + 1, 0x20010, &hit), 0);
 	assert_string_equal(hit.map_name, "/nonexistent/libb.so");
-	usyms__exec(u, FAKE_PID + 1);
+	usyms__exec(u, FAKE_PID + 1, 0);
 	assert_int_equal(usyms__find(u, FAKE_PID + 1, 0x20010, &hit), -ENOENT);
 	assert_int_equal(usyms__find(u, FAKE_PID, 0x20010, &hit), 0);
 	usyms__exit(u, FAKE_PID);
 	usyms__exit(u, FAKE_PID + 1);
 	/* unknown now, and /proc has nothing of it */
 	assert_int_equal(usyms__find(u, FAKE_PID, 0x20010, &hit), -ESRCH);
+	symcache__delete(sc);
+}
+
+/*
+ * An unsymbolized user frame is named by its module and file offset, the same in two processes
+ * that map the binary at different addresses; an unmapped one is "[unknown]", never its
+ * address; a 0 ends the user part (the frame-pointer walk's terminator).
+ */
+static void test_frame_names(void **state)
+{
+	struct symcache *sc = new_cache();
+	struct usyms *u = symcache__usyms(sc);
+	struct umap_file a = { .path = "/nonexistent/liba.so", .prot = PROT_EXEC | PROT_READ };
+	const uint64_t c1[] = {
+		(uint64_t)PERF_CONTEXT_USER, 0x11234, 0x12001, 0x999000, 0, 0x11111
+	};
+	const uint64_t c2[] = {
+		(uint64_t)PERF_CONTEXT_USER, 0x7f0000001234, 0x7f0000002001, 0x999000, 0, 0x22222
+	};
+	struct frame f1[8], f2[8];
+	char b1[256], b2[256];
+
+	assert_int_equal(usyms__mmap(u, FAKE_PID, 0x10000, 0x10000, 0x1000, &a), 0);
+	assert_int_equal(usyms__mmap(u, FAKE_PID + 1, 0x7f0000000000, 0x10000, 0x1000, &a), 0);
+	assert_int_equal(stack__resolve(sc, FAKE_PID, c1, 6, 0, f1, 8), 3);
+	assert_int_equal(stack__resolve(sc, FAKE_PID + 1, c2, 6, 0, f2, 8), 3);
+	frame__name(&f1[0], true, b1, sizeof(b1));
+	assert_string_equal(b1, "[liba.so+0x2234]");
+	stack__fold(f1, 3, "prog", FOLD_KERNEL_SUFFIX, b1, sizeof(b1));
+	stack__fold(f2, 3, "prog", FOLD_KERNEL_SUFFIX, b2, sizeof(b2));
+	assert_string_equal(b1, "prog;[unknown];[liba.so+0x3001];[liba.so+0x2234]");
+	assert_string_equal(b1, b2);
+	frame__snprint(&f1[2], b1, sizeof(b1));
+	assert_string_equal(b1, "[unknown] ([unknown])");
+	frame__snprint(&f1[0], b1, sizeof(b1));
+	assert_string_equal(b1, "[liba.so+0x2234] (liba.so)");
+	usyms__exit(u, FAKE_PID);
+	usyms__exit(u, FAKE_PID + 1);
+	symcache__delete(sc);
+}
+
+/*
+ * Records read out of time order (each CPU's ring in turn, as profile reads them): a child's
+ * exec and mmaps before its FORK, libraries ld.so maps before the exec, an old image's mmap
+ * after it. The maps end as the process has them.
+ */
+static void test_maps_out_of_order(void **state)
+{
+	struct symcache *sc = new_cache();
+	struct usyms *u = symcache__usyms(sc);
+	struct umap_file a = { .path = "/nonexistent/parent", .prot = PROT_EXEC, .time = 100 };
+	struct umap_file b = { .path = "/nonexistent/child", .prot = PROT_EXEC, .time = 310 };
+	struct umap_file c = { .path = "/nonexistent/libc", .prot = PROT_EXEC, .time = 250 };
+	struct umap_file l = { .path = "/nonexistent/libl", .prot = PROT_EXEC, .time = 420 };
+	struct umap_file old = { .path = "/nonexistent/old", .prot = PROT_EXEC, .time = 390 };
+	const pid_t parent = FAKE_PID, child = FAKE_PID + 1, kid = FAKE_PID + 2;
+	struct uaddr hit;
+
+	assert_int_equal(usyms__mmap(u, parent, 0x10000, 0x1000, 0, &a), 0);
+
+	/* fork (200) then exec (300) and an mmap (310), the child's read first */
+	usyms__exec(u, child, 300);
+	assert_int_equal(usyms__mmap(u, child, 0x20000, 0x1000, 0, &b), 0);
+	assert_int_equal(usyms__fork(u, parent, child, 200), 0);
+	assert_int_equal(usyms__find(u, child, 0x20010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/child");
+	assert_int_equal(usyms__find(u, child, 0x10010, &hit), -ENOENT); /* exec'd away */
+	assert_true(usyms__born(u, child) >= 300);
+
+	/* a fork (200) without exec, its child's mmap (250) read first: the parent's and its own */
+	assert_int_equal(usyms__mmap(u, kid, 0x30000, 0x1000, 0, &c), 0);
+	assert_int_equal(usyms__fork(u, parent, kid, 200), 0);
+	assert_int_equal(usyms__find(u, kid, 0x30010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/libc");
+	assert_int_equal(usyms__find(u, kid, 0x10010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/parent");
+
+	/* kid execs (400): ld.so's library (420) read before the exec, old image's (390) after */
+	assert_int_equal(usyms__mmap(u, kid, 0x40000, 0x1000, 0, &l), 0);
+	usyms__exec(u, kid, 400);
+	assert_int_equal(usyms__mmap(u, kid, 0x50000, 0x1000, 0, &old), 0);
+	assert_int_equal(usyms__find(u, kid, 0x40010, &hit), 0);
+	assert_string_equal(hit.map_name, "/nonexistent/libl");
+	assert_int_equal(usyms__find(u, kid, 0x10010, &hit), -ENOENT);
+	assert_int_equal(usyms__find(u, kid, 0x30010, &hit), -ENOENT);
+	assert_int_equal(usyms__find(u, kid, 0x50010, &hit), -ENOENT);
+
+	/* a pid reused: the FORK (500) of the new process replaces the old one's maps */
+	assert_int_equal(usyms__fork(u, parent, kid, 500), 0);
+	assert_int_equal(usyms__find(u, kid, 0x40010, &hit), -ENOENT);
+	assert_int_equal(usyms__find(u, kid, 0x10010, &hit), 0);
+	assert_int_equal(usyms__born(u, kid), 500);
 	symcache__delete(sc);
 }
 
@@ -340,6 +441,8 @@ int main(void)
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kernel_chain),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_frame_names),
+		cmocka_unit_test(test_maps_out_of_order),
 		cmocka_unit_test(test_maps_overlap),
 		cmocka_unit_test(test_own_process_symbols),
 		cmocka_unit_test(test_build_id_debug_file),
