@@ -500,8 +500,8 @@ const struct profiler profiler_multi_trace = {
 		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
 		 "a runtime failure, 2 on a usage error.",
 	.examples =
-		"multi-trace -e 'syscalls:sys_enter_nanosleep//key=common_pid/' -e "
-		"'syscalls:sys_exit_nanosleep//key=common_pid/' --than 20ms -- sleep 0.03\n"
+		"multi-trace -e 'syscalls:sys_enter_clock_nanosleep//key=common_pid/' -e "
+		"'syscalls:sys_exit_clock_nanosleep//key=common_pid/' --than 20ms -- sleep 0.03\n"
 		"multi-trace -e irq:softirq_entry/vec==1/ -e irq:softirq_exit/vec==1/ -i 1000\n"
 		"multi-trace -e irq:softirq_entry/vec==1/ -e irq:softirq_exit/vec==1/ -i 1000 --impl "
 		"pair\n"
