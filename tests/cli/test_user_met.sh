@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# What a new user met (issue 19): --cycle keyed as perf-prof keys it, trigger -o that cannot be a
+# directory, perf's spaced --call-graph lbr, list JSON that jq 'select(.supported)' keeps.
+# shellcheck source=tests/cli/tap.sh
+source "$(dirname "$0")/tap.sh"
+: "${PERFSCOPE:?}" "${WORKLOAD:?}"
+P=$PERFSCOPE
+plan 9
+TMPD=$(mktemp -d)
+trap 'rm -rf "$TMPD"' EXIT
+
+# 1: perf-prof's --cycle example, system-wide: one sched_switch pairs with the next on its CPU.
+# Keyed by thread (the old default) prev_pid and next_pid never meet: a handful of pairs.
+# -N counts the events; a busy shell loop keeps switches coming however idle the machine.
+bash -c 'end=$((SECONDS + 20)); while [ $SECONDS -lt $end ]; do /bin/true; done' &
+busy=$!
+timeout -s INT 60 "$P" multi-trace -e 'sched:sched_switch//role=(next_pid?1:0)|(prev_pid?2:0)/' \
+	--cycle -N 2000 --format json >"$TMPD/cyc" 2>"$TMPD/cyc.err"
+rc=$?
+kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null
+if [ $rc = 0 ] && python3 -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+paired = max((o.get("outcomes", {}).get("paired", 0) for o in objs), default=0)
+print("# paired", paired)
+sys.exit(0 if paired >= 200 else 1)' "$TMPD/cyc"; then
+	ok "--cycle system-wide pairs switches per CPU (perf-prof's default key)"
+else
+	fail "--cycle system-wide: too few pairs (rc $rc)"
+	sed 's/^/#   /' "$TMPD/cyc" "$TMPD/cyc.err" | tail -8
+fi
+
+# 2-3: -o /proc/nope cannot be made: exit 1 with the reason
+expect_rc "trigger -o /proc/nope: exit 1" 1 "$P" trigger -o /proc/nope/x --cpu 90
+check "trigger -o /proc/nope: says why" grep -q "cannot write captures" "$ERR"
+# 4-5: a file as the directory: refused at start, exit 2, before any capture
+: >"$TMPD/file"
+chmod 755 "$TMPD/file"
+expect_rc "trigger -o FILE: exit 2" 2 timeout -s INT 10 "$P" trigger -o "$TMPD/file" --cpu 90
+check "trigger -o FILE: 'not a directory'" grep -q "not a directory" "$ERR"
+
+# 6-8: perf's spaced --call-graph MODE: lbr is refused with its reason, never run as the command
+expect_rc "profile --call-graph lbr -- true: exit 2" 2 "$P" profile --call-graph lbr -- true
+check "--call-graph lbr: names lbr, not 'command not found'" grep -q "lbr" "$ERR"
+expect_rc "profile --call-graph=lbr: the same exit 2" 2 "$P" profile --call-graph=lbr -- true
+
+# 9: list's JSON: select(.supported) keeps tracepoints (root opens them; probed: false says so)
+if [ "$(id -u)" = 0 ]; then
+	"$P" list --format json 2>/dev/null | python3 -c '
+import json, sys
+n = sum(1 for l in sys.stdin if l.strip() and (o := json.loads(l))["kind"] == "tracepoint" and o["supported"])
+print("# tracepoints supported:", n)
+sys.exit(0 if n > 100 else 1)' && ok "list JSON: tracepoints are supported: true" ||
+		fail "list JSON: select(.supported) drops the tracepoints"
+else
+	skip "list JSON supported: needs root"
+fi
+done_testing
