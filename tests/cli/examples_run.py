@@ -219,6 +219,12 @@ def run(cmd, workdir):
     return rc, out.decode(errors="replace")
 
 
+def saw_nothing(out):
+    """The end report says every event (or sample) count was 0: the example showed nothing."""
+    counts = re.findall(r": (\d+) (?:events|samples)\b", out)
+    return bool(counts) and all(c == "0" for c in counts)
+
+
 def main():
     seen, examples = set(), []
     for src, cmd in list(help_examples()) + list(man_examples()) + list(readme_examples()):
@@ -258,11 +264,11 @@ def main():
             for n, (src, cmd, rc, out, dt) in enumerate(ex.map(one, examples), 1):
                 if rc is None:
                     print(f"ok {n} - {src}: {cmd} # SKIP {out}")
-                elif rc == 0 and out.strip():
+                elif rc == 0 and out.strip() and not saw_nothing(out):
                     print(f"ok {n} - {src}: {cmd} ({dt:.1f} s)")
                 else:
                     failed += 1
-                    why = "printed nothing" if rc == 0 else f"exit {rc}"
+                    why = f"exit {rc}" if rc else "saw no event" if out.strip() else "printed nothing"
                     print(f"not ok {n} - {src}: {cmd}: {why}")
                     for line in out.strip().splitlines()[-6:]:
                         print(f"#   {line}")
