@@ -266,6 +266,12 @@ def main():
                     print(f"ok {n} - {src}: {cmd} # SKIP {out}")
                 elif rc == 0 and out.strip() and not saw_nothing(out):
                     print(f"ok {n} - {src}: {cmd} ({dt:.1f} s)")
+                elif rc == 0 and out.strip() and (" -- " not in cmd or "never reached the ring" in out):
+                    # system-wide, on what the machine happens to do (an idle VM may have no block
+                    # I/O, no java, no irq on CPU 0 in a second), or the kernel dropped the events:
+                    # listed, not failed; an example that brings its own COMMAND has no excuse
+                    print(f"not ok {n} - {src}: {cmd}: saw no event # TODO on this machine's "
+                          f"activity, or dropped by its kernel")
                 else:
                     failed += 1
                     why = f"exit {rc}" if rc else "saw no event" if out.strip() else "printed nothing"

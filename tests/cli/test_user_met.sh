@@ -5,7 +5,7 @@
 source "$(dirname "$0")/tap.sh"
 : "${PERFSCOPE:?}" "${WORKLOAD:?}"
 P=$PERFSCOPE
-plan 9
+plan 10
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT
 
@@ -58,4 +58,14 @@ sys.exit(0 if n > 100 else 1)' && ok "list JSON: tracepoints are supported: true
 else
 	skip "list JSON supported: needs root"
 fi
+# 10: profile's --prio example keeps the samples of normal tasks (prio 120-139), here a busy shell
+ex=$("$P" profile --help | grep -o -- '--prio [0-9-]*' | head -1)
+bash -c 'end=$((SECONDS + 20)); while [ $SECONDS -lt $end ]; do :; done' &
+busy=$!
+# shellcheck disable=SC2086
+"$P" profile -F 999 -a --exclude_pid 0 $ex --duration 1 >/dev/null 2>"$TMPD/prio.err"
+kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null
+passed=$(sed -n 's/.*sample filters: \([0-9]*\) passed.*/\1/p' "$TMPD/prio.err" | tail -1)
+if [ "${passed:-0}" -gt 0 ]; then ok "profile help's '$ex' keeps samples ($passed)"; else
+	fail "profile help's '$ex' keeps no sample of a busy normal task"; sed 's/^/#   /' "$TMPD/prio.err" | tail -3; fi
 done_testing
