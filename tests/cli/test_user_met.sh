@@ -59,7 +59,7 @@ else
 	skip "list JSON supported: needs root"
 fi
 # 10: profile's --prio example keeps the samples of normal tasks (prio 120-139), here a busy shell
-ex=$("$P" profile --help | grep -o -- '--prio [0-9-]*' | head -1)
+ex=$("$P" profile --help | grep -o -- '--prio [0-9][0-9]*-[0-9][0-9]*' | head -1)
 bash -c 'end=$((SECONDS + 20)); while [ $SECONDS -lt $end ]; do :; done' &
 busy=$!
 # shellcheck disable=SC2086
