@@ -66,6 +66,8 @@ busy=$!
 "$P" profile -F 999 -a --exclude_pid 0 $ex --duration 1 >/dev/null 2>"$TMPD/prio.err"
 kill "$busy" 2>/dev/null; wait "$busy" 2>/dev/null
 passed=$(sed -n 's/.*sample filters: \([0-9]*\) passed.*/\1/p' "$TMPD/prio.err" | tail -1)
-if [ "${passed:-0}" -gt 0 ]; then ok "profile help's '$ex' keeps samples ($passed)"; else
+# the busy shell alone is about 1000 samples a second at 999 Hz (660 with both CPUs loaded); the
+# kernel's nice -20 kworkers (prio 100) are a few: --prio 100-119 passed those only
+if [ "${passed:-0}" -ge 200 ]; then ok "profile help's '$ex' keeps samples ($passed)"; else
 	fail "profile help's '$ex' keeps no sample of a busy normal task"; sed 's/^/#   /' "$TMPD/prio.err" | tail -3; fi
 done_testing
