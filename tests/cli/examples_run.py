@@ -45,6 +45,10 @@ def man_examples():
     mandir = os.path.join(SOURCE_ROOT, "docs", "man")
     for name in sorted(os.listdir(mandir)):
         text = open(os.path.join(mandir, name)).read()
+        # examples set as .TP/.B lines of the EXAMPLES section (trigger's)
+        ex = text.split("\n.SH EXAMPLES", 1)[1].split("\n.SH ", 1)[0] if ".SH EXAMPLES" in text else ""
+        for line in re.findall(r"^\.B (perfscope .*)$", ex, re.M):
+            yield f"man {name}", roff_text(line).strip()
         for block in re.findall(r"^\.EX\n(.*?)^\.EE", text, re.M | re.S):
             cmd = ""
             for raw in block.splitlines():
