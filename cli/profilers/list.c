@@ -272,7 +272,8 @@ static void list_pmus(struct list_ctx *l)
  * Opening a tracepoint is cheap but closing it is not: the kernel unregisters its probe and waits
  * for RCU grace periods, about 25 ms per tracepoint on a 2-CPU VM (a minute for all 2300). So
  * tracepoints are opened one by one only when the GLOB narrows them to a few; otherwise they are
- * listed unprobed (JSON: "probed": false; "supported": true for root, null otherwise) and a note on stderr says how to check them.
+ * listed unprobed (JSON: "probed": false; "supported": true for root, null otherwise) and a note on
+ * stderr says how to check them.
  */
 #define TP_PROBE_MAX 32
 
