@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <perfscope/perfscope.h>
 
@@ -240,6 +241,18 @@ static int parse_call_graph(struct cli_opts *o, const char *prof, const char *op
 	if (mode_len == 2 && !strncmp(arg, "fp", 2) && !comma) {
 		o->dwarf = false;
 		return 0;
+	}
+	if (mode_len == 3 && !strncmp(arg, "lbr", 3) && !comma) {
+		/* perf's third mode: the PMU's last branch records, Intel only */
+		if (access("/sys/bus/event_source/devices/cpu/caps/branches", F_OK))
+			return usage_error(prof,
+					   "%s=lbr: not supported on this machine (no LBR: its CPU "
+					   "PMU has no branch records); use 'fp' or 'dwarf'",
+					   opt);
+		return usage_error(prof,
+				   "%s=lbr: LBR call stacks are not supported by perfscope; "
+				   "use 'fp' or 'dwarf'",
+				   opt);
 	}
 	if (mode_len != 5 || strncmp(arg, "dwarf", 5))
 		return usage_error(prof,
@@ -553,9 +566,13 @@ again:
 		}
 		bool shared = false;
 
-		/* perf's "--call-graph dwarf" (a separate word): the mode is taken when it is one */
+		/*
+		 * perf's "--call-graph dwarf" (a separate word): the mode is taken when it is one, lbr
+		 * too (refused with its reason, rather than run as the command)
+		 */
 		if (c == 'g' && !optarg && optind < argc && !strcmp(argv[optind - 1], "--call-graph") &&
-		    (!strcmp(argv[optind], "fp") || !strncmp(argv[optind], "dwarf", 5)))
+		    (!strcmp(argv[optind], "fp") || !strcmp(argv[optind], "lbr") ||
+		     !strncmp(argv[optind], "dwarf", 5)))
 			optarg = argv[optind++];
 		for (size_t i = 0; i < NR_SHARED; i++)
 			if ((shared_opts[i].flag & flags) && shared_opts[i].lo.val == c)

@@ -71,7 +71,7 @@ static const char *short_name(const struct psc_event_spec *s)
 }
 
 #define SPEC_EXAMPLE \
-	"'syscalls:sys_enter_nanosleep//key=common_pid/,syscalls:sys_exit_nanosleep//key=common_pid/>20ms'"
+	"'syscalls:sys_enter_clock_nanosleep//key=common_pid/,syscalls:sys_exit_clock_nanosleep//key=common_pid/>20ms'"
 
 int tlat_set__add(struct tlat_set *set, struct prof *p, const char *spec, struct tlat **out)
 {

@@ -118,10 +118,21 @@ static void show(struct list_ctx *l, const char *name, const char *alias, enum p
 		json__key(&j, "kind");
 		json__str(&j, kind_names[kind]);
 		json__key(&j, "supported");
+		/*
+		 * A tracepoint not opened is still one tracefs gives an id to, which root opens:
+		 * supported, with "probed": false saying it was not tried (jq 'select(.supported)'
+		 * keeps it); for other users it stays null, unknown.
+		 */
 		if (probed)
 			json__bool(&j, probe_err == 0);
+		else if (!geteuid())
+			json__bool(&j, true);
 		else
 			json__null(&j);
+		if (!probed) {
+			json__key(&j, "probed");
+			json__bool(&j, false);
+		}
 		if (probe_err) {
 			json__key(&j, "reason");
 			json__str(&j, why);
@@ -261,7 +272,8 @@ static void list_pmus(struct list_ctx *l)
  * Opening a tracepoint is cheap but closing it is not: the kernel unregisters its probe and waits
  * for RCU grace periods, about 25 ms per tracepoint on a 2-CPU VM (a minute for all 2300). So
  * tracepoints are opened one by one only when the GLOB narrows them to a few; otherwise they are
- * listed unprobed (JSON: "supported": null) and a note on stderr says how to check them.
+ * listed unprobed (JSON: "probed": false; "supported": true for root, null otherwise) and a note on
+ * stderr says how to check them.
  */
 #define TP_PROBE_MAX 32
 

@@ -85,7 +85,8 @@ static const char *const impl_names[] = {
 	  "or the end only), hide<N (hide gaps below N), comma\n" \
 	  "separated; untraced events included" }, \
 	{ "cycle", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, cycle), 0, 0, NULL, \
-	  "pair the last group back to the first one too" }, \
+	  "pair the last group back to the first one too; system-wide\n" \
+	  "(no -p, -t or COMMAND) events without key= pair by CPU" }, \
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct mt, max_pending), 1, 1L << 30, \
 	  NULL, \
 	  "starts kept waiting for their end per pair (default\n" \

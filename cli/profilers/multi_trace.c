@@ -83,6 +83,12 @@ int mt_start(struct prof *p, void *priv)
 		return prof_usage(p, "pairs need two -e groups (starts, then ends), or --cycle "
 				     "to pair one group with itself");
 	mt->nr_links = mt->cycle ? mt->nr_groups : mt->nr_groups - 1;
+	/*
+	 * perf-prof keys events without key= by their instance: the CPU when no task is given, the
+	 * thread otherwise. A cycle of one event (sched_switch out, then in) pairs on a CPU: keyed
+	 * by thread, prev_pid and next_pid of one switch are different threads and never pair.
+	 */
+	mt->key_cpu = mt->cycle && !p->opts.nr_pids && !p->opts.nr_tids && !p->opts.command;
 	for (int l = 0; l < mt->nr_links; l++) {
 		struct mt_link *lk = &mt->links[l];
 		struct pair_opts po = { .impl = &mt_pair_impl, .ctx = lk,
@@ -252,6 +258,8 @@ int mt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		return 0;
 	/* the thread; the idle tasks are all tid 0, one per CPU: told apart by their CPU */
 	pe.key = s->tid ? s->tid : (1ull << 63) | (uint32_t)cpu;
+	if (mt->key_cpu)
+		pe.key = (uint32_t)cpu;
 	if (me->key && !eval_u64(me->key, s, &pe.key, &me->key_errors))
 		return 0;
 	if (mt->dt)
@@ -492,8 +500,8 @@ const struct profiler profiler_multi_trace = {
 		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
 		 "a runtime failure, 2 on a usage error.",
 	.examples =
-		"multi-trace -e 'syscalls:sys_enter_nanosleep//key=common_pid/' -e "
-		"'syscalls:sys_exit_nanosleep//key=common_pid/' --than 20ms -- sleep 0.03\n"
+		"multi-trace -e 'syscalls:sys_enter_clock_nanosleep//key=common_pid/' -e "
+		"'syscalls:sys_exit_clock_nanosleep//key=common_pid/' --than 20ms -- sleep 0.03\n"
 		"multi-trace -e irq:softirq_entry/vec==1/ -e irq:softirq_exit/vec==1/ -i 1000\n"
 		"multi-trace -e irq:softirq_entry/vec==1/ -e irq:softirq_exit/vec==1/ -i 1000 --impl "
 		"pair\n"

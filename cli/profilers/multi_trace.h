@@ -91,6 +91,7 @@ struct mt {
 	const char *impl_text;
 	uint64_t than, only_than, lower;
 	bool perins, cycle;
+	bool key_cpu; /* --cycle system-wide: the default key is the CPU, as perf-prof's */
 	const char *heatmap;
 	const char *detail_text;
 	bool detail;

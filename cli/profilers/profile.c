@@ -655,7 +655,7 @@ const struct profiler profiler_profile = {
 		    "profile -F 499 -i 1000 --format json --duration 3 | jq .samples\n"
 		    "profile -F 99 -a --per-pid --format folded --duration 2 > all.folded\n"
 		    "profile -F 999 -a --bpf -o cpu.svg --duration 10\n"
-		    "profile -F 999 -a --exclude_pid 0 --prio 100-119 -g --duration 5\n"
+		    "profile -F 999 -a --exclude_pid 0 --prio 120-139 -g --duration 5\n"
 		    "profile -F 997 -C 0 --irqs_disabled -g --flame-graph irqoff --duration 5",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_ORDER | CLI_OPT_CALLCHAIN |

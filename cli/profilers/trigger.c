@@ -348,8 +348,8 @@ const struct profiler profiler_trigger = {
 		    "trigger --sys 99 --for 60 -i 1000\n"
 		    "trigger --latency 'sched:sched_wakeup//key=pid/,sched:sched_switch//"
 		    "key=next_pid/>10ms' --for 2\n"
-		    "trigger --latency 'syscalls:sys_enter_nanosleep//key=common_pid/,syscalls:"
-		    "sys_exit_nanosleep//key=common_pid/>20ms' --for 1 --capture 1 --max 1 "
+		    "trigger --latency 'syscalls:sys_enter_clock_nanosleep//key=common_pid/,syscalls:"
+		    "sys_exit_clock_nanosleep//key=common_pid/>20ms' --for 1 --capture 1 --max 1 "
 		    "--format json",
 	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <perfscope/perfscope.h>
 
@@ -178,12 +179,19 @@ int trigger_check(struct prof *p, void *priv)
 		    t->conds[i].kind == CPUSTAT_IOWAIT)
 			return prof_usage(p, "--iowait is a CPU's state: not with -p or a COMMAND");
 	{
-		int err = capdir__prepare(t->dir);
+		struct stat st;
+		int err;
 
+		/* a file named as the directory: refused now, not at every capture */
+		if (!stat(t->dir, &st) && !S_ISDIR(st.st_mode))
+			return prof_usage(p, "-o %s: not a directory (-o names the directory the "
+					     "captures are written into)",
+					  t->dir);
+		err = capdir__prepare(t->dir);
 		if (err) {
 			fprintf(stderr, "perfscope trigger: cannot write captures into '%s': %s\n",
 				t->dir, strerror(-err));
-			return 1;
+			return -EIO; /* a runtime failure: exit 1 (a check's 1 means done, exit 0) */
 		}
 	}
 	{
