@@ -7,6 +7,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -59,7 +60,7 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS | udp N | lossrace N CPU_A CPU_B\n");
+		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS [FILE] | udp N | lossrace N CPU_A CPU_B\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "sleeps")) {
@@ -136,11 +137,23 @@ int main(int argc, char **argv)
 		close(r);
 		close(s);
 	} else if (!strcmp(argv[1], "naps") && argc > 3) {
-		/* N sleeps of MS milliseconds: N wakeups of this task */
+		/*
+		 * N sleeps of MS milliseconds: at least N wakeups of this task. On a loaded machine
+		 * it also waits after a preemption, and may block more (a page fault on I/O): FILE
+		 * gets the switches the kernel counted, voluntary and not, each ended by a switch-in,
+		 * for an exact upper bound.
+		 */
 		long ms = strtol(argv[3], NULL, 10);
+		struct rusage ru;
+		FILE *f;
 
 		for (long i = 0; i < n; i++)
 			sleep_ns(ms * 1000000L);
+		if (argc > 4 && !getrusage(RUSAGE_SELF, &ru)) {
+			f = fopen(argv[4], "w");
+			if (!f || fprintf(f, "%ld\n", ru.ru_nvcsw + ru.ru_nivcsw) < 0 || fclose(f))
+				return 1;
+		}
 	} else {
 		fprintf(stderr, "mt_workload: unknown workload '%s'\n", argv[1]);
 		return 2;
