@@ -280,13 +280,25 @@ void prof_events_caret(const struct prof *p, int pos)
 		caret__print(stderr, "  ", NULL, p->events, pos);
 }
 
-/* Results go to -o FILE or stdout; a stop signal must not wait behind a pipe nobody reads. */
+/*
+ * Results go to -o FILE or stdout, text to stderr as PROF_TEXT_STDERR and PROF_SUMMARY say; a
+ * stop signal must not wait behind a pipe nobody reads.
+ */
+int prof__report_fd(const struct prof *p)
+{
+	bool text_stderr = (p->decl->needs & PROF_TEXT_STDERR) ||
+			   ((p->decl->needs & PROF_SUMMARY) && p->opts.command);
+
+	if (p->opts.output)
+		return -1;
+	return text_stderr && p->opts.format == FORMAT_TEXT ? STDERR_FILENO : STDOUT_FILENO;
+}
+
 static int open_output(struct prof *p)
 {
 	sigset_t stop;
 
-	if ((p->decl->needs & PROF_TEXT_STDERR) && !p->opts.output &&
-	    p->opts.format == FORMAT_TEXT) {
+	if (prof__report_fd(p) == STDERR_FILENO) {
 		p->out = out__new(STDERR_FILENO, 256 * 1024);
 		if (p->out)
 			p->out->name = "standard error";

@@ -282,7 +282,8 @@ const struct profiler profiler_kmemleak = {
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = km_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
+		 PROF_SUMMARY,
 	.attrs = km_attrs,
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct km),

@@ -498,7 +498,8 @@ const struct profiler profiler_memleak = {
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = ml_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
+		 PROF_SUMMARY,
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct ml),
 	.ev_priv_size = sizeof(struct ml_ev),

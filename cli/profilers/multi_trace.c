@@ -524,7 +524,8 @@ const struct profiler profiler_multi_trace = {
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = mt_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
+		 PROF_SUMMARY,
 	.attrs = mt_attrs,
 	.conformance_args = "-e sched:sched_wakeup//key=pid/ -e sched:sched_switch//key=next_pid/ "
 			    "-i 200",

@@ -416,7 +416,7 @@ const struct profiler profiler_num_dist = {
 		       CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
 		       CLI_OPT_POSITIONAL,
 	.opts = nd_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.attrs = nd_attrs,
 	.conformance_args = "-e sched:sched_switch//num=prev_prio/ -i 200",
 	.priv_size = sizeof(struct nd),

@@ -59,7 +59,7 @@ const struct profiler profiler_syscalls = {
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = mt_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.attrs = mt_attrs,
 	.default_events = SC_ENTER "," SC_EXIT,
 	/* nanosleep only: all system calls of a busy machine make the stop drain long backlogs */

@@ -51,6 +51,7 @@ struct top {
 	struct expr *printkey;
 	const char *key_title;
 	bool tty; /* redraw in place */
+	int fd; /* where the table goes without -o: tty tests and window size */
 	uint64_t refresh;
 	uint64_t dropped; /* rows not created: no memory */
 };
@@ -72,7 +73,8 @@ static int top_check(struct prof *p, void *priv)
 {
 	struct top *t = priv;
 
-	t->tty = !p->json_fmt && !p->opts.output && isatty(STDOUT_FILENO);
+	t->fd = prof__report_fd(p); /* stderr with a COMMAND */
+	t->tty = !p->json_fmt && t->fd >= 0 && isatty(t->fd);
 	return 0;
 }
 
@@ -314,7 +316,7 @@ static long screen_rows(const struct top *t)
 
 	if (t->rows > 0)
 		return t->rows;
-	if (t->tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 6)
+	if (t->tty && !ioctl(t->fd, TIOCGWINSZ, &ws) && ws.ws_row > 6)
 		return ws.ws_row - 5;
 	return 0; /* all */
 }
@@ -534,7 +536,7 @@ const struct profiler profiler_top = {
 		       CLI_OPT_ORDER | CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = top_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_SUMMARY,
 	.attrs = top_attrs,
 	.conformance_args = "-e sched:sched_switch -i 200",
 	.priv_size = sizeof(struct top),
