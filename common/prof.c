@@ -43,6 +43,7 @@ struct prof_state {
 	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
 	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
 	const char *typed; /* the -e text before that */
+	struct prof_incomplete inc; /* what the last interval's footer counted */
 };
 
 double prof__elapsed(const struct prof *p)
@@ -179,6 +180,8 @@ static void hook_interval(void *ctx)
 
 	if (p->decl->interval && p->decl->interval(p, p->priv, mono_ns()) < 0)
 		prof__stop(p);
+	else if (p->decl->interval)
+		prof_incomplete__note(p, &p->state->inc, false);
 	out__flush(p->out);
 }
 
@@ -769,6 +772,8 @@ static int run(struct prof *p, bool *again)
 	}
 	if (p->decl->report && !out__error(p->out) && (ret = p->decl->report(p, p->priv)) < 0)
 		err = err ? err : ret;
+	else if (p->decl->report)
+		prof_incomplete__note(p, &p->state->inc, true);
 	out__flush(p->out);
 	report_stats(p);
 	ret = report_output(p);

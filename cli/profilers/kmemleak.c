@@ -205,7 +205,9 @@ static int print_leaks(struct prof *p, struct km *km, bool final)
 				 .than_text = km->than_text,
 				 .top = (size_t)km->top,
 				 .final = final,
-				 .json = p->json_fmt };
+				 .json = p->json_fmt,
+				 /* known at the end of the run; 0 before */
+				 .dropped = final ? prof__kernel_dropped(p) : 0 };
 	struct leak_group *g;
 	size_t nr;
 	int err = leak__report(km->lk, p->out, &p->json, &r, &g, &nr);

@@ -430,7 +430,9 @@ static int print_leaks(struct prof *p, struct ml *ml, bool final)
 				 .than_text = ml->than_text,
 				 .top = (size_t)ml->top,
 				 .final = final,
-				 .json = p->json_fmt };
+				 .json = p->json_fmt,
+				 /* known at the end of the run; 0 before */
+				 .dropped = final ? prof__kernel_dropped(p) : 0 };
 
 	return leak__report(ml->lk, p->out, &p->json, &r, NULL, NULL);
 }

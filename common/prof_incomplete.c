@@ -1,0 +1,54 @@
+/* prof_incomplete: a summary's own note, inside its results, that events were lost. */
+#include "prof_internal.h"
+#include "session.h"
+
+/*
+ * A table built from part of the events looks as complete as one built from all of them; a
+ * warning on stderr is lost with the terminal's scrollback or a 2>/dev/null. So the result says
+ * it: a footer line under the text table, an "incomplete" object in JSON, with the share of the
+ * events that never arrived (lost in the rings, or counted by the kernel and dropped: kdrop.h,
+ * known at the end of the run only).
+ */
+void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool final)
+{
+	struct session_stats st;
+	uint64_t lost, kdropped, samples, missing;
+	double share;
+
+	if (!(p->decl->needs & PROF_SUMMARY) || !(p->decl->needs & PROF_RINGS) || !p->session ||
+	    out__error(p->out))
+		return;
+	session__stats(p->session, &st);
+	lost = st.lost + st.lost_records * !st.lost;
+	kdropped = final ? st.kernel_dropped : 0;
+	/* an interval tells its own losses; the end, the run's */
+	samples = st.samples - (final ? 0 : at->samples);
+	lost -= final ? 0 : at->lost;
+	at->samples = st.samples;
+	at->lost = st.lost + st.lost_records * !st.lost;
+	missing = lost + kdropped;
+	if (!missing)
+		return;
+	share = (double)missing / (double)(samples + missing);
+	if (p->json_fmt) {
+		json__begin(&p->json, p->out);
+		json__key(&p->json, "incomplete");
+		json__obj(&p->json);
+		json__key(&p->json, "lost");
+		json__u64(&p->json, lost);
+		json__key(&p->json, "kernel_dropped");
+		json__u64(&p->json, kdropped);
+		json__key(&p->json, "share");
+		json__dbl(&p->json, share);
+		json__key(&p->json, "final");
+		json__bool(&p->json, final);
+		json__end_line(&p->json);
+		return;
+	}
+	out__printf(p->out, "incomplete: %.0f%% of the %s events missing (%llu lost", share * 100,
+		    final ? "run's" : "interval's", (unsigned long long)lost);
+	if (final)
+		out__printf(p->out, ", %llu dropped by the kernel", (unsigned long long)kdropped);
+	out__printf(p->out, "): the results above count %llu of %llu\n",
+		    (unsigned long long)samples, (unsigned long long)(samples + missing));
+}
