@@ -62,6 +62,17 @@ const char *prof__comm(struct prof *p, uint32_t pid, uint32_t tid)
 	return p->state->comm_ready ? comm_cache__get(&p->state->comm, pid, tid) : "";
 }
 
+const char *prof__tid_label(struct prof *p, uint32_t tid, char *buf, size_t len)
+{
+	const char *comm = p->state->comm_ready ? comm_cache__get(&p->state->comm, tid, tid) : "";
+
+	if (comm && *comm)
+		snprintf(buf, len, "%s/%u", comm, tid);
+	else
+		snprintf(buf, len, "%u", tid);
+	return buf;
+}
+
 struct callchain *prof__callchain(struct prof *p)
 {
 	return p->state->cc;

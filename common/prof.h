@@ -217,6 +217,11 @@ uint64_t prof__kernel_dropped(const struct prof *p);
 int prof__report_fd(const struct prof *p);
 /* The thread's name (PROF_COMM). */
 const char *prof__comm(struct prof *p, uint32_t pid, uint32_t tid);
+/*
+ * A per-instance row's label (--perins): "comm/tid" as perf and top users read it, or the bare
+ * tid when the name is not known (PROF_COMM). Returns buf.
+ */
+const char *prof__tid_label(struct prof *p, uint32_t tid, char *buf, size_t len);
 /* Prints a sample's stack lines (PROF_STACKS) after an event's text or as a JSON value. */
 void prof__stack_text(struct prof *p, const struct psc_sample *s);
 void prof__stack_json(struct prof *p, const struct psc_sample *s);

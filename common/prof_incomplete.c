@@ -38,6 +38,8 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 		json__u64(&p->json, lost);
 		json__key(&p->json, "kernel_dropped");
 		json__u64(&p->json, kdropped);
+		json__key(&p->json, "seen");
+		json__u64(&p->json, samples);
 		json__key(&p->json, "share");
 		json__dbl(&p->json, share);
 		json__key(&p->json, "final");

@@ -216,6 +216,8 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	me->untraced = prof_event__attr(ev, "untraced") != NULL;
 	me->trigger = prof_event__attr(ev, "trigger") != NULL;
 	me->role = role ? role->expr : NULL;
+	/* rundelay's own keys are thread ids too (pid, next_pid) */
+	me->key_tid = !key && !mt->key_text;
 	if (key) {
 		me->key = key->expr;
 	} else if (mt->key_text && !(me->untraced && !ev->fmt)) {

@@ -194,7 +194,17 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 			id = ret;
 		if (me->sc_ret && s && !psc_tp_field__u64(me->sc_ret, s->raw.data, s->raw.size, &ret))
 			error = (int64_t)ret < 0;
-		st = lk->last && lk->last->id == id ? lk->last : stat_by(lk, id);
+		/* --perins: a row per thread and call, the thread (the pair's key) above the id */
+		if (mt->perins)
+			st = lk->last && lk->last->id == id && lk->last->tid == start->key
+				     ? lk->last
+				     : stat_by(lk, start->key << 20 | (id & 0xfffff));
+		else
+			st = lk->last && lk->last->id == id ? lk->last : stat_by(lk, id);
+		if (st && mt->perins) {
+			st->id = id;
+			st->tid = start->key;
+		}
 		if (st) {
 			lk->last = st;
 			stat_add(st, delta, over, error, mt->ival);

@@ -38,7 +38,7 @@ check "key=count>1000: key 1 has 50 values of 4096" grep -q "^$TP key 1: count 5
 # 8: --perins with a command: per thread
 run_report "$P" num-dist -e "$TP/fd==1/num=count/" --perins -- bash -c "$TWO_DD"
 check "--perins with a COMMAND: one distribution per thread (two dd)" \
-	test "$(grep -c "^$TP tid [0-9]*: count" "$OUT")" -eq 2
+	test "$(grep -c "^$TP tid dd/[0-9]*: count" "$OUT")" -eq 2
 
 # 9-10: JSON with the histogram's members
 run_report "$P" num-dist -e "$TP/fd==1/num=count/alias=size/" --format json -- bash -c "$TWO_DD"
