@@ -74,7 +74,8 @@ static const char *const impl_names[] = {
 	{ "lower", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_lower, \
 	  "print each pair whose latency is below T" }, \
 	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, perins), 0, 0, NULL, \
-	  "statistics per key (per thread by default) too" }, \
+	  "statistics per key (per thread by default: comm/tid;\n" \
+	  "syscalls: per thread and call) too" }, \
 	{ "heatmap", 0, "FILE", PROF_OPT_STRING, offsetof(struct mt, heatmap), 0, 0, NULL, \
 	  "write a latency heatmap (SVG) of the first pair to FILE,\n" \
 	  "of the next ones to FILE.2, FILE.3 ..." }, \
