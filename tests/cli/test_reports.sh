@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 19
+plan 21
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -156,5 +156,10 @@ run_capture "$P" multi-trace -e 'raw_syscalls:sys_enter/id==110/' -e 'raw_syscal
 	--perins -- "$W" getppid 300
 check "multi-trace --perins: the row is mt_workload/TID with 300 calls" \
 	awk '$1 ~ /^mt_workload\/[0-9]+$/ && $2 == 300 { f = 1 } END { exit !f }' "$ERR"
+
+# 20-21: trigger's exit status as its man page says: -o not writable 1, a file as the directory 2
+expect_rc "trigger -o /proc/nope: exit 1" 1 "$P" trigger --sys 99 --for 1 -o /proc/nope --duration 0.2
+touch "$TMPD/afile"
+expect_rc "trigger -o FILE (not a directory): exit 2" 2 "$P" trigger --sys 99 --for 1 -o "$TMPD/afile" --duration 0.2
 
 done_testing
