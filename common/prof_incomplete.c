@@ -20,6 +20,8 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 		return;
 	session__stats(p->session, &st);
 	lost = st.lost + st.lost_records * !st.lost;
+	if (st.samples < at->samples || lost < at->lost) /* a new session (-r): counted anew */
+		*at = (struct prof_incomplete){ 0 };
 	kdropped = final ? st.kernel_dropped : 0;
 	/* an interval tells its own losses; the end, the run's */
 	samples = st.samples - (final ? 0 : at->samples);

@@ -344,8 +344,15 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 								       (uint32_t)st->tid));
 				}
 			} else {
+				const struct mt_ev *me = p->events_arr[lk->from].priv;
+
 				JSON_KEY(&p->json, "key");
 				json__str(&p->json, mt_key_str(p, mt, lk->from, st->id));
+				if (me && me->key_tid && !(st->id >> 63)) { /* whose: the thread's */
+					JSON_KEY(&p->json, "comm");
+					json__str(&p->json, prof__comm(p, (uint32_t)st->id,
+								       (uint32_t)st->id));
+				}
 			}
 			stat_json(p, mt, h, final ? st->over : st->ival_over,
 				  final ? st->errors : st->ival_errors);

@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 21
+plan 22
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -151,13 +151,19 @@ check "syscalls --perins: mt_workload/TID getppid rows with 300 and 200 calls" s
 	awk '\$1 ~ /^mt_workload\/[0-9]+\$/ && \$2 == \"getppid(110)\" { print \$3 }' '$ERR' |
 		sort -n | tr '\n' ' ' | grep -qx '200 300 '"
 
-# 19: multi-trace --perins keyed by the thread: rows say comm/tid
+# 19-20: multi-trace --perins keyed by the thread: rows say comm/tid (JSON: comm)
 run_capture "$P" multi-trace -e 'raw_syscalls:sys_enter/id==110/' -e 'raw_syscalls:sys_exit/id==110/' \
 	--perins -- "$W" getppid 300
 check "multi-trace --perins: the row is mt_workload/TID with 300 calls" \
 	awk '$1 ~ /^mt_workload\/[0-9]+$/ && $2 == 300 { f = 1 } END { exit !f }' "$ERR"
+run_capture "$P" multi-trace -e 'raw_syscalls:sys_enter/id==110/' -e 'raw_syscalls:sys_exit/id==110/' \
+	--perins --format json -- "$W" getppid 300
+check "multi-trace --perins --format json: the thread's row has its comm" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+sys.exit(not any(x.get("final") and x.get("comm") == "mt_workload" and x.get("count") == 300 for x in o))' "$OUT"
 
-# 20-21: trigger's exit status as its man page says: -o not writable 1, a file as the directory 2
+# 21-22: trigger's exit status as its man page says: -o not writable 1, a file as the directory 2
 expect_rc "trigger -o /proc/nope: exit 1" 1 "$P" trigger --sys 99 --for 1 -o /proc/nope --duration 0.2
 touch "$TMPD/afile"
 expect_rc "trigger -o FILE (not a directory): exit 2" 2 "$P" trigger --sys 99 --for 1 -o "$TMPD/afile" --duration 0.2
