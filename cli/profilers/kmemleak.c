@@ -270,6 +270,10 @@ const struct profiler profiler_kmemleak = {
 	.events_help =
 		"--alloc and --free take events as -e does, with ATTRs ptr=EXPR and size=EXPR",
 	.notes =
+		"A leak whose free may be an event the kernel dropped (counted, never written to the\n"
+		"rings) is marked \"(may be freed: N events dropped by the kernel)\", JSON\n"
+		"\"free_maybe_lost\": N.\n"
+		"\n"
 		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
 		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
 		"failure, 2 on a usage error.",
