@@ -142,7 +142,7 @@ void prof__help(const struct profiler *decl, FILE *out)
 		      "to standard error, as perf trace -s and strace -c do; --format json stays on\n"
 		      "standard output. A report missing events (lost, or dropped by the kernel) says\n"
 		      "so in it: an 'incomplete: N% ... missing' footer, a JSON \"incomplete\" object\n"
-		      "(lost, kernel_dropped, seen, share).\n",
+		      "(lost, kernel_dropped, seen, share, and the worst event's missing of all).\n",
 		      out);
 	if (decl->examples) {
 		fputs("\nExamples:\n", out);

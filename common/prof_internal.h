@@ -32,7 +32,8 @@ struct prof_incomplete {
 };
 /*
  * Under a PROF_SUMMARY table (an interval's, or the run's when final): a footer line, or a JSON
- * {"incomplete": {"lost", "kernel_dropped", "seen", "share", "final"}} line, when events were missing.
+ * {"incomplete": {"lost", "kernel_dropped", "seen", "share", "final",
+ * "worst": {"event", "missing", "of"}}} line, when events were missing.
  */
 void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool final);
 

@@ -77,10 +77,10 @@ if [ "$lost" -gt 0 ]; then
 	check "syscalls with losses: the text report has an 'incomplete:' footer" test -n "$foot"
 	check "the footer's counts are the session's (lost, seen, seen + missing = all)" python3 -c '
 import re, sys
-m = re.match(r"incomplete: (\d+)% of the run.s events missing \((\d+) lost, (\d+) dropped by the kernel\): the results above count (\d+) of (\d+)$", sys.argv[1])
+m = re.match(r"incomplete: (\d+)% of the run.s events missing \((\d+) lost, (\d+) dropped by the kernel\): the results above count (\d+) of (\d+)(; raw_syscalls:sys_e(nter|xit): \d+% missing \(\d+ of \d+\))?$", sys.argv[1])
 seen, lost = int(sys.argv[2]), int(sys.argv[3])
 if not m: sys.exit(1)
-pct, l, k, c, a = map(int, m.groups())
+pct, l, k, c, a = map(int, m.groups()[:5])
 # the side band (task names) may lose records too: counted in the footer, not in the stats
 sys.exit(not (l >= lost and c == seen and c + l + k == a and abs(pct - 100.0 * (l + k) / a) <= 1))' \
 		"$foot" "$seen" "$lost"
@@ -91,7 +91,7 @@ fi
 run_capture "$P" syscalls -m 1 --format json -- "$W" getppid 200000
 read -r seen lost < <(stats "$ERR")
 if [ "$lost" -gt 0 ]; then
-	check "syscalls --format json with losses: an incomplete object, its share right" json_check '
+	check "syscalls --format json with losses: an incomplete object, its share and worst event right" json_check '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 i = [x["incomplete"] for x in o if "incomplete" in x and x["incomplete"]["final"]]
@@ -99,8 +99,19 @@ if len(i) != 1: sys.exit(1)
 i = i[0]
 m = i["lost"] + i["kernel_dropped"]
 print("# incomplete:", i, "stats: seen", sys.argv[2], "lost", sys.argv[3])
+# the event missing the largest share of its own, as its stats lines say (events, lost)
+ev = {}
+for l in open(sys.argv[4]):
+    f = l.split()
+    if len(f) == 7 and f[4] == "events," and f[6] == "lost" and f[2].startswith("raw_syscalls:"):
+        ev[f[2].rstrip(":")] = (int(f[3]), int(f[5]))
+w = i.get("worst", {})
+e = ev.get(w.get("event"))
+print("# worst:", w, "its stats:", e)
+worst_ok = e and w["missing"] >= e[1] and w["of"] == e[0] + w["missing"] and all(
+    w["missing"] * (a + b) >= b * w["of"] for a, b in ev.values())
 sys.exit(not (i["lost"] >= int(sys.argv[3]) > 0 and i["seen"] == int(sys.argv[2])
-              and abs(i["share"] - m / (m + i["seen"])) < 1e-9))' "$OUT" "$seen" "$lost"
+              and abs(i["share"] - m / (m + i["seen"])) < 1e-9 and worst_ok))' "$OUT" "$seen" "$lost" "$ERR"
 else
 	skip "no events lost with a 1-page ring on this machine"
 fi
