@@ -28,15 +28,16 @@ static bool worst_event(struct prof *p, struct worst *w)
 	{
 		const struct prof_event *ev = psc_evsel__priv(evsel);
 		uint64_t seen = session__evsel_samples(p->session, i);
-		uint64_t missing = session__evsel_lost(p->session, i) +
-				   session__evsel_kdropped(p->session, i);
+		uint64_t missing =
+			session__evsel_lost(p->session, i) + session__evsel_kdropped(p->session, i);
 
 		if (session_is_sideband(evsel) || (!seen && !missing))
 			continue;
 		nr++;
 		/* missing / (seen + missing) larger than w's, compared without division */
-		if (missing && (!w->missing || (unsigned __int128)missing * (w->seen + w->missing) >
-						       (unsigned __int128)w->missing * (seen + missing))) {
+		if (missing &&
+		    (!w->missing || (unsigned __int128)missing * (w->seen + w->missing) >
+					    (unsigned __int128)w->missing * (seen + missing))) {
 			w->name = ev ? ev->name : psc_evsel__name(evsel);
 			w->seen = seen;
 			w->missing = missing;
@@ -103,11 +104,12 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 		    final ? "run's" : "interval's", (unsigned long long)lost);
 	if (final)
 		out__printf(p->out, ", %llu dropped by the kernel", (unsigned long long)kdropped);
-	out__printf(p->out, "): the results above count %llu of %llu",
-		    (unsigned long long)samples, (unsigned long long)(samples + missing));
+	out__printf(p->out, "): the results above count %llu of %llu", (unsigned long long)samples,
+		    (unsigned long long)(samples + missing));
 	if (has_worst)
 		out__printf(p->out, "; %s: %.0f%% missing (%llu of %llu)", w.name,
 			    100.0 * (double)w.missing / (double)(w.seen + w.missing),
-			    (unsigned long long)w.missing, (unsigned long long)(w.seen + w.missing));
+			    (unsigned long long)w.missing,
+			    (unsigned long long)(w.seen + w.missing));
 	out__putc(p->out, '\n');
 }

@@ -54,8 +54,9 @@ static void test_text_marks(void **state)
 	assert_null(strstr(s, "may be freed"));
 	free(s);
 	s = report(false, 5);
-	assert_non_null(strstr(s, "100 bytes not freed, by [no stack], from (may be freed: 5 events "
-				  "dropped by the kernel):\n"));
+	assert_non_null(strstr(s,
+			       "100 bytes not freed, by [no stack], from (may be freed: 5 events "
+			       "dropped by the kernel):\n"));
 	free(s);
 }
 
