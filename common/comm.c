@@ -85,9 +85,13 @@ void comm_cache__record(struct comm_cache *c, const struct psc_record *rec)
 	if (rec->type == PERF_RECORD_COMM) {
 		comm_cache__set(c, rec->comm.tid, rec->comm.comm, strlen(rec->comm.comm));
 	} else if (rec->type == PERF_RECORD_FORK && rec->fork.tid && rec->fork.ptid) {
-		/* A child is named as its parent until it execs; it may be gone before we look. */
+		/*
+		 * A child is named as its parent until it execs; it may be gone before we look.
+		 * Unordered (--no-order) the child's COMM at its exec, written to the ring of the
+		 * CPU it ran on, may come before its FORK: a name already there is that one.
+		 */
 		parent = comm_cache__find(c, rec->fork.ptid);
-		if (parent) {
+		if (parent && !comm_cache__find(c, rec->fork.tid)) {
 			char name[COMM_LEN];
 
 			/* the parent's name may move when the child's insert grows the table */

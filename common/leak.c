@@ -284,7 +284,8 @@ static void frame_json(void *ctx, const char *f, size_t n)
 	json__strn(ctx, f, n);
 }
 
-size_t leak__print(const struct leak_group *g, size_t nr, struct out *out, bool json, size_t max)
+size_t leak__print(const struct leak_group *g, size_t nr, struct out *out, bool json, size_t max,
+		   uint64_t dropped)
 {
 	for (size_t i = 0; i < nr && (!max || i < max); i++) {
 		const char *semi = strchr(g[i].folded, ';');
@@ -306,12 +307,20 @@ size_t leak__print(const struct leak_group *g, size_t nr, struct out *out, bool 
 			json__arr(&j);
 			frames(g[i].folded, frame_json, &j);
 			json__end(&j);
+			if (dropped) {
+				json__key(&j, "free_maybe_lost");
+				json__u64(&j, dropped);
+			}
 			json__end_line(&j);
 			continue;
 		}
-		out__printf(out, "%llu allocation%s, %llu bytes not freed, by %.*s, from:\n",
+		out__printf(out, "%llu allocation%s, %llu bytes not freed, by %.*s, from",
 			    (unsigned long long)g[i].count, g[i].count == 1 ? "" : "s",
 			    (unsigned long long)g[i].bytes, (int)comm_len, g[i].folded);
+		if (dropped)
+			out__printf(out, " (may be freed: %llu events dropped by the kernel)",
+				    (unsigned long long)dropped);
+		out__printf(out, ":\n");
 		if (semi)
 			frames(g[i].folded, frame_text, out);
 		else
@@ -370,7 +379,7 @@ int leak__report(struct leak *lk, struct out *out, struct json *js, const struct
 		bytes += g[i].bytes;
 	}
 	if (r->json) {
-		leak__print(g, nr, out, true, r->top);
+		leak__print(g, nr, out, true, r->top, r->dropped);
 		json__begin(js, out);
 		json__key(js, "summary");
 		json__bool(js, true);
@@ -389,7 +398,7 @@ int leak__report(struct leak *lk, struct out *out, struct json *js, const struct
 			    r->final ? "" : "-- ", (unsigned long long)count,
 			    (unsigned long long)bytes, r->than ? " for more than " : "",
 			    r->than ? r->than_text : "", nr, nr ? ":\n" : "");
-		leak__print(g, nr, out, false, r->top);
+		leak__print(g, nr, out, false, r->top, r->dropped);
 		if (r->top && nr > r->top)
 			out__printf(out, "(%zu more stacks: --top)\n", nr - r->top);
 	}

@@ -57,9 +57,11 @@ int leak__groups(struct leak *lk, uint64_t now, uint64_t than, struct leak_group
 /*
  * Prints the groups: text, "N allocations, B bytes not freed, from:" then the frames innermost
  * first; or JSON, one object per group {"count", "bytes", "oldest_ns", "comm", "stack": [frames,
- * innermost first]}. At most max groups (0: all); returns how many groups there were.
+ * innermost first]}. At most max groups (0: all); returns how many groups there were. dropped:
+ * as leak_report's, each group marked.
  */
-size_t leak__print(const struct leak_group *g, size_t nr, struct out *out, bool json, size_t max);
+size_t leak__print(const struct leak_group *g, size_t nr, struct out *out, bool json, size_t max,
+		   uint64_t dropped);
 
 /* What a leak finder's table prints (leak__report). */
 struct leak_report {
@@ -69,6 +71,12 @@ struct leak_report {
 	size_t top; /* at most this many stacks printed (0: all) */
 	bool final; /* the end of the run, else an interval */
 	bool json;
+	/*
+	 * Events the kernel dropped silently during the run (kdrop.h): their times are unknown, so
+	 * any leak may be an allocation whose free was one of them. Each group then says so: text
+	 * "(may be freed: N events dropped by the kernel)" on its line, JSON "free_maybe_lost": N.
+	 */
+	uint64_t dropped;
 };
 
 /*

@@ -43,6 +43,7 @@ struct prof_state {
 	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
 	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
 	const char *typed; /* the -e text before that */
+	struct prof_incomplete inc; /* what the last interval's footer counted */
 };
 
 double prof__elapsed(const struct prof *p)
@@ -59,6 +60,17 @@ void prof__stop(struct prof *p)
 const char *prof__comm(struct prof *p, uint32_t pid, uint32_t tid)
 {
 	return p->state->comm_ready ? comm_cache__get(&p->state->comm, pid, tid) : "";
+}
+
+const char *prof__tid_label(struct prof *p, uint32_t tid, char *buf, size_t len)
+{
+	const char *comm = p->state->comm_ready ? comm_cache__get(&p->state->comm, tid, tid) : "";
+
+	if (comm && *comm)
+		snprintf(buf, len, "%s/%u", comm, tid);
+	else
+		snprintf(buf, len, "%u", tid);
+	return buf;
 }
 
 struct callchain *prof__callchain(struct prof *p)
@@ -179,6 +191,8 @@ static void hook_interval(void *ctx)
 
 	if (p->decl->interval && p->decl->interval(p, p->priv, mono_ns()) < 0)
 		prof__stop(p);
+	else if (p->decl->interval)
+		prof_incomplete__note(p, &p->state->inc, false);
 	out__flush(p->out);
 }
 
@@ -280,13 +294,25 @@ void prof_events_caret(const struct prof *p, int pos)
 		caret__print(stderr, "  ", NULL, p->events, pos);
 }
 
-/* Results go to -o FILE or stdout; a stop signal must not wait behind a pipe nobody reads. */
+/*
+ * Results go to -o FILE or stdout, text to stderr as PROF_TEXT_STDERR and PROF_SUMMARY say; a
+ * stop signal must not wait behind a pipe nobody reads.
+ */
+int prof__report_fd(const struct prof *p)
+{
+	bool text_stderr = (p->decl->needs & PROF_TEXT_STDERR) ||
+			   ((p->decl->needs & PROF_SUMMARY) && p->opts.command);
+
+	if (p->opts.output)
+		return -1;
+	return text_stderr && p->opts.format == FORMAT_TEXT ? STDERR_FILENO : STDOUT_FILENO;
+}
+
 static int open_output(struct prof *p)
 {
 	sigset_t stop;
 
-	if ((p->decl->needs & PROF_TEXT_STDERR) && !p->opts.output &&
-	    p->opts.format == FORMAT_TEXT) {
+	if (prof__report_fd(p) == STDERR_FILENO) {
 		p->out = out__new(STDERR_FILENO, 256 * 1024);
 		if (p->out)
 			p->out->name = "standard error";
@@ -757,6 +783,8 @@ static int run(struct prof *p, bool *again)
 	}
 	if (p->decl->report && !out__error(p->out) && (ret = p->decl->report(p, p->priv)) < 0)
 		err = err ? err : ret;
+	else if (p->decl->report)
+		prof_incomplete__note(p, &p->state->inc, true);
 	out__flush(p->out);
 	report_stats(p);
 	ret = report_output(p);

@@ -41,6 +41,14 @@ enum prof_needs {
 	 * Other formats (--format json) stay on standard output, for pipes.
 	 */
 	PROF_TEXT_STDERR = 1 << 6,
+	/*
+	 * A summary profiler: it prints tables (at the end, or every -i), not a stream of events.
+	 * With a COMMAND (which shares standard output) and no -o, its text goes to standard
+	 * error, as perf trace -s and strace -c do: `prof -- cmd > /dev/null` still shows it.
+	 * JSON stays on standard output. Its results also say when they are incomplete: the
+	 * table footer and a JSON "incomplete" field (prof__incomplete_*).
+	 */
+	PROF_SUMMARY = 1 << 7,
 };
 
 /* How the value of a profiler's ATTR is checked and bound, once, before anything opens. */
@@ -202,8 +210,18 @@ struct prof {
  * event: known once the run ended (in the report hook), 0 before.
  */
 uint64_t prof__kernel_dropped(const struct prof *p);
+/*
+ * Where the results go without -o: STDERR_FILENO for text when PROF_TEXT_STDERR, or
+ * PROF_SUMMARY with a COMMAND; else STDOUT_FILENO. -1 with -o FILE. Known once options parsed.
+ */
+int prof__report_fd(const struct prof *p);
 /* The thread's name (PROF_COMM). */
 const char *prof__comm(struct prof *p, uint32_t pid, uint32_t tid);
+/*
+ * A per-instance row's label (--perins): "comm/tid" as perf and top users read it, or the bare
+ * tid when the name is not known (PROF_COMM). Returns buf.
+ */
+const char *prof__tid_label(struct prof *p, uint32_t tid, char *buf, size_t len);
 /* Prints a sample's stack lines (PROF_STACKS) after an event's text or as a JSON value. */
 void prof__stack_text(struct prof *p, const struct psc_sample *s);
 void prof__stack_json(struct prof *p, const struct psc_sample *s);

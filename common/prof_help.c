@@ -137,6 +137,13 @@ void prof__help(const struct profiler *decl, FILE *out)
 		fputs(decl->notes, out);
 		fputc('\n', out);
 	}
+	if (decl->needs & PROF_SUMMARY)
+		fputs("\nReports: with a COMMAND (it has standard output) and no -o, the text report goes\n"
+		      "to standard error, as perf trace -s and strace -c do; --format json stays on\n"
+		      "standard output. A report missing events (lost, or dropped by the kernel) says\n"
+		      "so in it: an 'incomplete: N% ... missing' footer, a JSON \"incomplete\" object\n"
+		      "(lost, kernel_dropped, seen, share, and the worst event's missing of all).\n",
+		      out);
 	if (decl->examples) {
 		fputs("\nExamples:\n", out);
 		indented(out, decl->examples, "perfscope ");

@@ -2,7 +2,9 @@
 #ifndef PERFSCOPE_COMMON_PROF_INTERNAL_H
 #define PERFSCOPE_COMMON_PROF_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "prof.h"
 
@@ -24,6 +26,17 @@ int prof_opts__parse(struct prof *p, int argc, char **argv);
  * run. 0, 2 (usage, printed), 1 (runtime, printed), or PROF_SETUP_DONE (the event hook asked
  * to end there: exit 0).
  */
+/* Where the previous note counted from: an interval's note tells that interval's losses. */
+struct prof_incomplete {
+	uint64_t samples, lost;
+};
+/*
+ * Under a PROF_SUMMARY table (an interval's, or the run's when final): a footer line, or a JSON
+ * {"incomplete": {"lost", "kernel_dropped", "seen", "share", "final",
+ * "worst": {"event", "missing", "of"}}} line, when events were missing.
+ */
+void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool final);
+
 #define PROF_SETUP_DONE 3
 int prof_events__setup(struct prof *p);
 void prof_events__free(struct prof *p);

@@ -963,6 +963,18 @@ uint64_t session__evsel_lost(const struct session *s, int idx)
 	return n;
 }
 
+uint64_t session__evsel_kdropped(const struct session *s, int idx)
+{
+	uint64_t n = 0;
+	int r;
+
+	if (idx < 0 || idx >= s->nr_evsels)
+		return 0;
+	for (r = 0; r < s->nr_rings; r++)
+		n += s->kdropped[(size_t)idx * s->nr_rings + r];
+	return n;
+}
+
 static int max_sample_rate(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");

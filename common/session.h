@@ -221,6 +221,8 @@ void session__stats(const struct session *s, struct session_stats *out);
 /* Per evsel (index in the evlist), all CPUs: samples seen and events lost. */
 uint64_t session__evsel_samples(const struct session *s, int evsel_idx);
 uint64_t session__evsel_lost(const struct session *s, int evsel_idx);
+/* Its hits the kernel counted and dropped silently (kdrop.h): known once the run ended. */
+uint64_t session__evsel_kdropped(const struct session *s, int evsel_idx);
 
 /*
  * "PROF: EVENT: N events, M lost" per event, "PROF: EVENT: lost N events on cpu C" per event

@@ -205,7 +205,9 @@ static int print_leaks(struct prof *p, struct km *km, bool final)
 				 .than_text = km->than_text,
 				 .top = (size_t)km->top,
 				 .final = final,
-				 .json = p->json_fmt };
+				 .json = p->json_fmt,
+				 /* known at the end of the run; 0 before */
+				 .dropped = final ? prof__kernel_dropped(p) : 0 };
 	struct leak_group *g;
 	size_t nr;
 	int err = leak__report(km->lk, p->out, &p->json, &r, &g, &nr);
@@ -268,6 +270,10 @@ const struct profiler profiler_kmemleak = {
 	.events_help =
 		"--alloc and --free take events as -e does, with ATTRs ptr=EXPR and size=EXPR",
 	.notes =
+		"A leak whose free may be an event the kernel dropped (counted, never written to the\n"
+		"rings) is marked \"(may be freed: N events dropped by the kernel)\", JSON\n"
+		"\"free_maybe_lost\": N.\n"
+		"\n"
 		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
 		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
 		"failure, 2 on a usage error.",
@@ -282,7 +288,8 @@ const struct profiler profiler_kmemleak = {
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = km_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
+		 PROF_SUMMARY,
 	.attrs = km_attrs,
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct km),

@@ -430,7 +430,9 @@ static int print_leaks(struct prof *p, struct ml *ml, bool final)
 				 .than_text = ml->than_text,
 				 .top = (size_t)ml->top,
 				 .final = final,
-				 .json = p->json_fmt };
+				 .json = p->json_fmt,
+				 /* known at the end of the run; 0 before */
+				 .dropped = final ? prof__kernel_dropped(p) : 0 };
 
 	return leak__report(ml->lk, p->out, &p->json, &r, NULL, NULL);
 }
@@ -488,6 +490,10 @@ const struct profiler profiler_memleak = {
 		"\"comm\", \"stack\": [frames, innermost first]}, then {\"summary\":true, \"final\",\n"
 		"\"count\", \"bytes\", \"stacks\"}.",
 	.notes =
+		"A leak whose free may be an event the kernel dropped (counted, never written to the\n"
+		"rings) is marked \"(may be freed: N events dropped by the kernel)\", JSON\n"
+		"\"free_maybe_lost\": N.\n"
+		"\n"
 		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
 		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
 		"failure, 2 on a usage error.",
@@ -498,7 +504,8 @@ const struct profiler profiler_memleak = {
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = ml_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
+		 PROF_SUMMARY,
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct ml),
 	.ev_priv_size = sizeof(struct ml_ev),

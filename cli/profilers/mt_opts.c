@@ -74,7 +74,8 @@ static const char *const impl_names[] = {
 	{ "lower", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_lower, \
 	  "print each pair whose latency is below T" }, \
 	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, perins), 0, 0, NULL, \
-	  "statistics per key (per thread by default) too" }, \
+	  "statistics per key (per thread by default: comm/tid;\n" \
+	  "syscalls: per thread and call) too" }, \
 	{ "heatmap", 0, "FILE", PROF_OPT_STRING, offsetof(struct mt, heatmap), 0, 0, NULL, \
 	  "write a latency heatmap (SVG) of the first pair to FILE,\n" \
 	  "of the next ones to FILE.2, FILE.3 ..." }, \
@@ -216,6 +217,8 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	me->untraced = prof_event__attr(ev, "untraced") != NULL;
 	me->trigger = prof_event__attr(ev, "trigger") != NULL;
 	me->role = role ? role->expr : NULL;
+	/* rundelay's own keys are thread ids too (pid, next_pid) */
+	me->key_tid = !key && !mt->key_text;
 	if (key) {
 		me->key = key->expr;
 	} else if (mt->key_text && !(me->untraced && !ev->fmt)) {

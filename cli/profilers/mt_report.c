@@ -130,9 +130,14 @@ static void print_stat_text(struct prof *p, struct mt *mt, const char *label, co
 
 	for (int i = 0; i < 7; i++)
 		hist_fmt(v[i], sizeof(v[i]), vals[i], "ns");
-	out__printf(p->out, "%-*s %10llu %10s %10s %10s %10s %10s %10s %10s", mt->label_width,
-		    label, (unsigned long long)hist__count(h), v[0], v[1], v[2], v[3], v[4], v[5],
-		    v[6]);
+	out__printf(p->out, "%-*s %10llu", mt->label_width, label,
+		    (unsigned long long)hist__count(h));
+	if (mt->impl == MT_SYSCALLS) {
+		hist_fmt(v[7], sizeof(v[7]), hist__count(h) ? (uint64_t)hist__sum(h) : 0, "ns");
+		out__printf(p->out, " %10s", v[7]);
+	}
+	out__printf(p->out, " %10s %10s %10s %10s %10s %10s %10s", v[0], v[1], v[2], v[3], v[4],
+		    v[5], v[6]);
 	if (mt->than || mt->lower)
 		out__printf(p->out, " %10llu", (unsigned long long)over);
 	if (mt->impl == MT_SYSCALLS)
@@ -142,8 +147,11 @@ static void print_stat_text(struct prof *p, struct mt *mt, const char *label, co
 
 static void print_header(struct prof *p, struct mt *mt, const char *first)
 {
-	out__printf(p->out, "%-*s %10s %10s %10s %10s %10s %10s %10s %10s", mt->label_width, first,
-		    "calls", "min", "mean", "p50", "p95", "p99", "p99.9", "max");
+	out__printf(p->out, "%-*s %10s", mt->label_width, first, "calls");
+	if (mt->impl == MT_SYSCALLS)
+		out__printf(p->out, " %10s", "total");
+	out__printf(p->out, " %10s %10s %10s %10s %10s %10s %10s", "min", "mean", "p50", "p95",
+		    "p99", "p99.9", "max");
 	if (mt->than || mt->lower)
 		out__printf(p->out, " %10s", mt->lower ? "outliers" : "over_than");
 	if (mt->impl == MT_SYSCALLS)
@@ -158,11 +166,26 @@ static int cmp_stat(const void *a, const void *b)
 
 	if (hist__count(&x->total) != hist__count(&y->total))
 		return hist__count(&x->total) < hist__count(&y->total) ? 1 : -1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The rows of lk->by, most calls first (the ones with values in this interval). */
-static struct mt_stat **sorted_by(struct mt_link *lk, size_t *nr)
+/* syscalls: where the time goes, most total time first */
+static int cmp_time(const void *a, const void *b)
+{
+	const struct mt_stat *x = *(const struct mt_stat *const *)a;
+	const struct mt_stat *y = *(const struct mt_stat *const *)b;
+	hist_u128 sx = hist__count(&x->total) ? hist__sum(&x->total) : 0;
+	hist_u128 sy = hist__count(&y->total) ? hist__sum(&y->total) : 0;
+
+	if (sx != sy)
+		return sx < sy ? 1 : -1;
+	return cmp_stat(a, b);
+}
+
+/* The rows of lk->by, most calls (syscalls: most time) first. */
+static struct mt_stat **sorted_by(struct mt *mt, struct mt_link *lk, size_t *nr)
 {
 	struct keymap_iter it;
 	struct mt_stat **arr, **v;
@@ -173,7 +196,7 @@ static struct mt_stat **sorted_by(struct mt_link *lk, size_t *nr)
 	if (!arr)
 		return NULL;
 	keymap__for_each(&lk->by, &it, key, v) arr[n++] = *v;
-	qsort(arr, n, sizeof(*arr), cmp_stat);
+	qsort(arr, n, sizeof(*arr), mt->impl == MT_SYSCALLS ? cmp_time : cmp_stat);
 	*nr = n;
 	return arr;
 }
@@ -197,18 +220,34 @@ static void stat_json(struct prof *p, struct mt *mt, const struct hist *h, uint6
 static void row_label(struct prof *p, struct mt *mt, struct mt_link *lk, const struct mt_stat *st,
 		      char *buf, size_t len)
 {
+	const struct mt_ev *me = p->events_arr[lk->from].priv;
+	char who[64] = "";
+
 	if (mt->impl == MT_SYSCALLS) {
 		const char *name = st->id == UINT64_MAX ? NULL : syscall__name(st->id);
 
+		if (mt->perins)
+			snprintf(who, sizeof(who), " %s",
+				 prof__tid_label(p, (uint32_t)st->tid, mt->keybuf,
+						 sizeof(mt->keybuf)));
 		if (st->id == UINT64_MAX)
-			snprintf(buf, len, "  (no id)");
+			snprintf(buf, len, " %s (no id)", who);
 		else
-			snprintf(buf, len, "  %s(%llu)", name ? name : "?",
+			snprintf(buf, len, " %s %s(%llu)", who, name ? name : "?",
 				 (unsigned long long)st->id);
 		return;
 	}
+	/* a thread's row says whose: comm/tid (the idle tasks: one per CPU) */
+	if (me && me->key_tid && !prof_event__attr(&p->events_arr[lk->from], "printkey")) {
+		if (st->id >> 63)
+			snprintf(buf, len, "  idle/cpu%u", (uint32_t)st->id);
+		else
+			snprintf(buf, len, "  %s",
+				 prof__tid_label(p, (uint32_t)st->id, mt->keybuf,
+						 sizeof(mt->keybuf)));
+		return;
+	}
 	snprintf(buf, len, "  %s", mt_key_str(p, mt, lk->from, st->id));
-	(void)lk;
 }
 
 /* syscalls keep rows only: the pair's total is their sum. */
@@ -248,7 +287,7 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 	if (mt->impl == MT_SYSCALLS)
 		sum_rows(lk);
 	if (mt->impl == MT_SYSCALLS || mt->perins)
-		rows = sorted_by(lk, &nr);
+		rows = sorted_by(mt, lk, &nr);
 	if (lk->kmem && final) {
 		mt_kmem__print(p, lk);
 		if (!p->json_fmt)
@@ -297,9 +336,23 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 				JSON_KEY(&p->json, "id");
 				st->id == UINT64_MAX ? json__null(&p->json)
 						     : json__i64(&p->json, (int64_t)st->id);
+				if (mt->perins) {
+					JSON_KEY(&p->json, "tid");
+					json__u64(&p->json, (uint32_t)st->tid);
+					JSON_KEY(&p->json, "comm");
+					json__str(&p->json, prof__comm(p, (uint32_t)st->tid,
+								       (uint32_t)st->tid));
+				}
 			} else {
+				const struct mt_ev *me = p->events_arr[lk->from].priv;
+
 				JSON_KEY(&p->json, "key");
 				json__str(&p->json, mt_key_str(p, mt, lk->from, st->id));
+				if (me && me->key_tid && !(st->id >> 63)) { /* whose: the thread's */
+					JSON_KEY(&p->json, "comm");
+					json__str(&p->json, prof__comm(p, (uint32_t)st->id,
+								       (uint32_t)st->id));
+				}
 			}
 			stat_json(p, mt, h, final ? st->over : st->ival_over,
 				  final ? st->errors : st->ival_errors);
@@ -312,6 +365,11 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 		mt->label_width = 28;
 		if (strlen(lk->name) > (size_t)mt->label_width)
 			mt->label_width = (int)strlen(lk->name);
+		for (size_t i = 0; i < nr; i++) {
+			row_label(p, mt, lk, rows[i], label, sizeof(label));
+			if (strlen(label) > (size_t)mt->label_width)
+				mt->label_width = (int)strlen(label);
+		}
 		print_header(p, mt, final ? lk->name : lk->name);
 		print_stat_text(p, mt, "  all", final ? &lk->all->total : &lk->all->ival,
 				final ? lk->all->over : lk->all->ival_over,

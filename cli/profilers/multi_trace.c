@@ -194,7 +194,17 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 			id = ret;
 		if (me->sc_ret && s && !psc_tp_field__u64(me->sc_ret, s->raw.data, s->raw.size, &ret))
 			error = (int64_t)ret < 0;
-		st = lk->last && lk->last->id == id ? lk->last : stat_by(lk, id);
+		/* --perins: a row per thread and call, the thread (the pair's key) above the id */
+		if (mt->perins)
+			st = lk->last && lk->last->id == id && lk->last->tid == start->key
+				     ? lk->last
+				     : stat_by(lk, start->key << 20 | (id & 0xfffff));
+		else
+			st = lk->last && lk->last->id == id ? lk->last : stat_by(lk, id);
+		if (st && mt->perins) {
+			st->id = id;
+			st->tid = start->key;
+		}
 		if (st) {
 			lk->last = st;
 			stat_add(st, delta, over, error, mt->ival);
@@ -493,8 +503,9 @@ const struct profiler profiler_multi_trace = {
 		 "totals. --format json gives one object per line: per pair {\"pair\", \"count\",\n"
 		 "\"min_ns\", \"max_ns\", \"mean_ns\", \"p50_ns\", \"p95_ns\", \"p99_ns\", \"p999_ns\",\n"
 		 "\"total_ns\", \"over_than\", \"outcomes\":{...}, \"pending\", \"final\"}, per key\n"
-		 "(--perins) or system call (--impl syscalls) the same with \"key\" or \"syscall\" and\n"
-		 "\"id\", and per outlier {\"outlier\":true, \"key\", \"latency_ns\", \"start\", \"end\"}.\n"
+		 "(--perins) or system call (--impl syscalls) the same with \"key\" (and the thread's\n"
+		 "\"comm\" when keyed by thread) or \"syscall\" and \"id\", and per outlier\n"
+		 "{\"outlier\":true, \"key\", \"latency_ns\", \"start\", \"end\"}.\n"
 		 "\n"
 		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
 		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
@@ -524,7 +535,8 @@ const struct profiler profiler_multi_trace = {
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = mt_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
+		 PROF_SUMMARY,
 	.attrs = mt_attrs,
 	.conformance_args = "-e sched:sched_wakeup//key=pid/ -e sched:sched_switch//key=next_pid/ "
 			    "-i 200",

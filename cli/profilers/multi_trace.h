@@ -37,6 +37,7 @@ struct mt_stat {
 	uint64_t over, ival_over; /* above --than (or below --lower) */
 	uint64_t errors, ival_errors; /* syscalls: ret < 0 */
 	uint64_t id; /* syscalls: the number; --perins: the key */
+	uint64_t tid; /* syscalls --perins: the thread (the pair's key) */
 };
 
 /* One pair of groups: starts of group from, ends of group to. */
@@ -79,6 +80,7 @@ struct mt_ev {
 	bool own_size;
 	bool call_exit; /* --impl call: the second event of its group (the function's exit) */
 	struct expr *pass; /* a preset's own condition (rundelay: prev_state, --filter, -p) */
+	bool key_tid; /* keyed by the thread (no key=, no -k): --perins rows say comm/tid */
 	uint64_t key_errors, role_errors, pass_errors;
 };
 

@@ -192,6 +192,7 @@ static void print_dist(struct prof *p, const char *kname, uint64_t key, const ch
 {
 	static const double pct[] = { 50, 90, 95, 99, 99.9 };
 	static const char *const pname[] = { "p50", "p90", "p95", "p99", "p99.9" };
+	char label[64];
 
 	if (p->json_fmt) {
 		json__begin(&p->json, p->out);
@@ -207,12 +208,19 @@ static void print_dist(struct prof *p, const char *kname, uint64_t key, const ch
 			json__key(&p->json, kname);
 			json__u64(&p->json, key);
 		}
+		if (kname && !strcmp(kname, "tid")) {
+			JSON_KEY(&p->json, "comm");
+			json__str(&p->json, prof__comm(p, (uint32_t)key, (uint32_t)key));
+		}
 		hist__json(h, &p->json, NULL);
 		json__end_line(&p->json);
 		return;
 	}
 	out__printf(p->out, "%s", title);
-	if (kname)
+	if (kname && !strcmp(kname, "tid")) /* --perins: whose, comm/tid */
+		out__printf(p->out, " tid %s",
+			    prof__tid_label(p, (uint32_t)key, label, sizeof(label)));
+	else if (kname)
 		out__printf(p->out, " %s %llu", kname, (unsigned long long)key);
 	out__printf(p->out, ": count %llu  min %llu  mean %.1f  max %llu\n",
 		    (unsigned long long)hist__count(h), (unsigned long long)hist__min(h),
@@ -416,7 +424,7 @@ const struct profiler profiler_num_dist = {
 		       CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
 		       CLI_OPT_POSITIONAL,
 	.opts = nd_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.attrs = nd_attrs,
 	.conformance_args = "-e sched:sched_switch//num=prev_prio/ -i 200",
 	.priv_size = sizeof(struct nd),

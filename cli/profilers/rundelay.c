@@ -245,7 +245,7 @@ const struct profiler profiler_rundelay = {
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = mt_rundelay_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.attrs = mt_attrs,
 	.default_events = RD_STARTS "," RD_ENDS,
 	.conformance_args = "-i 200",

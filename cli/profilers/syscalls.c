@@ -36,14 +36,17 @@ const struct profiler profiler_syscalls = {
 		"multi-trace with its events and keys written for you: raw_syscalls:sys_enter starts,\n"
 		"raw_syscalls:sys_exit of the same thread ends, and each call's latency goes to the row\n"
 		"of its system call (name and number, from the exit's id) with the count of those that\n"
-		"failed (ret < 0). Filters narrow it (-e 'raw_syscalls:sys_enter/id==0/' -e\n"
+		"failed (ret < 0) and their total time; the rows come most total time first (where the\n"
+		"time goes). --perins gives a row per thread and call, named comm/tid. Filters narrow\n"
+		"it (-e 'raw_syscalls:sys_enter/id==0/' -e\n"
 		"'raw_syscalls:sys_exit/id==0/'); every multi-trace option applies (see perfscope\n"
 		"help multi-trace), and so do its outcomes: an exit with no enter (a call that began\n"
 		"before the run) is no_start, a call still blocked at the end is open.",
 	.events_help = "optional: raw_syscalls:sys_enter[/FILTER/], then (-e again)\n"
 		       "raw_syscalls:sys_exit[/FILTER/]",
 	.notes = "--format json: one object per system call {\"syscall\", \"id\", \"count\", \"min_ns\",\n"
-		 "..., \"errors\"} after the pair's own object, as multi-trace --impl syscalls.\n"
+		 "..., \"total_ns\", \"errors\"} (with --perins \"tid\" and \"comm\" too) after the\n"
+		 "pair's own object, as multi-trace --impl syscalls.\n"
 		 "\n"
 		 "Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
 		 "Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
@@ -59,7 +62,7 @@ const struct profiler profiler_syscalls = {
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = mt_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.attrs = mt_attrs,
 	.default_events = SC_ENTER "," SC_EXIT,
 	/* nanosleep only: all system calls of a busy machine make the stop drain long backlogs */

@@ -670,7 +670,7 @@ const struct profiler profiler_task_state = {
 		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
 		       CLI_OPT_IDS_FOLLOW,
 	.opts = ts_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.default_events = TS_EVENTS,
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct ts),

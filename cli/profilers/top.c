@@ -41,6 +41,8 @@ struct top_row {
 struct top {
 	const char *key_text; /* -k */
 	bool only_comm;
+	bool cumulative; /* --cumulative: -i tables of totals since the start, not per interval */
+	bool cleared; /* an interval's rows were printed and let go */
 	long rows; /* --rows */
 	struct top_col *cols;
 	int nr_cols, cap_cols;
@@ -51,6 +53,7 @@ struct top {
 	struct expr *printkey;
 	const char *key_title;
 	bool tty; /* redraw in place */
+	int fd; /* where the table goes without -o: tty tests and window size */
 	uint64_t refresh;
 	uint64_t dropped; /* rows not created: no memory */
 };
@@ -72,7 +75,8 @@ static int top_check(struct prof *p, void *priv)
 {
 	struct top *t = priv;
 
-	t->tty = !p->json_fmt && !p->opts.output && isatty(STDOUT_FILENO);
+	t->fd = prof__report_fd(p); /* stderr with a COMMAND */
+	t->tty = !p->json_fmt && t->fd >= 0 && isatty(t->fd);
 	return 0;
 }
 
@@ -314,7 +318,7 @@ static long screen_rows(const struct top *t)
 
 	if (t->rows > 0)
 		return t->rows;
-	if (t->tty && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 6)
+	if (t->tty && !ioctl(t->fd, TIOCGWINSZ, &ws) && ws.ws_row > 6)
 		return ws.ws_row - 5;
 	return 0; /* all */
 }
@@ -382,7 +386,9 @@ static void print_text(struct prof *p, struct top *t, struct top_sorted *rows, s
 	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
 	if (t->tty && !final)
 		out__puts(p->out, "\033[H\033[2J");
-	out__printf(p->out, "%s %s: %zu rows", buf, final ? "totals" : "perfscope top", total);
+	out__printf(p->out, "%s %s: %zu rows", buf,
+		    !final ? "perfscope top" : t->cleared ? "since the last interval" : "totals",
+		    total);
 	if (n < total)
 		out__printf(p->out, ", top %zu shown", n);
 	out__printf(p->out, ", %.1f s\n", prof__elapsed(p));
@@ -438,10 +444,18 @@ static int top_print(struct prof *p, struct top *t, bool final)
 	return 0;
 }
 
+/* Each -i table counts that interval, as perf-prof's top and perfscope's other tables do. */
 static int top_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
+	struct top *t = priv;
+	int ret = top_print(p, t, false);
+
 	(void)now_ns;
-	return top_print(p, priv, false);
+	if (!ret && !t->cumulative) {
+		keymap__clear(&t->map);
+		t->cleared = true;
+	}
+	return ret;
 }
 
 static int top_report(struct prof *p, void *priv)
@@ -485,6 +499,8 @@ static const struct prof_opt top_opts[] = {
 	  "_pid (default), _tid, _cpu, a field, any EXPR" },
 	{ "only-comm", 0, NULL, PROF_OPT_FLAG, offsetof(struct top, only_comm), 0, 0, NULL,
 	  "show the name column but not the key" },
+	{ "cumulative", 0, NULL, PROF_OPT_FLAG, offsetof(struct top, cumulative), 0, 0, NULL,
+	  "-i tables of running totals since the start\n(default: each counts its interval)" },
 	{ "rows", 0, "N", PROF_OPT_LONG, offsetof(struct top, rows), 1, 1000000, NULL,
 	  "rows shown each interval (default: the terminal's\n"
 	  "height on a terminal, else all); the final table has all" },
@@ -494,9 +510,9 @@ static const struct prof_opt top_opts[] = {
 const struct profiler profiler_top = {
 	.name = "top",
 	.summary = "sum events per key (pid, CPU, any EXPR) into a table sorted by top-by= columns",
-	.usage = "-e EVENT[,EVENT...] [-k EXPR] [--only-comm] [--rows N] [-i MS] [-C CPUS]\n"
-		 "                       [-p PID | -t TID] [--format text|json] [-o FILE] "
-		 "[-- COMMAND ARGS...]",
+	.usage = "-e EVENT[,EVENT...] [-k EXPR] [--only-comm] [--rows N] [-i MS [--cumulative]]\n"
+		 "                       [-C CPUS] [-p PID | -t TID] [--format text|json] [-o FILE]\n"
+		 "                       [-- COMMAND ARGS...]",
 	.description =
 		"A table of (key, name, columns) as perf-prof's top builds it: each event goes to the\n"
 		"row of its key (key=EXPR on the event, or -k EXPR; default its pid), counts there, and\n"
@@ -509,7 +525,10 @@ const struct profiler profiler_top = {
 	.events_help = "the events to sum, with ATTRs: key=EXPR, top-by=EXPR, top-add=EXPR,\n"
 		       "comm=EXPR, printkey=EXPR, alias=TITLE (see perfscope expr)",
 	.notes = "With -i the table is printed every interval (sorted, cut to --rows or the\n"
-		 "terminal, redrawn in place on a terminal); at exit the full table of totals.\n"
+		 "terminal, redrawn in place on a terminal) and counts that interval's events, as\n"
+		 "perf-prof's top does; at exit the events since the last one (the totals without\n"
+		 "-i). --cumulative makes every table the running totals since the start.\n"
+		 "With a COMMAND and no -o the text table goes to standard error.\n"
 		 "--format json gives one object per row per refresh: time, key, name, columns\n"
 		 "(title: sum) and events; the rows at exit have \"final\": true.\n"
 		 "\n"
@@ -534,7 +553,7 @@ const struct profiler profiler_top = {
 		       CLI_OPT_ORDER | CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
 	.opts = top_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_SUMMARY,
 	.attrs = top_attrs,
 	.conformance_args = "-e sched:sched_switch -i 200",
 	.priv_size = sizeof(struct top),

@@ -137,3 +137,18 @@ idle_check() {
 		check "$@"
 	fi
 }
+# run_report CMD...: as run_capture, for a summary profiler (perfscope help: syscalls, top ...):
+# given a COMMAND, and neither -o nor --format json, it writes its text report to stderr (the
+# COMMAND's output has stdout), so then OUT is the stderr file and CMDOUT the stdout one.
+run_report() {
+	local a moved=0 cmd=0
+	run_capture "$@"
+	CMDOUT=$OUT
+	for a in "$@"; do
+		case $a in
+		--) cmd=1; break ;;
+		-o | -o* | --output* | json | --format=json) moved=1 ;;
+		esac
+	done
+	if [ "$cmd" -eq 1 ] && [ "$moved" -eq 0 ]; then OUT=$ERR; fi
+}

@@ -174,7 +174,7 @@ said() { sed 's/^/#   /' "$ERR" | grep -Ev ': (running|[^ ]*: [0-9]+ events, 0 l
 if [ -x "$GEN" ] && "$P" trace -e syscalls:sys_enter_getppid --duration 0.01 >/dev/null 2>&1; then
 	# --than 1ns: every one of the 40 system calls is an outlier, its start printed from the
 	# copy, its stack unwound to main (start and end: 80 stacks)
-	run_capture "$P" multi-trace -e syscalls:sys_enter_getppid//stack/ \
+	run_report "$P" multi-trace -e syscalls:sys_enter_getppid//stack/ \
 		-e syscalls:sys_exit_getppid//stack/ --user-callchain=dwarf --than 1ns -- "$GEN" -q getppid 40
 	nlat=$(grep -c ': latency ' "$OUT")
 	nmain=$(grep -Ec '^\s+[0-9a-f]+ main\+0x[0-9a-f]+ \(gen_events\)$' "$OUT")
@@ -182,7 +182,7 @@ if [ -x "$GEN" ] && "$P" trace -e syscalls:sys_enter_getppid --duration 0.01 >/d
 		ok "multi-trace --than with dwarf stacks: 40 outliers, their kept starts unwound to main"
 	else fail "multi-trace --than dwarf: exit $RC, $nlat outliers, $nmain stacks reach main"; said; fi
 	# --detail: the window comes from the backlog's copies
-	run_capture "$P" multi-trace -e syscalls:sys_enter_getppid//stack/ \
+	run_report "$P" multi-trace -e syscalls:sys_enter_getppid//stack/ \
 		-e syscalls:sys_exit_getppid//stack/ --user-callchain=dwarf --than 1ns --detail \
 		-- "$GEN" -q getppid 40
 	nlat=$(grep -c '^latency .*, key ' "$OUT")
@@ -196,7 +196,7 @@ else
 fi
 # rundelay: wakeups in the write()s of a paced ping-pong (no ring loss) start pairs
 if [ -x "$GEN" ]; then
-	run_capture "$P" rundelay -e 'sched:sched_wakeup*//stack/,sched:sched_switch//stack/' \
+	run_report "$P" rundelay -e 'sched:sched_wakeup*//stack/,sched:sched_switch//stack/' \
 		-e sched:sched_switch//stack/ -m 256 --than 1ns --user-callchain=dwarf -- "$GEN" -r 1000 pingpong 300
 	nlat=$(grep -c ': latency ' "$OUT")
 	nmain=$(grep -Ec '^\s+[0-9a-f]+ main\+0x[0-9a-f]+ \(gen_events\)$' "$OUT")

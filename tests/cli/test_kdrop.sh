@@ -79,7 +79,7 @@ print(f[-1]["kernel_dropped"] if f else -1)' "$1"
 agree=1 seen_drop=0
 for run in 1 2 3 4 5; do
 	c=${BAD:-${CPUS%% *}}
-	run_capture "$P" multi-trace -C "$c" -e "$WAKE" -e "sched:sched_switch/next_comm==\"$COMM\"/" \
+	run_report "$P" multi-trace -C "$c" -e "$WAKE" -e "sched:sched_switch/next_comm==\"$COMM\"/" \
 		--format json -- taskset -c "$c" "$W" naps 10 3
 	j=$(json_dropped "$OUT") e=$(dropped_in "$ERR")
 	if [ "$RC" -ne 0 ] || [ "$j" != "$e" ]; then

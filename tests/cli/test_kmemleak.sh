@@ -22,7 +22,7 @@ fi
 LIBC=$("$P" list 'uprobe:malloc@libc.so.6' --format json | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["binary"])')
 
 # 1-4: any events: malloc's return (ptr=ret) against free's entry (ptr=arg1)
-run_capture "$P" kmemleak --alloc "uretprobe:malloc@$LIBC//ptr=ret/" --free "uprobe:free@$LIBC//ptr=arg1/" \
+run_report "$P" kmemleak --alloc "uretprobe:malloc@$LIBC//ptr=ret/" --free "uprobe:free@$LIBC//ptr=arg1/" \
 	--format json -- "$T"
 check "uprobes as alloc/free: exit 0 (got $RC)" test "$RC" -eq 0
 got=$(python3 -c '
@@ -45,7 +45,7 @@ for _ in range(400):
     keep.append(os.pipe())
     time.sleep(0.01)' &
 HOLD=$!
-run_capture "$P" kmemleak --duration 1 --format json --flame-graph "$tmp/km"
+run_report "$P" kmemleak --duration 1 --format json --flame-graph "$tmp/km"
 kill "$HOLD"
 wait "$HOLD" 2>/dev/null
 check "default events: exit 0 (got $RC)" test "$RC" -eq 0
@@ -53,11 +53,11 @@ check "kernel stacks through an allocator" python3 -c '
 import json, sys
 sys.exit(not any(o["stack"] and "alloc" in o["stack"][0] for o in map(json.loads, open(sys.argv[1])) if "stack" in o))' "$OUT"
 check "--flame-graph: FILE.folded weighted by bytes" grep -Eq '^[^ ]+;[^ ]+ [0-9]+$' "$tmp/km.folded"
-run_capture "$P" kmemleak --duration 1 --than 10s --format json
+run_report "$P" kmemleak --duration 1 --than 10s --format json
 check "--than 10s over 1 s: nothing (got $(grep -c stack "$OUT") stacks)" test "$(grep -c '"stack"' "$OUT")" -eq 0
 
 # 9: perf-prof's command line
-run_capture "$P" kmemleak --alloc "kmem:kmalloc//ptr=ptr/size=bytes_alloc/stack/" --free "kmem:kfree//ptr=ptr/" \
+run_report "$P" kmemleak --alloc "kmem:kmalloc//ptr=ptr/size=bytes_alloc/stack/" --free "kmem:kfree//ptr=ptr/" \
 	--order -m 128 --duration 0.5
 check "perf-prof's kmemleak command line (exit $RC)" test "$RC" -eq 0 -a -s "$OUT"
 

@@ -45,7 +45,7 @@ print(c, b)' "$1" "$2"
 }
 
 # 1-5: the correctness workload
-run_capture "$P" memleak --format json -- "$T"
+run_report "$P" memleak --format json -- "$T"
 check "memleak -- workload: exit 0 (got $RC)" test "$RC" -eq 0
 got=$(sum "$OUT" lose)
 check "through lose(): 7 allocations, 29694 bytes (got $got)" test "$got" = "7 29694"
@@ -81,7 +81,7 @@ fi
 # stop in it): the same 7 blocks through lose(), none through churn()
 # shellcheck disable=SC2086
 if $CC -O2 -g -fomit-frame-pointer -o "$T.nofp" "$SOURCE_ROOT/tests/leak_target.c" 2>"$tmp/cc.log"; then
-	run_capture "$P" memleak --call-graph dwarf,4096 -m 8192 --format json -- "$T.nofp"
+	run_report "$P" memleak --call-graph dwarf,4096 -m 8192 --format json -- "$T.nofp"
 	got=$(sum "$OUT" lose) churn=$(sum "$OUT" churn)
 	check "--call-graph dwarf on a build without frame pointers: lose() $got (7 29694), churn() $churn (exit $RC)" \
 		sh -c "[ $RC -eq 0 ] && [ '$got' = '7 29694' ] && [ '$churn' = '0 0' ] && grep -q 'DWARF unwinding' '$ERR'"
@@ -90,12 +90,12 @@ else
 fi
 
 # 7: text
-run_capture "$P" memleak -q -- "$T"
+run_report "$P" memleak -q -- "$T"
 check "text: 7 allocations, 29694 bytes not freed, then the stack" \
 	grep -A3 "^7 allocations, 29694 bytes not freed, by leak_target, from:" "$OUT" -q
 
 # 8-11: calloc, realloc, posix_memalign
-run_capture "$P" memleak --format json -- "$T" variety
+run_report "$P" memleak --format json -- "$T" variety
 total=$(python3 -c '
 import json, sys
 for l in open(sys.argv[1]):

@@ -30,7 +30,7 @@ json_check() { python3 -c "$1" "$2"; }
 # may really take over 20 ms (the kernel's own timestamps say so): the run is then tried again,
 # up to 3 times, so that "exactly one outlier" asserts the tool, not the machine's load.
 for try in 1 2 3; do
-	run_capture "$P" multi-trace -e "$ENTER//key=common_pid/" -e "$EXIT//key=common_pid/" --than 20ms \
+	run_report "$P" multi-trace -e "$ENTER//key=common_pid/" -e "$EXIT//key=common_pid/" --than 20ms \
 		--format json -- "$W" sleeps
 	n=$(grep -c '"outlier":true' "$OUT")
 	[ "$n" -eq 1 ] && break
@@ -69,7 +69,7 @@ import json, sys
 
 # 7-8: the same in text
 for try in 1 2 3; do
-	run_capture "$P" multi-trace -e "$ENTER//key=common_pid/" -e "$EXIT//key=common_pid/" --than 20ms -- "$W" sleeps
+	run_report "$P" multi-trace -e "$ENTER//key=common_pid/" -e "$EXIT//key=common_pid/" --than 20ms -- "$W" sleeps
 	grep -q '^outliers: 1$' "$OUT" && break
 	diag "try $try: $(grep '^outliers:' "$OUT"); again"
 done
@@ -89,7 +89,7 @@ else
 fi
 
 # 10: --perins: a row per key (the one thread)
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" --perins --format json -- "$W" sleeps
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT" --perins --format json -- "$W" sleeps
 check "--perins: one key row of 101, the key the thread" json_check '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
@@ -97,7 +97,7 @@ k = [x for x in o if x.get("final") and "key" in x]
 sys.exit(not (len(k) == 1 and k[0]["count"] == 101 and int(k[0]["key"]) > 0))' "$OUT"
 
 # 11: --lower prints the pairs below it
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" --lower 20ms --format json -- "$W" sleeps
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT" --lower 20ms --format json -- "$W" sleeps
 check "--lower 20ms: the pairs below it are printed (the short sleeps), not the 30 ms one" json_check '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
@@ -107,28 +107,28 @@ sys.exit(not (0 < len(out) <= 100 and all(x["latency_ns"] < 20000000 for x in ou
   and s["over_than"] == len(out)))' "$OUT"
 
 # 12: --only-than: the outlier, no table
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" --only-than 20ms -- "$W" sleeps
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT" --only-than 20ms -- "$W" sleeps
 check "--only-than: the outlier and no table" \
 	bash -c "test \$(long30 '$OUT') -ge 1 && ! grep -q ' calls ' '$OUT'"
 
 # 13: --detail: the events around the outlier, start and end marked
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT,sched:sched_switch//untraced/" --than 20ms \
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT,sched:sched_switch//untraced/" --than 20ms \
 	--detail=samepid -- "$W" sleeps
 check "--detail=samepid: start (S), end (E) and the untraced switch between them" \
 	bash -c "grep -q '^S .*sys_enter_nanosleep' '$OUT' && grep -q '^E .*sys_exit_nanosleep' '$OUT' &&
 		sed -n '/^S /,/^E /p' '$OUT' | grep -q 'sched_switch'"
 
 # 14: --impl pair: the outcomes only
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" --impl pair -- "$W" sleeps
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT" --impl pair -- "$W" sleeps
 check "--impl pair: 'paired 101' and no latency table" \
 	bash -c "grep -q 'outcomes: paired 101, replaced 0, no_start 0, open 0' '$OUT' && ! grep -q ' p99.9 ' '$OUT'"
 
 # 15: --heatmap writes an SVG
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" --heatmap "$TMPD/hm.svg" -- "$W" sleeps
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT" --heatmap "$TMPD/hm.svg" -- "$W" sleeps
 check "--heatmap: an SVG document" bash -c "head -c 300 '$TMPD/hm.svg' | grep -q '<svg'"
 
 # 16: -i: interval objects, then the final one
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" -i 100 --format json -- "$W" sleeps
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT" -i 100 --format json -- "$W" sleeps
 check "-i 100: interval objects then final ones" json_check '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
@@ -137,7 +137,7 @@ fin = [x for x in o if x.get("pair") and x.get("final")]
 sys.exit(not (len(iv) >= 1 and fin[0]["count"] == 101 and sum(x.get("count", 0) for x in iv) <= 101))' "$OUT"
 
 # 17: trigger: an event prints the interval's tables (here exit_group, once, at the end)
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT,syscalls:sys_enter_exit_group//untraced/trigger/" \
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT,syscalls:sys_enter_exit_group//untraced/trigger/" \
 	--format json -- "$W" sleeps
 check "trigger: one interval object with the 101 calls, before the final one" json_check '
 import json, sys
@@ -146,7 +146,7 @@ iv = [x for x in o if x.get("pair") and not x.get("final")]
 sys.exit(not (len(iv) == 1 and iv[0]["count"] == 101))' "$OUT"
 
 # 18: a chain of three groups gives two pairs
-run_capture "$P" multi-trace -e "$ENTER" -e "$EXIT" -e "syscalls:sys_enter_exit_group" --format json \
+run_report "$P" multi-trace -e "$ENTER" -e "$EXIT" -e "syscalls:sys_enter_exit_group" --format json \
 	-- "$W" sleeps
 check "three groups: two pairs, the second paired once (last sleep -> exit_group)" json_check '
 import json, sys
@@ -160,7 +160,7 @@ if [ -d /sys/kernel/tracing/events/kmem/kmalloc ]; then
 	# the kernel allocates as it reads /proc: a quiet machine may do no kmalloc in half a second
 	(for _ in $(seq 40); do cat /proc/self/status /proc/self/maps >/dev/null; sleep 0.01; done) &
 	KM=$!
-	run_capture "$P" multi-trace -e 'kmem:kmalloc//key=ptr/stack/' -e 'kmem:kfree//key=ptr/' --impl kmemprof \
+	run_report "$P" multi-trace -e 'kmem:kmalloc//key=ptr/stack/' -e 'kmem:kfree//key=ptr/' --impl kmemprof \
 		--format json --duration 0.5
 	wait "$KM"
 	check "kmemprof: freed = paired, not freed = allocated - freed, in objects and bytes" json_check '
@@ -184,7 +184,7 @@ fi
 
 # 21-24: a forced loss: one-page rings and 300000 close/dup rounds. Each close and dup carry the
 # round number; a pair across lost events would join two rounds.
-run_capture "$P" multi-trace -e 'syscalls:sys_enter_close/fd>=1000000/' \
+run_report "$P" multi-trace -e 'syscalls:sys_enter_close/fd>=1000000/' \
 	-e 'syscalls:sys_enter_dup/fildes>=1000000/' --lower 100s -m 1 --format json -- "$W" closedup 300000
 check "loss: exit 0 (exit $RC)" test "$RC" -eq 0
 if grep -q 'lost [1-9][0-9]* events on cpu' "$ERR"; then
@@ -229,7 +229,7 @@ fi
 read -r CPU_A CPU_B _ <<<"$(usable_cpus)"
 KMAJ=$(uname -r | cut -d. -f1)
 if [ -n "${CPU_B:-}" ] && [ "$KMAJ" -ge 6 ]; then
-	run_capture "$P" multi-trace -e 'syscalls:sys_enter_close/fd>=2000000/' \
+	run_report "$P" multi-trace -e 'syscalls:sys_enter_close/fd>=2000000/' \
 		-e 'syscalls:sys_enter_dup/fildes>=2000000/' -m 1 --lower 100s --format json -- \
 		"$W" lossrace 2000 "$CPU_A" "$CPU_B"
 	check "untold loss: a loss on CPU $CPU_B with no LOST record yet was lost (exit $RC)" \

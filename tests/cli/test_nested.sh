@@ -24,7 +24,7 @@ EV=(-e syscalls:sys_enter_sendto,syscalls:sys_exit_sendto
 	-e syscalls:sys_enter_getppid,syscalls:sys_exit_getppid)
 
 # 1-5: call-delay in JSON
-run_capture "$P" multi-trace "${EV[@]}" --impl call-delay --format json -- "$W" udp $N
+run_report "$P" multi-trace "${EV[@]}" --impl call-delay --format json -- "$W" udp $N
 check "call-delay: exit 0" test "$RC" -eq 0
 check "the three system calls at the root, $N calls each, all paired" json_check "
 import json, sys
@@ -53,13 +53,13 @@ sys.exit(not (s['outcomes']['paired'] == $N and s['outcomes']['unwound'] == 0
   and s['outcomes']['no_start'] == 0))" "$OUT"
 
 # 6-7: call in text: the tree
-run_capture "$P" multi-trace "${EV[@]}" --impl call -- "$W" udp $N
+run_report "$P" multi-trace "${EV[@]}" --impl call -- "$W" udp $N
 check "call: the tree, softirq_entry under sys_enter_sendto" \
 	grep -A1 -E "^sys_enter_sendto +$N\$" "$OUT"
 check "call: the nested line is indented with |-" grep -qE '^  \|- softirq_entry +[0-9]+$' "$OUT"
 
 # 8: outliers (--than 1ns: every call) name the thread as their key, not the frame's number
-run_capture "$P" multi-trace "${EV[@]}" --impl call-delay --than 1ns --format json -- "$W" udp 5
+run_report "$P" multi-trace "${EV[@]}" --impl call-delay --than 1ns --format json -- "$W" udp 5
 check "call-delay --than: $((5 * 3)) or more outliers, each keyed by its thread" json_check "
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]

@@ -213,7 +213,7 @@ if gone "$TMP/cmd3"; then ok "trace: the stopped command is gone"; else fail "tr
 # -p of a process that is not there: said at once, before a slow setup (memleak's uprobes take
 # seconds), exit 1; the same name in the list of a process that is: still refused, named.
 dead=$(sh -c 'echo $$')
-run_capture "$P" memleak -p "$dead"
+run_report "$P" memleak -p "$dead"
 check "memleak -p a pid that is gone: exit 1 naming it (exit $RC)" \
 	sh -c "[ $RC -eq 1 ] && grep -q 'no process with pid $dead' '$ERR' && ! grep -q uprobe '$ERR'"
 run_capture "$P" trace -e sched:sched_switch -p "1,$dead" -N 1

@@ -28,7 +28,7 @@ trap cleanup EXIT
 json_check() { python3 -c "$1" "${@:2}"; }
 
 # 1-3: 777 getppid calls, counted exactly (nothing else in the program calls it)
-run_capture "$P" syscalls --format json -- "$W" getppid 777
+run_report "$P" syscalls --format json -- "$W" getppid 777
 check "syscalls: exit 0 (exit $RC)" test "$RC" -eq 0
 check "syscalls: getppid(110) 777 calls, no error, latency fields" json_check '
 import json, sys
@@ -43,13 +43,13 @@ s = [x for x in o if x.get("pair") and x.get("final") and "syscall" not in x][0]
 sys.exit(not (s["outcomes"]["paired"] == s["count"] and s["count"] >= 777))' "$OUT"
 
 # 4-5: 1000 failing close(-1): the errors of close are exactly those (the loader's closes succeed)
-run_capture "$P" syscalls -- "$W" badclose 1000
+run_report "$P" syscalls -- "$W" badclose 1000
 check "syscalls text: close(3) with 1000 errors" \
 	awk '$1 ~ /^close\(3\)$/ && $2 >= 1000 && $NF == 1000 { f = 1 } END { exit !f }' "$OUT"
 check "syscalls text: the header has an errors column" grep -q ' errors$' "$OUT"
 
 # 6: perf-prof's own form with a filter on the id
-run_capture "$P" syscalls -e 'raw_syscalls:sys_enter/id==110/' -e 'raw_syscalls:sys_exit/id==110/' \
+run_report "$P" syscalls -e 'raw_syscalls:sys_enter/id==110/' -e 'raw_syscalls:sys_exit/id==110/' \
 	--format json -- "$W" getppid 50
 check "syscalls -e .../id==110/: only getppid, 50 calls" json_check '
 import json, sys
@@ -98,7 +98,7 @@ sys.exit(not (seen <= nvcsw and 40 <= seen + u["replaced"] + u["open"] + u["evic
 "${PIN[@]}" "$W" naps 200 5 &
 NAP=$!
 BG+=("$NAP")
-run_capture "$P" rundelay -p "$NAP" --perins --format json --duration 0.6
+run_report "$P" rundelay -p "$NAP" --perins --format json --duration 0.6
 check "rundelay -p: exit 0 (exit $RC)" test "$RC" -eq 0
 idle_check "rundelay -p PID --perins: one key, the pid, with its wakeups" json_check "
 import json, sys
@@ -112,7 +112,7 @@ kill "$NAP" 2>/dev/null
 "${PIN[@]}" "$W" naps 200 5 &
 NAP=$!
 BG+=("$NAP")
-run_capture "$P" rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p "$NAP" \
+run_report "$P" rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p "$NAP" \
 	--perins --format json --duration 0.6
 idle_check "rundelay perf-prof form -p: keyed by the pid" json_check "
 import json, sys

@@ -100,7 +100,7 @@ sys.exit(not (oc["outcomes"]["paired"] >= sum(l["count"] for l in f) > 0))' "$TM
 "${PIN[@]}" "$W" naps 2000 5 &
 NAP=$!
 BG+=("$NAP")
-run_capture "$P" task-state -p "$NAP" --perins --format json --duration 0.6
+run_report "$P" task-state -p "$NAP" --perins --format json --duration 0.6
 check "task-state -p: exit 0 (exit $RC)" test "$RC" -eq 0
 idle_check "task-state -p PID --perins: per-thread rows only of PID, S among them" json_check "
 import json, sys
@@ -113,21 +113,21 @@ kill "$NAP" 2>/dev/null
 "${PIN[@]}" "$W" naps 2000 5 &
 NAP=$!
 BG+=("$NAP")
-run_capture "$P" task-state -i 200 --no-interruptible --duration 0.5
+run_report "$P" task-state -i 200 --no-interruptible --duration 0.5
 check "perf-prof's 'task-state -i 1000 --no-interruptible': a table without S" \
 	bash -c "[ $RC -eq 0 ] && grep -q '^St ' '$OUT' && grep -q '^R ' '$OUT' && ! grep -q '^S ' '$OUT'"
-run_capture "$P" task-state -p "$NAP" --perins --ptrace --duration 0.5
+run_report "$P" task-state -p "$NAP" --perins --ptrace --duration 0.5
 idle_check "perf-prof's 'task-state -p PID --perins --ptrace': per-thread rows (exit $RC)" \
 	bash -c "[ $RC -eq 0 ] && grep -qE '^S +$NAP $COMM' '$OUT'"
-run_capture "$P" task-state -p "$NAP" -SD --than 20ms -g --duration 0.5
+run_report "$P" task-state -p "$NAP" -SD --than 20ms -g --duration 0.5
 check "perf-prof's 'task-state -p PID -SD --than 20ms -g' (exit $RC)" \
 	bash -c "[ $RC -eq 0 ] && grep -q '^outliers: ' '$OUT'"
-run_capture "$P" task-state --filter 'java,tsnap*' -S --than 1ms -g --duration 0.5
+run_report "$P" task-state --filter 'java,tsnap*' -S --than 1ms -g --duration 0.5
 idle_check "perf-prof's 'task-state --filter java,python* -S --than 100ms -g': globs (exit $RC)" \
 	bash -c "[ $RC -eq 0 ] && grep -q 'task-state: $NAP $COMM in S for' '$OUT'"
 kill "$NAP" 2>/dev/null
 # perf-prof's 'task-state -- ip link show eth0': a COMMAND's own states while it runs
-run_capture "$P" task-state --format json -- "${PIN[@]}" "$W" naps 5 20
+run_report "$P" task-state --format json -- "${PIN[@]}" "$W" naps 5 20
 idle_check "task-state -- COMMAND: its S stays, only its own thread (exit $RC)" json_check '
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
@@ -205,7 +205,7 @@ check "perf-prof's 'blktrace -d /dev/sda -i 1000 --than 10ms': table and outlier
 	bash -c "[ $RC -eq 0 ] && grep -q '^  issue -> complete ' '$TMPD/bt.txt' &&
 		grep -q '^blktrace: sector [0-9]* issue -> complete' '$TMPD/bt.txt' &&
 		grep -q 'block:block_rq_complete' '$TMPD/bt.txt'"
-run_capture "$P" blktrace -d "$MAJMIN" --duration 0.2
+run_report "$P" blktrace -d "$MAJMIN" --duration 0.2
 check "blktrace -d MAJ:MIN names the device (exit $RC)" \
 	bash -c "[ $RC -eq 0 ] && grep -q '^$DEV ($MAJMIN)' '$OUT'"
 expect_rc "blktrace without -d: usage error" 2 "$P" blktrace --duration 0.1

@@ -61,6 +61,12 @@ static void t_records(void **state)
 	comm_cache__record(&c, &r);
 	assert_string_equal(comm_cache__get(&c, T2, T2), "a-very-long-com"); /* 15 bytes */
 	assert_string_equal(comm_cache__find(&c, T1), "bash");
+	/* unordered rings: the child's exec COMM read before its FORK keeps the exec's name */
+	r = comm_rec(T3 + 1, T3 + 1, "dd", true);
+	comm_cache__record(&c, &r);
+	r = fork_rec(T3 + 1, T1, T3 + 1, T1);
+	comm_cache__record(&c, &r);
+	assert_string_equal(comm_cache__find(&c, T3 + 1), "dd");
 	/* the child of a parent never named stays unnamed (looked up in /proc when asked for) */
 	r = fork_rec(T3, 0x7ffff0ffu, T3, 0x7ffff0ffu);
 	comm_cache__record(&c, &r);
