@@ -15,6 +15,11 @@
  * per batch, stops cleanly and reports. Writes happen when the buffer fills and on
  * out__flush(), which the session calls once per batch of events, not per line.
  *
+ * Every write(2) ends on a newline, and to a pipe writes at most PIPE_BUF (atomic there), so
+ * that a traced command sharing our stdout puts its output between our lines, never inside one.
+ * A full buffer writes its whole lines and keeps the unfinished one (growing for a line longer
+ * than itself); attached to a session, out__flush keeps it too, until the line ends.
+ *
  * A slow or stalled reader (`| less`, `| jq`, ssh, a loaded machine) must not stop the session
  * from draining the rings: once out__watch made the pipe or socket non-blocking for us and
  * out__attach gave it to the session, a write it would not take now is queued in memory (chunks
@@ -45,6 +50,7 @@ struct out {
 		      */
 	bool nonblock; /* out__watch: writes to fd never block (a pipe or a socket) */
 	bool sock; /* fd is a socket: written with send(MSG_DONTWAIT) */
+	size_t write_max; /* PIPE_BUF when fd is a pipe: the most one write(2) takes; 0: any */
 	bool async; /* out__attach: writes that would block are queued */
 	bool polling; /* the session polls fd for POLLOUT */
 	bool stopping; /* a stop came: waiting for the reader ends after STOP_GRACE_MS idle */
