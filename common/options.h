@@ -50,6 +50,8 @@ struct cli_opts {
 	bool per_cpu; /* --per-cpu */
 	enum out_format format; /* --format */
 	const char *output; /* -o FILE: the profiler's output goes there; NULL = stdout */
+	unsigned long output_queue_mib; /* --output-queue: bound on what waits for the reader; 0:
+					   the default */
 	int verbose; /* -v, repeatable */
 	char **command; /* after --, NULL-terminated; NULL when none */
 	/* CLI_OPT_POSITIONAL: the operands before any "--", NULL-terminated; NULL when none */

@@ -470,7 +470,25 @@ static int on_fd(void *ctx, int fd, uint32_t revents)
 		return 0;
 	}
 	(void)fd;
-	return out__drain(o) ? 1 : 0;
+	if (out__drain(o))
+		return 1;
+	if (o->on_room && out__has_room(o))
+		o->on_room(o->on_room_ctx);
+	return o->err ? 1 : 0;
+}
+
+bool out__has_room(const struct out *o)
+{
+	uint64_t max = o->queue_max ? o->queue_max : OUT_QUEUE_DEFAULT;
+
+	/* a buffer, and the end of the line it cut (whole lines are written, the rest kept) */
+	return !o->async || o->queued + 2 * o->cap <= max;
+}
+
+void out__on_room(struct out *o, void (*fn)(void *ctx), void *ctx)
+{
+	o->on_room = fn;
+	o->on_room_ctx = ctx;
 }
 
 void out__set_queue(struct out *o, bool on)

@@ -64,6 +64,9 @@ struct out {
 	uint64_t queued_total, queued_peak; /* bytes that went through it, most at once */
 	uint64_t waits; /* writes that waited for the reader: the queue at its bound */
 	struct session *sess; /* out__attach */
+	/* out__on_room: called when the reader took some of the queue and there is room again */
+	void (*on_room)(void *ctx);
+	void *on_room_ctx;
 };
 
 /* bufsz 0: 64 KiB. Returns NULL and sets errno. The fd is not owned. */
@@ -98,6 +101,13 @@ int out__attach(struct out *o, struct session *s);
  */
 void out__set_queue(struct out *o, bool on);
 int out__drain(struct out *o);
+/*
+ * Whether a buffer's worth more can be handed to the output now without waiting for the reader:
+ * always, unless attached and the queue is within two buffers of its bound. A profiler that keeps
+ * its events aside meanwhile (rawq) formats them when fn is called: the reader took some.
+ */
+bool out__has_room(const struct out *o);
+void out__on_room(struct out *o, void (*fn)(void *ctx), void *ctx);
 /* "PROF: output: ..." what went through the queue, for -v. */
 void out__print_stats(const struct out *o, FILE *f, const char *prof);
 /* Flushes (errors ignored: check out__flush first) and frees. NULL is a no-op. */
