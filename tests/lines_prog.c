@@ -1,5 +1,7 @@
 /* A traced command that prints while it runs: N getppid calls, and a short line of its own on the
- * shared stdout every EVERY calls (written at once, unbuffered), for the whole-lines test. */
+ * shared stdout every EVERY calls (written at once, unbuffered), for the whole-lines test; then
+ * creates DONE, when given, for a test's reader that must start once all calls were made. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@ int main(int argc, char **argv)
 	int len;
 
 	if (argc < 3 || (n = atol(argv[1])) < 0 || (every = atol(argv[2])) <= 0) {
-		fprintf(stderr, "usage: lines_prog N EVERY\n");
+		fprintf(stderr, "usage: lines_prog N EVERY [DONE]\n");
 		return 2;
 	}
 	for (i = 1; i <= n; i++) {
@@ -23,6 +25,13 @@ int main(int argc, char **argv)
 			if (write(STDOUT_FILENO, line, (size_t)len) != len)
 				return 1;
 		}
+	}
+	if (argc > 3) {
+		int fd = open(argv[3], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return 1;
+		close(fd);
 	}
 	return 0;
 }
