@@ -150,9 +150,9 @@ static const struct shared_opt shared_opts[] = {
 	  CLI_OPT_OUTPUT, "o:", "FILE",
 	  "write to FILE, not standard output (COMMAND keeps it)" },
 	{ { "output-queue", required_argument, NULL, OPT_OUTPUT_QUEUE },
-	  CLI_OPT_OUTPUT, NULL, "MIB",
-	  "what may wait in memory for a slow reader of a pipe,\n"
-	  "in MiB (default 64); past it events are dropped, counted" },
+	  CLI_OPT_OUTPUT_QUEUE, NULL, "MIB",
+	  "memory for events a slow reader of the pipe has not taken\n"
+	  "yet, in MiB (default 64); past it they are dropped, counted" },
 	{ { "usage-self", required_argument, NULL, OPT_USAGE_SELF },
 	  CLI_OPT_USAGE_SELF, NULL, "MS",
 	  "print perfscope's own CPU use every MS milliseconds" },

@@ -97,6 +97,8 @@ enum cli_opt_flags {
 	 * too), so perf-prof's --ptrace/--inherit with -p/-t means what it says (task-state)
 	 */
 	CLI_OPT_IDS_FOLLOW = 1 << 18,
+	/* --output-queue MIB: what waits in memory for a slow reader of a pipe (streaming output) */
+	CLI_OPT_OUTPUT_QUEUE = 1 << 19,
 };
 
 /* --call-graph dwarf: the stack copied by default, and the most the kernel takes (sample_stack_user

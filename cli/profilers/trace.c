@@ -148,7 +148,7 @@ const struct profiler profiler_trace = {
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_FLAME | CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT |
-		       CLI_OPT_QUIET | CLI_OPT_OVERWRITE | CLI_OPT_USAGE_SELF,
+		       CLI_OPT_QUIET | CLI_OPT_OVERWRITE | CLI_OPT_USAGE_SELF | CLI_OPT_OUTPUT_QUEUE,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
 	.conformance_args = "-e sched:sched_switch",
 	.priv_size = sizeof(struct trace),
