@@ -131,26 +131,34 @@ static void out_drop(struct prof *p, struct prof_event *ev, uint64_t n)
 }
 
 /*
- * Formats what waits raw, oldest first, while the output has room (all: until none is left,
- * the output detached and waiting for its reader). After an output error the rest is dropped.
+ * Events formatted from the backlog at a time (about 1 MiB of JSON): the rings must not wait
+ * behind the whole text queue's worth; POLLOUT or the next round goes on.
+ */
+#define BACKLOG_BATCH 4096
+
+/*
+ * Formats what waits raw, oldest first, while the output has room, a batch at a time (all:
+ * until none is left, the output detached and waiting for its reader). After an output error
+ * the rest is dropped.
  */
 static void backlog_format(struct prof *p, bool all)
 {
+	unsigned int n = 0;
 	struct rawq *q = p->state->backlog;
 	const struct perf_event_header *hdr;
 	struct psc_sample s;
-	struct psc_evsel *evsel;
-	void *tag;
+	struct prof_event *ev;
+	uint16_t idx;
 	int cpu;
 
-	while ((hdr = rawq__peek(q, &tag, &cpu))) {
-		evsel = tag;
+	while ((hdr = rawq__peek(q, &idx, &cpu))) {
+		ev = &p->events_arr[idx];
 		if (out__error(p->out))
-			out_drop(p, psc_evsel__priv(evsel), 1);
-		else if (!all && !out__has_room(p->out))
+			out_drop(p, ev, 1);
+		else if (!all && (!out__has_room(p->out) || ++n > BACKLOG_BATCH))
 			break;
-		else if (!psc_record__parse_sample(hdr, psc_evsel__attr(evsel), &s))
-			p->decl->sample(p, p->priv, psc_evsel__priv(evsel), cpu, &s);
+		else if (!psc_record__parse_sample(hdr, psc_evsel__attr(ev->evsel), &s))
+			p->decl->sample(p, p->priv, ev, cpu, &s);
 		rawq__pop(q);
 	}
 }
@@ -175,7 +183,7 @@ int prof__defer_output(struct prof *p)
 	uint64_t text = max / TEXT_SHARE;
 	int i;
 
-	if (!p->out->nonblock || p->state->backlog)
+	if (!p->out->nonblock || p->state->backlog || p->nr_events > UINT16_MAX)
 		return 0;
 	for (i = 0; i < p->nr_events; i++)
 		if (p->events_arr[i].evsel &&
@@ -214,7 +222,7 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
 	if (p->state->backlog &&
 	    (rawq__count(p->state->backlog) || !out__has_room(p->out))) {
 		/* the reader is behind: kept raw, in order, formatted when it takes the text */
-		if (!rawq__push(p->state->backlog, evsel, cpu, rec->hdr))
+		if (!rawq__push(p->state->backlog, (uint16_t)ev->idx, cpu, rec->hdr))
 			out_drop(p, ev, 1);
 	} else if (p->decl->sample) {
 		ret = p->decl->sample(p, p->priv, ev, cpu, &rec->sample);

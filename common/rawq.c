@@ -9,9 +9,9 @@
 #define RAWQ_CHUNK (1u << 20)
 
 struct rawq_ent {
-	void *tag;
 	int32_t cpu;
-	uint32_t size; /* of the record that follows, padded to 8 bytes in the chunk */
+	uint16_t tag;
+	uint16_t size; /* of the record that follows, padded to 8 bytes in the chunk */
 };
 
 struct rawq_chunk {
@@ -53,7 +53,7 @@ static size_t ent_len(size_t size)
 	return sizeof(struct rawq_ent) + ((size + 7) & ~(size_t)7);
 }
 
-bool rawq__push(struct rawq *q, void *tag, int cpu, const struct perf_event_header *hdr)
+bool rawq__push(struct rawq *q, uint16_t tag, int cpu, const struct perf_event_header *hdr)
 {
 	size_t len = ent_len(hdr->size);
 	struct rawq_chunk *c = q->tail;
@@ -88,7 +88,7 @@ bool rawq__push(struct rawq *q, void *tag, int cpu, const struct perf_event_head
 	return true;
 }
 
-const struct perf_event_header *rawq__peek(struct rawq *q, void **tag, int *cpu)
+const struct perf_event_header *rawq__peek(struct rawq *q, uint16_t *tag, int *cpu)
 {
 	struct rawq_chunk *c = q->head;
 	struct rawq_ent *e;

@@ -11,7 +11,8 @@
  * A streaming profiler whose reader is behind keeps the events it cannot format yet here, as the
  * kernel wrote them (a getppid tracepoint event takes about 3.5 times less than its JSON line):
  * the rings are still drained, and the text is made when the reader takes it. Each record is
- * kept with an opaque tag (its evsel) and its CPU. The bound counts the bytes of the copies.
+ * kept with a 16-bit tag (its event's index) and its CPU, in 8 bytes beside it. The bound counts
+ * the bytes of the copies and of those 8.
  * Not thread-safe.
  */
 struct rawq;
@@ -21,9 +22,9 @@ struct rawq *rawq__new(uint64_t max);
 /* Frees what is held. NULL is a no-op. */
 void rawq__delete(struct rawq *q);
 /* Copies the record hdr (hdr->size bytes) to the end; false at the bound or out of memory. */
-bool rawq__push(struct rawq *q, void *tag, int cpu, const struct perf_event_header *hdr);
+bool rawq__push(struct rawq *q, uint16_t tag, int cpu, const struct perf_event_header *hdr);
 /* The oldest record (valid until rawq__pop), its tag and CPU; NULL when empty. */
-const struct perf_event_header *rawq__peek(struct rawq *q, void **tag, int *cpu);
+const struct perf_event_header *rawq__peek(struct rawq *q, uint16_t *tag, int *cpu);
 void rawq__pop(struct rawq *q);
 uint64_t rawq__count(const struct rawq *q);
 /* Bytes held now, the most held at once, and the bound. */
