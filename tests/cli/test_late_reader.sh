@@ -45,8 +45,15 @@ late() {
 	dropped=$(dropped_in "$TMPD/err")
 	diag "$d: $seen seen, $lost lost, $dropped dropped of $N"
 	check "$d: exit 0 (exit $rc)" test "$rc" -eq 0
-	check "$d: seen $seen + lost $lost + dropped $dropped = the $N calls" \
-		test $((seen + lost + dropped)) -eq "$N"
+	if [ "$lost" -eq 0 ]; then
+		check "$d: seen $seen + dropped $dropped = the $N calls" \
+			test $((seen + dropped)) -eq "$N"
+	else
+		# the kernel's lost count can exceed the calls missing (see test_drain.sh)
+		[ $((seen + lost + dropped)) -ne "$N" ] && diag "$d: seen + lost + dropped - calls = $((seen + lost + dropped - N))"
+		check "$d: seen $seen + dropped $dropped <= the $N calls <= seen + lost $lost + dropped" \
+			test $((seen + dropped)) -le "$N" -a $((seen + lost + dropped)) -ge "$N"
+	fi
 	echo "$dropped" >"$TMPD/dropped"
 }
 
