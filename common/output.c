@@ -24,6 +24,8 @@
  */
 #define OUT_CHUNK (64u * 1024)
 #define MAX_SPARE 4
+/* the longest line the buffer grows for (a stack of thousands of frames on one line fits) */
+#define OUT_LINE_MAX (4u << 20)
 
 struct out_chunk {
 	struct out_chunk *next;
@@ -433,12 +435,16 @@ int out__flush(struct out *o)
  */
 static int make_room(struct out *o, size_t n)
 {
-	size_t cap;
+	size_t cap, whole;
 	char *nb;
 
 	if (o->cap - o->len >= n)
 		return 0;
-	if (flush_len(o, lines_len(o->buf, o->len)))
+	whole = lines_len(o->buf, o->len);
+	/* a "line" of megabytes is not text a reader splits on: written as it comes */
+	if (!whole && o->len >= OUT_LINE_MAX)
+		whole = o->len;
+	if (flush_len(o, whole))
 		return o->err;
 	if (o->cap - o->len >= n)
 		return 0;
