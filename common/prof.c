@@ -787,9 +787,10 @@ static void report_stats(struct prof *p)
 		out__print_stats(p->out, stderr, p->name);
 	if (p->opts.verbose && p->state->backlog && rawq__peak(p->state->backlog))
 		fprintf(stderr,
-			"perfscope %s: output: events waited raw for the reader: at most %.1f MiB "
-			"(bound %.1f MiB)\n",
+			"perfscope %s: output: events waited raw for the reader: at most %.1f MiB, "
+			"%llu events (bound %.1f MiB)\n",
 			p->name, (double)rawq__peak(p->state->backlog) / (1 << 20),
+			(unsigned long long)rawq__peak_count(p->state->backlog),
 			(double)rawq__max(p->state->backlog) / (1 << 20));
 }
 

@@ -22,7 +22,7 @@ struct rawq_chunk {
 
 struct rawq {
 	struct rawq_chunk *head, *tail, *spare; /* one spare: a queue at its edge does not churn */
-	uint64_t count, bytes, peak, max;
+	uint64_t count, bytes, peak, peak_count, max;
 };
 
 struct rawq *rawq__new(uint64_t max)
@@ -83,8 +83,10 @@ bool rawq__push(struct rawq *q, uint16_t tag, int cpu, const struct perf_event_h
 	c->wr += len;
 	q->count++;
 	q->bytes += len;
-	if (q->bytes > q->peak)
+	if (q->bytes > q->peak) {
 		q->peak = q->bytes;
+		q->peak_count = q->count;
+	}
 	return true;
 }
 
@@ -141,6 +143,11 @@ uint64_t rawq__bytes(const struct rawq *q)
 uint64_t rawq__peak(const struct rawq *q)
 {
 	return q->peak;
+}
+
+uint64_t rawq__peak_count(const struct rawq *q)
+{
+	return q->peak_count;
 }
 
 uint64_t rawq__max(const struct rawq *q)

@@ -30,6 +30,8 @@ uint64_t rawq__count(const struct rawq *q);
 /* Bytes held now, the most held at once, and the bound. */
 uint64_t rawq__bytes(const struct rawq *q);
 uint64_t rawq__peak(const struct rawq *q);
+/* the records held when it held the most bytes */
+uint64_t rawq__peak_count(const struct rawq *q);
 uint64_t rawq__max(const struct rawq *q);
 
 #endif
