@@ -154,7 +154,7 @@ static void backlog_format(struct prof *p, bool all)
 	while ((hdr = rawq__peek(q, &idx, &cpu))) {
 		ev = &p->events_arr[idx];
 		if (out__error(p->out))
-			out_drop(p, ev, 1);
+			p->out_unwritten++; /* said with the output's error */
 		else if (!all && (!out__has_room(p->out) || ++n > BACKLOG_BATCH))
 			break;
 		else if (!psc_record__parse_sample(hdr, psc_evsel__attr(ev->evsel), &s))
@@ -754,6 +754,10 @@ static void report_dropped(struct prof *p)
 						: OUT_QUEUE_DEFAULT;
 	int i;
 
+	if (p->out_unwritten)
+		fprintf(stderr,
+			"perfscope %s: %llu events that waited raw for the reader were not written\n",
+			p->name, (unsigned long long)p->out_unwritten);
 	if (!p->out_dropped)
 		return;
 	for (i = 0; i < p->nr_events; i++)

@@ -190,6 +190,7 @@ struct prof {
 	uint64_t nr_samples; /* delivered to the sample hook */
 	uint64_t limited; /* dropped by --sampling-limit */
 	uint64_t out_dropped; /* dropped: the output queue and the raw backlog were full */
+	uint64_t out_unwritten; /* waited raw, then the output failed (EPIPE, a stop) */
 	uint64_t flame_dropped; /* stacks --flame-graph could not keep (no memory) */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when the events were enabled (this run) */
 	int repeat; /* runs of the COMMAND, set by a check hook (-r N); 0 or 1: one */
