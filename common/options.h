@@ -97,7 +97,7 @@ enum cli_opt_flags {
 	 * too), so perf-prof's --ptrace/--inherit with -p/-t means what it says (task-state)
 	 */
 	CLI_OPT_IDS_FOLLOW = 1 << 18,
-	/* --output-queue MIB: what waits in memory for a slow reader of a pipe (streaming output) */
+	/* --output-queue MIB: memory for what a slow reader of a pipe has not taken yet */
 	CLI_OPT_OUTPUT_QUEUE = 1 << 19,
 };
 

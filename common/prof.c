@@ -173,8 +173,9 @@ static void backlog_on_room(void *ctx)
 }
 
 /* Events with stacks are not deferred: their symbols must be looked up while the process lives. */
-#define DEFER_NOT (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | \
-		   PERF_SAMPLE_BRANCH_STACK)
+#define DEFER_NOT                                                                 \
+	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | \
+	 PERF_SAMPLE_BRANCH_STACK)
 
 int prof__defer_output(struct prof *p)
 {
@@ -219,8 +220,7 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
 	p->nr_samples++;
 	if (p->state->flame && (rec->sample.sample_type & PERF_SAMPLE_CALLCHAIN))
 		count_stack(p, &rec->sample);
-	if (p->state->backlog &&
-	    (rawq__count(p->state->backlog) || !out__has_room(p->out))) {
+	if (p->state->backlog && (rawq__count(p->state->backlog) || !out__has_room(p->out))) {
 		/* the reader is behind: kept raw, in order, formatted when it takes the text */
 		if (!rawq__push(p->state->backlog, (uint16_t)ev->idx, cpu, rec->hdr))
 			out_drop(p, ev, 1);

@@ -26,7 +26,8 @@ static size_t line_of(unsigned int i, char *buf, size_t size)
 	return (size_t)n;
 }
 
-/* Reads what the pipe holds now (non-blocking) and checks the lines from *next on; returns bytes. */
+/* Reads what the pipe holds now (non-blocking) and checks the lines from *next on; returns bytes.
+ */
 static size_t take(int rfd, unsigned int *next, char *rest, size_t *rest_len)
 {
 	static char buf[1 << 17];
@@ -76,7 +77,8 @@ static void test_pipe_gets_whole_lines(void **state)
 		out__write(o, line, len);
 		if (i % 97 == 96) {
 			assert_int_equal(out__flush(o), 0);
-			/* now and then the reader takes what the pipe holds, then the queue moves */
+			/* now and then the reader takes what the pipe holds, then the queue moves
+			 */
 			if (++rounds % 5 == 0) {
 				take(p[0], &next, rest, &rest_len);
 				assert_int_equal(out__drain(o), 0);

@@ -54,8 +54,8 @@ static void test_fifo(void **state)
 	assert_non_null(q);
 	assert_null(rawq__peek(q, &tag, &cpu));
 	for (; in < 5000; in++)
-		assert_true(rawq__push(q, (uint16_t)(in + 1), (int)(in % 7),
-				       record(in, size_of(in))));
+		assert_true(
+			rawq__push(q, (uint16_t)(in + 1), (int)(in % 7), record(in, size_of(in))));
 	assert_int_equal(rawq__count(q), 5000);
 	for (i = 0; i < 12000; i++) {
 		if (i % 3 != 2) {
