@@ -36,6 +36,7 @@ enum {
 	OPT_PIDS_ALIAS,
 	OPT_TIDS_ALIAS,
 	OPT_CGROUPS_ALIAS,
+	OPT_OUTPUT_QUEUE,
 };
 
 struct shared_opt {
@@ -148,6 +149,10 @@ static const struct shared_opt shared_opts[] = {
 	{ { "output", required_argument, NULL, 'o' },
 	  CLI_OPT_OUTPUT, "o:", "FILE",
 	  "write to FILE, not standard output (COMMAND keeps it)" },
+	{ { "output-queue", required_argument, NULL, OPT_OUTPUT_QUEUE },
+	  CLI_OPT_OUTPUT_QUEUE, NULL, "MIB",
+	  "memory for events a slow reader of the pipe has not taken\n"
+	  "yet, in MiB (default 64); past it they are dropped, counted" },
 	{ { "usage-self", required_argument, NULL, OPT_USAGE_SELF },
 	  CLI_OPT_USAGE_SELF, NULL, "MS",
 	  "print perfscope's own CPU use every MS milliseconds" },
@@ -433,6 +438,11 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 				 &v);
 		if (!err)
 			o->sampling_limit = (unsigned long)v;
+		return err;
+	case OPT_OUTPUT_QUEUE:
+		err = parse_long(prof, "--output-queue (MiB)", arg, 1, 1 << 20, &v);
+		if (!err)
+			o->output_queue_mib = (unsigned long)v;
 		return err;
 	case OPT_USAGE_SELF:
 		err = parse_long(prof, "--usage-self (milliseconds)", arg, 1, 86400000, &v);

@@ -50,6 +50,8 @@ struct cli_opts {
 	bool per_cpu; /* --per-cpu */
 	enum out_format format; /* --format */
 	const char *output; /* -o FILE: the profiler's output goes there; NULL = stdout */
+	unsigned long output_queue_mib; /* --output-queue: bound on what waits for the reader; 0:
+					   the default */
 	int verbose; /* -v, repeatable */
 	char **command; /* after --, NULL-terminated; NULL when none */
 	/* CLI_OPT_POSITIONAL: the operands before any "--", NULL-terminated; NULL when none */
@@ -95,6 +97,8 @@ enum cli_opt_flags {
 	 * too), so perf-prof's --ptrace/--inherit with -p/-t means what it says (task-state)
 	 */
 	CLI_OPT_IDS_FOLLOW = 1 << 18,
+	/* --output-queue MIB: memory for what a slow reader of a pipe has not taken yet */
+	CLI_OPT_OUTPUT_QUEUE = 1 << 19,
 };
 
 /* --call-graph dwarf: the stack copied by default, and the most the kernel takes (sample_stack_user

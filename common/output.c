@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -16,15 +17,57 @@
 
 #include "session.h"
 
-/* Queue chunks: below glibc's mmap threshold, so that taking and giving one back is cheap. */
+/*
+ * Queue chunks: below glibc's mmap threshold, so that taking and giving one back is cheap. A
+ * chunk holds whole lines, so that what is written from it ends on a newline; a line longer than
+ * OUT_CHUNK gets a chunk of its own size (not kept as a spare).
+ */
 #define OUT_CHUNK (64u * 1024)
 #define MAX_SPARE 4
+/* the longest line the buffer grows for (a stack of thousands of frames on one line fits) */
+#define OUT_LINE_MAX (4u << 20)
 
 struct out_chunk {
 	struct out_chunk *next;
 	size_t rd, wr; /* written to the fd up to rd; data up to wr */
-	char data[OUT_CHUNK];
+	size_t cap; /* OUT_CHUNK, or the size of the one long line it holds */
+	char data[];
 };
+
+/*
+ * The length of the next write(2) of p[0..n): whole lines, so that a command sharing our stdout
+ * puts its bytes between our lines, never inside one; at most write_max (PIPE_BUF on a pipe,
+ * where such a write is atomic, all or nothing), except a single line longer than that, written
+ * whole. n when p holds no newline (the end of the output, written as it is).
+ */
+static size_t piece_len(const struct out *o, const char *p, size_t n)
+{
+	const char *nl;
+
+	if (!o->write_max || n <= o->write_max)
+		return n;
+	nl = memrchr(p, '\n', o->write_max);
+	if (nl)
+		return (size_t)(nl - p) + 1;
+	nl = memchr(p + o->write_max, '\n', n - o->write_max);
+	return nl ? (size_t)(nl - p) + 1 : n;
+}
+
+/* Bytes of p[0..n) up to and including its last newline; 0 without one. */
+static size_t lines_len(const char *p, size_t n)
+{
+	const char *nl = n ? memrchr(p, '\n', n) : NULL;
+
+	return nl ? (size_t)(nl - p) + 1 : 0;
+}
+
+/* write_max for fd: PIPE_BUF on a pipe; elsewhere any size (a write there ends on a newline) */
+static size_t write_max_of(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISFIFO(st.st_mode) ? PIPE_BUF : 0;
+}
 
 struct out *out__new(int fd, size_t bufsz)
 {
@@ -41,6 +84,7 @@ struct out *out__new(int fd, size_t bufsz)
 	}
 	o->fd = fd;
 	o->stop_fd = -1;
+	o->write_max = write_max_of(fd);
 	return o;
 }
 
@@ -111,7 +155,7 @@ static void chunk_free(struct out *o, struct out_chunk *c)
 
 	for (s = o->q_spare; s; s = s->next)
 		n++;
-	if (n >= MAX_SPARE) {
+	if (n >= MAX_SPARE || c->cap != OUT_CHUNK) {
 		free(c);
 		return;
 	}
@@ -119,38 +163,59 @@ static void chunk_free(struct out *o, struct out_chunk *c)
 	o->q_spare = c;
 }
 
-/* Copies n bytes to the end of the queue. */
+/* A new chunk at the queue's end, for at least n bytes; NULL when out of memory. */
+static struct out_chunk *chunk_add(struct out *o, size_t n)
+{
+	struct out_chunk *c = NULL;
+
+	if (n <= OUT_CHUNK) {
+		n = OUT_CHUNK;
+		c = o->q_spare;
+		if (c)
+			o->q_spare = c->next;
+	}
+	if (!c && !(c = malloc(sizeof(*c) + n)))
+		return NULL;
+	c->next = NULL;
+	c->rd = c->wr = 0;
+	c->cap = n;
+	if (o->q_tail)
+		o->q_tail->next = c;
+	else
+		o->q_head = c;
+	o->q_tail = c;
+	return c;
+}
+
+/* Copies n bytes to the end of the queue, no line split between two chunks. */
 static bool queue_append(struct out *o, const char *p, size_t n)
 {
 	struct out_chunk *c = o->q_tail;
-	size_t room;
+	const char *nl;
+	size_t take;
 
 	o->queued += n;
 	o->queued_total += n;
 	if (o->queued > o->queued_peak)
 		o->queued_peak = o->queued;
 	while (n) {
-		if (!c || c->wr == OUT_CHUNK) {
-			c = o->q_spare;
-			if (c)
-				o->q_spare = c->next;
-			else if (!(c = malloc(sizeof(*c))))
+		take = c ? c->cap - c->wr : 0;
+		if (take < n)
+			take = lines_len(p, take);
+		else
+			take = n;
+		if (!take) {
+			/* a new chunk, large enough for the first line */
+			nl = memchr(p, '\n', n);
+			c = chunk_add(o, nl ? (size_t)(nl - p) + 1 : n);
+			if (!c)
 				break;
-			c->next = NULL;
-			c->rd = c->wr = 0;
-			if (o->q_tail)
-				o->q_tail->next = c;
-			else
-				o->q_head = c;
-			o->q_tail = c;
+			continue;
 		}
-		room = OUT_CHUNK - c->wr;
-		if (room > n)
-			room = n;
-		memcpy(c->data + c->wr, p, room);
-		c->wr += room;
-		p += room;
-		n -= room;
+		memcpy(c->data + c->wr, p, take);
+		c->wr += take;
+		p += take;
+		n -= take;
 	}
 	if (n) {
 		o->queued -= n;
@@ -244,7 +309,7 @@ static size_t write_some(struct out *o, const char *p, size_t n, bool block)
 	ssize_t w;
 
 	while (off < n) {
-		w = raw_write(o, p + off, n - off);
+		w = raw_write(o, p + off, piece_len(o, p + off, n - off));
 		if (w > 0) {
 			off += w;
 			o->written += w;
@@ -300,8 +365,9 @@ static void want_pollout(struct out *o)
 		o->polling = want;
 }
 
-/* Attached: hands the buffer to the fd as far as it takes it now, the rest to the queue. */
-static int flush_async(struct out *o)
+/* Attached: hands the buffer's first len bytes to the fd as far as it takes them now, the rest to
+ * the queue. */
+static int flush_async(struct out *o, size_t len)
 {
 	uint64_t max = o->queue_max ? o->queue_max : OUT_QUEUE_DEFAULT;
 	size_t off = 0, rest;
@@ -309,27 +375,27 @@ static int flush_async(struct out *o)
 	if (o->queued)
 		queue_write(o, false, 0);
 	if (!o->queued && !o->err)
-		off = write_some(o, o->buf, o->len, false);
-	rest = o->len - off;
+		off = write_some(o, o->buf, len, false);
+	rest = len - off;
 	if (rest && !o->err && o->queued + rest > max) {
 		/* past the bound: wait for the reader, as without a queue, until the rest fits */
 		o->waits++;
 		queue_write(o, true, rest < max ? max - rest : 0);
 		if (rest >= max && !o->err) {
 			off += write_some(o, o->buf + off, rest, true);
-			rest = o->len - off;
+			rest = len - off;
 		}
 	}
 	if (o->err)
 		o->dropped += rest;
 	else if (rest)
 		queue_append(o, o->buf + off, rest);
-	o->len = 0;
 	want_pollout(o);
 	return o->err;
 }
 
-int out__flush(struct out *o)
+/* Writes (or queues) the buffer's first len bytes and keeps the rest, moved to its start. */
+static int flush_len(struct out *o, size_t len)
 {
 	size_t off;
 
@@ -338,15 +404,60 @@ int out__flush(struct out *o)
 		o->len = 0;
 		return o->err;
 	}
-	if (o->async)
-		return flush_async(o);
-	/* what a detached output still queues goes first */
-	queue_write(o, true, 0);
-	off = o->err ? 0 : write_some(o, o->buf, o->len, true);
-	if (o->err)
-		o->dropped += o->len - off;
-	o->len = 0;
-	return o->err;
+	if (o->async) {
+		flush_async(o, len);
+	} else {
+		/* what a detached output still queues goes first */
+		queue_write(o, true, 0);
+		off = o->err ? 0 : write_some(o, o->buf, len, true);
+		if (o->err)
+			o->dropped += len - off;
+	}
+	if (o->err) {
+		o->dropped += o->len - len;
+		o->len = 0;
+		return o->err;
+	}
+	o->len -= len;
+	memmove(o->buf, o->buf + len, o->len);
+	return 0;
+}
+
+int out__flush(struct out *o)
+{
+	/* attached, a line not finished yet waits for its end: the next batch writes it */
+	return flush_len(o, o->async ? lines_len(o->buf, o->len) : o->len);
+}
+
+/*
+ * Makes room for n more bytes in the buffer: writes its whole lines, and grows it when the
+ * unfinished line and n do not fit. 0 or the sticky -errno.
+ */
+static int make_room(struct out *o, size_t n)
+{
+	size_t cap, whole;
+	char *nb;
+
+	if (o->cap - o->len >= n)
+		return 0;
+	whole = lines_len(o->buf, o->len);
+	/* a "line" of megabytes is not text a reader splits on: written as it comes */
+	if (!whole && o->len >= OUT_LINE_MAX)
+		whole = o->len;
+	if (flush_len(o, whole))
+		return o->err;
+	if (o->cap - o->len >= n)
+		return 0;
+	for (cap = o->cap * 2; cap - o->len < n; cap *= 2)
+		;
+	nb = realloc(o->buf, cap);
+	if (!nb) {
+		o->err = -ENOMEM;
+		return o->err;
+	}
+	o->buf = nb;
+	o->cap = cap;
+	return 0;
 }
 
 /* The session's callback: POLLOUT (or an error) on the fd, or the end of the run. */
@@ -365,7 +476,25 @@ static int on_fd(void *ctx, int fd, uint32_t revents)
 		return 0;
 	}
 	(void)fd;
-	return out__drain(o) ? 1 : 0;
+	if (out__drain(o))
+		return 1;
+	if (o->on_room && out__has_room(o))
+		o->on_room(o->on_room_ctx);
+	return o->err ? 1 : 0;
+}
+
+bool out__has_room(const struct out *o)
+{
+	uint64_t max = o->queue_max ? o->queue_max : OUT_QUEUE_DEFAULT;
+
+	/* a buffer, and the end of the line it cut (whole lines are written, the rest kept) */
+	return !o->async || o->queued + 2 * o->cap <= max;
+}
+
+void out__on_room(struct out *o, void (*fn)(void *ctx), void *ctx)
+{
+	o->on_room = fn;
+	o->on_room_ctx = ctx;
 }
 
 void out__set_queue(struct out *o, bool on)
@@ -409,23 +538,8 @@ void out__print_stats(const struct out *o, FILE *f, const char *prof)
 
 char *out__reserve(struct out *o, size_t n)
 {
-	if (o->err)
+	if (o->err || make_room(o, n))
 		return NULL;
-	if (o->cap - o->len < n) {
-		out__flush(o);
-		if (o->err)
-			return NULL;
-		if (o->cap < n) {
-			char *nb = realloc(o->buf, n);
-
-			if (!nb) {
-				o->err = -ENOMEM;
-				return NULL;
-			}
-			o->buf = nb;
-			o->cap = n;
-		}
-	}
 	return o->buf + o->len;
 }
 
@@ -441,7 +555,8 @@ void out__write_slow(struct out *o, const void *p, size_t n)
 	while (n) {
 		room = o->cap - o->len;
 		if (!room) {
-			if (out__flush(o)) {
+			/* whole lines out; the unfinished one stays (the buffer grows for it) */
+			if (make_room(o, 1)) {
 				o->dropped += n;
 				return;
 			}

@@ -15,6 +15,11 @@
  * per batch, stops cleanly and reports. Writes happen when the buffer fills and on
  * out__flush(), which the session calls once per batch of events, not per line.
  *
+ * Every write(2) ends on a newline, and to a pipe writes at most PIPE_BUF (atomic there), so
+ * that a traced command sharing our stdout puts its output between our lines, never inside one.
+ * A full buffer writes its whole lines and keeps the unfinished one (growing for a line longer
+ * than itself); attached to a session, out__flush keeps it too, until the line ends.
+ *
  * A slow or stalled reader (`| less`, `| jq`, ssh, a loaded machine) must not stop the session
  * from draining the rings: once out__watch made the pipe or socket non-blocking for us and
  * out__attach gave it to the session, a write it would not take now is queued in memory (chunks
@@ -45,6 +50,7 @@ struct out {
 		      */
 	bool nonblock; /* out__watch: writes to fd never block (a pipe or a socket) */
 	bool sock; /* fd is a socket: written with send(MSG_DONTWAIT) */
+	size_t write_max; /* PIPE_BUF when fd is a pipe: the most one write(2) takes; 0: any */
 	bool async; /* out__attach: writes that would block are queued */
 	bool polling; /* the session polls fd for POLLOUT */
 	bool stopping; /* a stop came: waiting for the reader ends after STOP_GRACE_MS idle */
@@ -58,6 +64,9 @@ struct out {
 	uint64_t queued_total, queued_peak; /* bytes that went through it, most at once */
 	uint64_t waits; /* writes that waited for the reader: the queue at its bound */
 	struct session *sess; /* out__attach */
+	/* out__on_room: called when the reader took some of the queue and there is room again */
+	void (*on_room)(void *ctx);
+	void *on_room_ctx;
 };
 
 /* bufsz 0: 64 KiB. Returns NULL and sets errno. The fd is not owned. */
@@ -92,6 +101,13 @@ int out__attach(struct out *o, struct session *s);
  */
 void out__set_queue(struct out *o, bool on);
 int out__drain(struct out *o);
+/*
+ * Whether a buffer's worth more can be handed to the output now without waiting for the reader:
+ * always, unless attached and the queue is within two buffers of its bound. A profiler that keeps
+ * its events aside meanwhile (rawq) formats them when fn is called: the reader took some.
+ */
+bool out__has_room(const struct out *o);
+void out__on_room(struct out *o, void (*fn)(void *ctx), void *ctx);
 /* "PROF: output: ..." what went through the queue, for -v. */
 void out__print_stats(const struct out *o, FILE *f, const char *prof);
 /* Flushes (errors ignored: check out__flush first) and frees. NULL is a no-op. */

@@ -21,6 +21,7 @@
 #include "prof_embed.h"
 #include "prof_evhelp.h"
 #include "prof_internal.h"
+#include "rawq.h"
 #include "session.h"
 
 /* The engine's own state, beside what struct prof shows the hooks. */
@@ -43,7 +44,12 @@ struct prof_state {
 	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
 	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
 	const char *typed; /* the -e text before that */
+<<<<<<< HEAD
 	struct prof_incomplete inc; /* what the last interval's footer counted */
+=======
+	/* prof__defer_output: events kept raw while the output waits for its reader at its bound */
+	struct rawq *backlog;
+>>>>>>> output
 };
 
 double prof__elapsed(const struct prof *p)
@@ -127,6 +133,90 @@ static void count_stack(struct prof *p, const struct psc_sample *s)
 		p->flame_dropped++;
 }
 
+/* ---- the raw backlog (prof__defer_output) ---- */
+
+/* The text queue's share of --output-queue when events wait raw: the rest holds them raw. */
+#define TEXT_SHARE 8
+
+/* An event the output could not take: counted by event, said at the end (report_dropped). */
+static void out_drop(struct prof *p, struct prof_event *ev, uint64_t n)
+{
+	ev->out_dropped += n;
+	p->out_dropped += n;
+}
+
+/*
+ * Events formatted from the backlog at a time (about 1 MiB of JSON): the rings must not wait
+ * behind the whole text queue's worth; POLLOUT or the next round goes on.
+ */
+#define BACKLOG_BATCH 4096
+
+/*
+ * Formats what waits raw, oldest first, while the output has room, a batch at a time (all:
+ * until none is left, the output detached and waiting for its reader). After an output error
+ * the rest is dropped.
+ */
+static void backlog_format(struct prof *p, bool all)
+{
+	unsigned int n = 0;
+	struct rawq *q = p->state->backlog;
+	const struct perf_event_header *hdr;
+	struct psc_sample s;
+	struct prof_event *ev;
+	uint16_t idx;
+	int cpu;
+
+	while ((hdr = rawq__peek(q, &idx, &cpu))) {
+		ev = &p->events_arr[idx];
+		if (out__error(p->out))
+			p->out_unwritten++; /* said with the output's error */
+		else if (!all && (!out__has_room(p->out) || ++n > BACKLOG_BATCH))
+			break;
+		else if (!psc_record__parse_sample(hdr, psc_evsel__attr(ev->evsel), &s))
+			p->decl->sample(p, p->priv, ev, cpu, &s);
+		rawq__pop(q);
+	}
+}
+
+/* The reader took some of the queue: what waits raw becomes text. */
+static void backlog_on_room(void *ctx)
+{
+	struct prof *p = ctx;
+
+	backlog_format(p, false);
+	out__flush(p->out);
+}
+
+/* Events with stacks are not deferred: their symbols must be looked up while the process lives. */
+#define DEFER_NOT                                                                 \
+	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | \
+	 PERF_SAMPLE_BRANCH_STACK)
+
+int prof__defer_output(struct prof *p)
+{
+	uint64_t max = p->opts.output_queue_mib ? (uint64_t)p->opts.output_queue_mib << 20
+						: OUT_QUEUE_DEFAULT;
+	uint64_t text = max / TEXT_SHARE;
+	int i;
+
+	if (!p->out->nonblock || p->state->backlog || p->nr_events > UINT16_MAX)
+		return 0;
+	for (i = 0; i < p->nr_events; i++)
+		if (p->events_arr[i].evsel &&
+		    (psc_evsel__attr(p->events_arr[i].evsel)->sample_type & DEFER_NOT))
+			return 0;
+	/* room for a few buffers of text (out__has_room keeps two free), so that the backlog is
+	 * formatted while the reader takes the rest */
+	if (text < 4 * p->out->cap)
+		text = 4 * p->out->cap;
+	p->state->backlog = rawq__new(max > text ? max - text : p->out->cap);
+	if (!p->state->backlog)
+		return -errno;
+	p->out->queue_max = text;
+	out__on_room(p->out, backlog_on_room, p);
+	return 0;
+}
+
 static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
 {
 	struct prof *p = ctx;
@@ -145,8 +235,13 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
 	p->nr_samples++;
 	if (p->state->flame && (rec->sample.sample_type & PERF_SAMPLE_CALLCHAIN))
 		count_stack(p, &rec->sample);
-	if (p->decl->sample)
+	if (p->state->backlog && (rawq__count(p->state->backlog) || !out__has_room(p->out))) {
+		/* the reader is behind: kept raw, in order, formatted when it takes the text */
+		if (!rawq__push(p->state->backlog, (uint16_t)ev->idx, cpu, rec->hdr))
+			out_drop(p, ev, 1);
+	} else if (p->decl->sample) {
 		ret = p->decl->sample(p, p->priv, ev, cpu, &rec->sample);
+	}
 	if (!ret && p->opts.exit_n && p->nr_samples >= p->opts.exit_n)
 		ret = 1;
 	if (!ret && out__error(p->out))
@@ -182,6 +277,8 @@ static int hook_round_end(void *ctx)
 
 	if (p->state->cc)
 		callchain__round_end(p->state->cc);
+	if (p->state->backlog)
+		backlog_format(p, false);
 	return out__flush(p->out) ? 1 : 0;
 }
 
@@ -330,6 +427,8 @@ static int open_output(struct prof *p)
 	p->stop_fd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (p->stop_fd >= 0)
 		out__watch(p->out, p->stop_fd);
+	if (p->opts.output_queue_mib)
+		p->out->queue_max = (uint64_t)p->opts.output_queue_mib << 20;
 	return 0;
 }
 
@@ -677,6 +776,29 @@ static int write_flame(struct prof *p)
 	return 0;
 }
 
+/* Events dropped because the output queue and the raw backlog were full: by event, with why. */
+static void report_dropped(struct prof *p)
+{
+	uint64_t max = p->opts.output_queue_mib ? (uint64_t)p->opts.output_queue_mib << 20
+						: OUT_QUEUE_DEFAULT;
+	int i;
+
+	if (p->out_unwritten)
+		fprintf(stderr,
+			"perfscope %s: %llu events that waited raw for the reader were not written\n",
+			p->name, (unsigned long long)p->out_unwritten);
+	if (!p->out_dropped)
+		return;
+	for (i = 0; i < p->nr_events; i++)
+		if (p->events_arr[i].out_dropped)
+			fprintf(stderr,
+				"perfscope %s: %s: %llu events dropped: the output queue was full "
+				"(%llu MiB waiting for %s to read); raise it with --output-queue MIB\n",
+				p->name, p->events_arr[i].name,
+				(unsigned long long)p->events_arr[i].out_dropped,
+				(unsigned long long)(max >> 20), p->out->name ? p->out->name : "the output");
+}
+
 static void report_stats(struct prof *p)
 {
 	if (!(p->decl->needs & PROF_RINGS))
@@ -693,8 +815,16 @@ static void report_stats(struct prof *p)
 		callchain__print_unwind(p->state->cc, stderr, p->opts.quiet);
 	if (p->state->cc && p->opts.verbose)
 		callchain__print_stats(p->state->cc, stderr);
+	report_dropped(p);
 	if (p->opts.verbose)
 		out__print_stats(p->out, stderr, p->name);
+	if (p->opts.verbose && p->state->backlog && rawq__peak(p->state->backlog))
+		fprintf(stderr,
+			"perfscope %s: output: events waited raw for the reader: at most %.1f MiB, "
+			"%llu events (bound %.1f MiB)\n",
+			p->name, (double)rawq__peak(p->state->backlog) / (1 << 20),
+			(unsigned long long)rawq__peak_count(p->state->backlog),
+			(double)rawq__max(p->state->backlog) / (1 << 20));
 }
 
 /* What happened to the output, on stderr; 1 when the results were not written. */
@@ -769,6 +899,8 @@ static int run(struct prof *p, bool *again)
 	p->start_ns = mono_ns();
 	err = session__run(p->session);
 	sigaction(SIGPIPE, &old_pipe, NULL);
+	if (p->state->backlog)
+		backlog_format(p, true); /* after the queue: the output waits for its reader now */
 	out__flush(p->out);
 	if (err > 0)
 		return err; /* the command could not be run; already said */
@@ -906,6 +1038,7 @@ out:
 		close(st.usage_fd);
 	free(st.limit_sec);
 	free(st.limit_nr);
+	rawq__delete(st.backlog);
 	out__delete(p.out);
 	if (p.stop_fd >= 0)
 		close(p.stop_fd);

@@ -94,6 +94,7 @@ struct prof_event {
 	/* a /filter/ the kernel refused, run by the engine before the sample hook (prof_expr.c) */
 	struct expr *filter;
 	uint64_t filter_seen, filter_dropped, filter_errors;
+	uint64_t out_dropped; /* dropped: the output queue and the raw backlog were full */
 };
 
 /* The first value of ATTR name on ev, NULL when not given. */
@@ -196,6 +197,8 @@ struct prof {
 	bool callchain; /* -g, or a stack ATTR */
 	uint64_t nr_samples; /* delivered to the sample hook */
 	uint64_t limited; /* dropped by --sampling-limit */
+	uint64_t out_dropped; /* dropped: the output queue and the raw backlog were full */
+	uint64_t out_unwritten; /* waited raw, then the output failed (EPIPE, a stop) */
 	uint64_t flame_dropped; /* stacks --flame-graph could not keep (no memory) */
 	uint64_t start_ns; /* CLOCK_MONOTONIC when the events were enabled (this run) */
 	int repeat; /* runs of the COMMAND, set by a check hook (-r N); 0 or 1: one */
@@ -237,6 +240,16 @@ int prof__add_fd(struct prof *p, int fd, uint32_t epoll_events,
 int prof__enable_cpu(struct prof *p, int cpu, bool on);
 /* Seconds since the events were enabled. */
 double prof__elapsed(const struct prof *p);
+/*
+ * For a profiler whose sample hook only prints each event (trace), called from its start hook:
+ * while the output waits for a slow reader of a pipe, events are kept as raw records (rawq.h)
+ * and given to the sample hook when the reader takes the text, which holds about 3.5 times more
+ * in the same --output-queue memory (an eighth of it for text, the rest raw); past it they are
+ * dropped and counted by event. The hook then sees an event later than it happened: not for
+ * events with stacks (their symbols must be looked up while the process lives), left as they
+ * were. 0 or -errno.
+ */
+int prof__defer_output(struct prof *p);
 /* Asks the engine to stop after the current event. */
 void prof__stop(struct prof *p);
 

@@ -11,6 +11,7 @@ struct trace {
 	struct evprint *ep;
 	struct ustr *us; /* system calls' string arguments */
 	bool us_refused; /* said once at -v why they are read late */
+	bool us_any; /* some event has string arguments */
 };
 
 static int read_user_str(void *ctx, uint32_t pid, uint32_t tid, uint64_t ptr, uint64_t time_ns,
@@ -43,6 +44,8 @@ static int trace_event(struct prof *p, void *priv, struct prof_event *ev,
 
 	(void)attr;
 	ret = evprint_event__init(ev->priv, t->ep, ev->name, ev->fmt);
+	if (ev->fmt && ustr__fields(ev->fmt, NULL, 0) > 0)
+		t->us_any = true;
 	/*
 	 * String arguments are copied when the call happens, before the events are enabled; when
 	 * that cannot be set up they are read when printed, which misses short-lived processes.
@@ -64,7 +67,11 @@ static int trace_start(struct prof *p, void *priv)
 	struct trace *t = priv;
 
 	evprint__set_callchain(t->ep, prof__callchain(p));
-	return 0;
+	/*
+	 * A slow reader: events wait raw and are printed when it takes them, unless string
+	 * arguments must be read near the call (their copies do not wait that long)
+	 */
+	return t->us_any ? 0 : prof__defer_output(p);
 }
 
 static int trace_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
@@ -141,7 +148,7 @@ const struct profiler profiler_trace = {
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
 		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
 		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_FLAME | CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT |
-		       CLI_OPT_QUIET | CLI_OPT_OVERWRITE | CLI_OPT_USAGE_SELF,
+		       CLI_OPT_QUIET | CLI_OPT_OVERWRITE | CLI_OPT_USAGE_SELF | CLI_OPT_OUTPUT_QUEUE,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
 	.conformance_args = "-e sched:sched_switch",
 	.priv_size = sizeof(struct trace),
