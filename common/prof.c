@@ -44,12 +44,9 @@ struct prof_state {
 	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
 	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
 	const char *typed; /* the -e text before that */
-<<<<<<< HEAD
 	struct prof_incomplete inc; /* what the last interval's footer counted */
-=======
 	/* prof__defer_output: events kept raw while the output waits for its reader at its bound */
 	struct rawq *backlog;
->>>>>>> output
 };
 
 double prof__elapsed(const struct prof *p)
