@@ -152,7 +152,7 @@ static const struct shared_opt shared_opts[] = {
 	{ { "output-queue", required_argument, NULL, OPT_OUTPUT_QUEUE },
 	  CLI_OPT_OUTPUT_QUEUE, NULL, "MIB",
 	  "memory for events a slow reader of the pipe has not taken\n"
-	  "yet, in MiB (default 64); past it they are dropped, counted" },
+	  "yet, in MiB (default 192); past it they are dropped, counted" },
 	{ { "usage-self", required_argument, NULL, OPT_USAGE_SELF },
 	  CLI_OPT_USAGE_SELF, NULL, "MS",
 	  "print perfscope's own CPU use every MS milliseconds" },

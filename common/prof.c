@@ -134,6 +134,18 @@ static void count_stack(struct prof *p, const struct psc_sample *s)
 
 /* The text queue's share of --output-queue when events wait raw: the rest holds them raw. */
 #define TEXT_SHARE 8
+/*
+ * --output-queue's default when events wait raw. A reader one second late meets about a second
+ * of events: 2 M getppid calls here make up to 920,000 of them in that second, 80 bytes each
+ * raw (bench/README.md), so 64 MiB dropped some and 192 MiB none. Memory only a late reader uses.
+ */
+#define DEFER_QUEUE_DEFAULT (192ull << 20)
+
+static uint64_t defer_queue_bytes(const struct prof *p)
+{
+	return p->opts.output_queue_mib ? (uint64_t)p->opts.output_queue_mib << 20
+					: DEFER_QUEUE_DEFAULT;
+}
 
 /* An event the output could not take: counted by event, said at the end (report_dropped). */
 static void out_drop(struct prof *p, struct prof_event *ev, uint64_t n)
@@ -191,8 +203,7 @@ static void backlog_on_room(void *ctx)
 
 int prof__defer_output(struct prof *p)
 {
-	uint64_t max = p->opts.output_queue_mib ? (uint64_t)p->opts.output_queue_mib << 20
-						: OUT_QUEUE_DEFAULT;
+	uint64_t max = defer_queue_bytes(p);
 	uint64_t text = max / TEXT_SHARE;
 	int i;
 
@@ -776,8 +787,7 @@ static int write_flame(struct prof *p)
 /* Events dropped because the output queue and the raw backlog were full: by event, with why. */
 static void report_dropped(struct prof *p)
 {
-	uint64_t max = p->opts.output_queue_mib ? (uint64_t)p->opts.output_queue_mib << 20
-						: OUT_QUEUE_DEFAULT;
+	uint64_t max = defer_queue_bytes(p);
 	int i;
 
 	if (p->out_unwritten)
