@@ -37,12 +37,12 @@ static const char *arg_kind(const char *arg, int has_arg, const char *type)
 	static const struct {
 		const char *meta, *kind;
 	} kinds[] = {
-		{ "EVENTS", "events" }, { "CPUS", "cpus" },	  { "PID,...", "pids" },
-		{ "TID,...", "pids" },	{ "PID", "pid" },	  { "CGROUP", "cgroup" },
-		{ "MS", "ms" },		{ "S", "seconds" },	  { "N", "int" },
-		{ "PAGES", "pages" },	{ "PCT", "percent" },	  { "F", "format" },
-		{ "FILE", "file" },	{ "DIR", "dir" },	  { "PATH", "path" },
-		{ "T", "time" },	{ "HZ", "int" },	  { "PERIOD", "int" },
+		{ "EVENTS", "events" }, { "CPUS", "cpus" },   { "PID,...", "pids" },
+		{ "TID,...", "pids" },	{ "PID", "pid" },     { "CGROUP", "cgroup" },
+		{ "MS", "ms" },		{ "S", "seconds" },   { "N", "int" },
+		{ "PAGES", "pages" },	{ "PCT", "percent" }, { "F", "format" },
+		{ "FILE", "file" },	{ "DIR", "dir" },     { "PATH", "path" },
+		{ "T", "time" },	{ "HZ", "int" },      { "PERIOD", "int" },
 		{ "SIZE", "size" },	{ "EXPR", "expr" },
 	};
 
@@ -91,8 +91,8 @@ static const char *const own_types[] = {
 };
 
 static const char *const attr_kinds[] = {
-	[PROF_ATTR_FLAG] = "flag",     [PROF_ATTR_FIELD] = "field", [PROF_ATTR_STRING] = "string",
-	[PROF_ATTR_NUM] = "num",       [PROF_ATTR_EXPR] = "expr",
+	[PROF_ATTR_FLAG] = "flag", [PROF_ATTR_FIELD] = "field", [PROF_ATTR_STRING] = "string",
+	[PROF_ATTR_NUM] = "num",   [PROF_ATTR_EXPR] = "expr",
 };
 
 static void needs_json(unsigned int needs)
@@ -101,9 +101,12 @@ static void needs_json(unsigned int needs)
 		unsigned int bit;
 		const char *name;
 	} bits[] = {
-		{ PROF_EVENTS, "events" },     { PROF_RINGS, "rings" },
-		{ PROF_ORDER, "order" },       { PROF_COMM, "comm" },
-		{ PROF_TP_FORMAT, "tp_format" }, { PROF_STACKS, "stacks" },
+		{ PROF_EVENTS, "events" },
+		{ PROF_RINGS, "rings" },
+		{ PROF_ORDER, "order" },
+		{ PROF_COMM, "comm" },
+		{ PROF_TP_FORMAT, "tp_format" },
+		{ PROF_STACKS, "stacks" },
 		{ PROF_TEXT_STDERR, "text_stderr" },
 	};
 	bool first = true;
@@ -139,7 +142,9 @@ static void profiler_json(const struct profiler *d)
 		bool opt_arg = o->arg && o->arg[0] == '[';
 
 		opt_json(o->name, o->short_name, o->arg,
-			 opt_arg ? optional_argument : o->arg ? required_argument : no_argument,
+			 opt_arg  ? optional_argument
+			 : o->arg ? required_argument
+				  : no_argument,
 			 own_types[o->type], true, first);
 		if (o->type == PROF_OPT_LONG || o->type == PROF_OPT_DOUBLE)
 			printf(",\"min\":%ld,\"max\":%ld", o->min, o->max);
@@ -165,8 +170,8 @@ int table_print(bool json)
 			profiler_json(profilers[i]);
 		else
 			printf("%s\t%s\n", profilers[i]->name,
-			       profilers[i]->conformance_args ? profilers[i]->conformance_args :
-								 "");
+			       profilers[i]->conformance_args ? profilers[i]->conformance_args
+							      : "");
 	}
 	return 0;
 }
