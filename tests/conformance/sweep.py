@@ -82,14 +82,12 @@ def libc_path():
     return "/lib/x86_64-linux-gnu/libc.so.6"
 
 
-def cgroup_of(pid):
-    try:
-        with open(f"/proc/{pid}/cgroup") as f:
-            for line in f:
-                if line.startswith("0::"):
-                    return line[3:].strip() or "/"
-    except OSError:
-        pass
+def cgroup2_mount():
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            w = line.split()
+            if w[2] == "cgroup2":
+                return w[1]
     return None
 
 
@@ -102,6 +100,7 @@ class Ctx:
         self.cpus = sorted(os.sched_getaffinity(0))
         self.n = 0
         self.lock = threading.Lock()
+        self.cgroup = None
 
     def path(self, what):
         with self.lock:
@@ -134,6 +133,25 @@ def replace_events(args, events):
     return out
 
 
+def event_values(prof):
+    """-e lists for prof: pairs where its line has two -e (or it pairs: --impl), its own default
+    events where it reads given ones, else each idle-machine event; an ATTR whose value is a
+    field keeps its name with common_pid, a field of every tracepoint."""
+    base = base_args(prof)
+    own = {o["name"] for o in prof["opts"]}
+    evs = [base[i + 1] for i, a in enumerate(base) if a == "-e"]
+    attrs = []
+    for e in evs[:1]:
+        parts = e.split("/")
+        attrs = [a.split("=")[0] + "=common_pid" for a in parts[2:] if "=" in a]
+    tail = ("//" + "/".join(attrs) + "/") if attrs else ""
+    if len(evs) >= 2 or "impl" in own:
+        return [["-e", p[0], "-e", p[1]] for p in EVENT_PAIRS]
+    if prof.get("default_events") and not evs:
+        return [["-e", prof["default_events"]]]
+    return [["-e", e + tail] for e in EVENTS]
+
+
 def opt_values(prof, opt, ctx, rnd):
     """Lists of argv words giving opt valid values on prof (one entry per value to try)."""
     name, kind, arg = opt["name"], opt["kind"], opt.get("arg")
@@ -149,21 +167,21 @@ def opt_values(prof, opt, ctx, rnd):
             "irqs_disabled": ["", "0", "1"],
             "tif_need_resched": ["", "0", "1"],
         }.get(name, [""])
-        return [[flag + ("=" + v if v else "")] for v in vals]
+        # --detail needs an outlier threshold beside it
+        also = ["--than", "1ms"] if name == "detail" else []
+        return [[flag + ("=" + v if v else "")] + also for v in vals]
     if kind == "events":
         if name == "event":
-            if nev >= 2:
-                return [["-e", p[0], "-e", p[1]] for p in EVENT_PAIRS]
-            return [["-e", e] for e in EVENTS]
-        # kmemleak's --alloc/--free: its own kind of event, left to its defaults' spellings
-        return [[flag, {"alloc": "kmem:kmalloc", "free": "kmem:kfree"}.get(name, EVENTS[0])]]
+            return event_values(prof)
+        if prof["name"] == "kmemleak":  # both or neither
+            return [["--alloc", "kmem:kmalloc", "--free", "kmem:kfree"]]
+        return [[flag, EVENTS[0]]]
     if kind == "cpus":
         return [[flag, "0"], [flag, ",".join(map(str, ctx.cpus))]]
     if kind in ("pids", "pid"):
         return [[flag, str(ctx.workload)]]
     if kind == "cgroup":
-        cg = cgroup_of(ctx.workload)
-        return [[flag, cg]] if cg else []
+        return [[flag, ctx.cgroup]] if ctx.cgroup else []
     if kind == "ms":
         return [[flag, "100"], [flag, "300"]]
     if kind == "seconds":
@@ -271,29 +289,51 @@ def options_of(prof):
     return [o for o in opts if o["name"] not in own] + list(prof["opts"])
 
 
-def singles(prof, ctx, rnd):
-    """Every option alone with each of its values, and each ATTR, on the conformance line."""
+def build(prof, parts):
+    """prof's conformance line with the options of parts ([(name, words)]) added; an -e given
+    replaces the line's own."""
     base = base_args(prof)
-    out = []
+    if any(n == "event" for n, _ in parts):
+        base = replace_events(base, [])
+    for _, words in parts:
+        base = base + words
+    return base
+
+
+def combo_of(prof, parts, why=""):
+    c = Combo(prof["name"], build(prof, parts), why + " ".join(w for _, ws in parts for w in ws))
+    c.parts = parts
+    c.pobj = prof
+    return c
+
+
+def cover(prof, ctx, rnd):
+    """Every option of prof, each with one of its values (seeded), two options a run; and each
+    ATTR on the conformance line. A pair rejected as a usage error is run again one option at
+    a time (run_combo), so that each option is seen running."""
+    out, skipped = [], []
+    parts = []
     for o in options_of(prof):
         vals = opt_values(prof, o, ctx, rnd)
         if not vals:
-            out.append((None, f"{prof['name']} --{o['name']}: no value to give here (skipped)"))
-        for v in vals:
-            args = replace_events(base, []) + v if o["name"] == "event" else base + v
-            out.append((Combo(prof["name"], args, " ".join(v)), None))
+            skipped.append(f"{prof['name']} --{o['name']}: no value to give here "
+                           f"(kind {o['kind']})")
+            continue
+        parts.append((o["name"], rnd.choice(vals)))
+    rnd.shuffle(parts)
+    for i in range(0, len(parts), 2):
+        out.append(combo_of(prof, parts[i:i + 2]))
     for a in prof["attrs"]:
         args = with_attr(prof, a)
         if args is None:
-            out.append((None, f"{prof['name']} ATTR {a['name']}: no -e here to carry it"))
+            skipped.append(f"{prof['name']} ATTR {a['name']}: no -e here to carry it")
         else:
-            out.append((Combo(prof["name"], args, "ATTR " + a["name"]), None))
-    return out
+            out.append(Combo(prof["name"], args, "ATTR " + a["name"]))
+    return out, skipped
 
 
 def pairs(prof, ctx, rnd):
     """Seeded random pairs of values of two options, the interacting ones first."""
-    base = base_args(prof)
     opts = [o for o in options_of(prof) if o["name"] != "event"]
     inter = [o for o in opts if o["name"] in INTERACTING]
     first = list(itertools.combinations(inter, 2))
@@ -306,8 +346,7 @@ def pairs(prof, ctx, rnd):
         va, vb = opt_values(prof, a, ctx, rnd), opt_values(prof, b, ctx, rnd)
         if not va or not vb:
             continue
-        x, y = rnd.choice(va), rnd.choice(vb)
-        out.append(Combo(prof["name"], base + x + y, " ".join(x + y)))
+        out.append(combo_of(prof, [(a["name"], rnd.choice(va)), (b["name"], rnd.choice(vb))]))
     return out
 
 
@@ -476,17 +515,26 @@ def main():
     tmp = tempfile.mkdtemp(prefix="perfscope-sweep.")
     work = start_workload(tmp)
     ctx = Ctx(tmp, work.pid)
+    cg_dir = f"{cgroup2_mount()}/perfscope-sweep.{os.getpid()}"
+    try:
+        if cg_dir.startswith("None/"):
+            raise OSError("no cgroup2 mount")
+        os.mkdir(cg_dir)
+        with open(cg_dir + "/cgroup.procs", "w") as f:
+            f.write(str(work.pid))
+        ctx.cgroup = os.path.basename(cg_dir)
+    except OSError as e:
+        print(f"# no cgroup of its own for the workload ({e}): -G is skipped")
     try:
         profs = [p for p in table() if not p["plain"]]
         runs = []
         for name, args in FIXED:
             runs.append(Combo(name, args, "fixed", hold=3.0, expect_ok=True))
         for prof in profs:
-            for combo, skipped in singles(prof, ctx, rnd):
-                if combo is None:
-                    tap.line("skip", skipped)
-                else:
-                    runs.append(combo)
+            combos, skipped = cover(prof, ctx, rnd)
+            runs += combos
+            for why in skipped:
+                tap.line("skip", why)
         sampled = []
         for prof in profs:
             sampled.append(pairs(prof, ctx, rnd))
@@ -496,6 +544,12 @@ def main():
         def one(combo):
             verdict, desc, detail = run(combo, ctx)
             tap.line(verdict, desc, detail)
+            parts = getattr(combo, "parts", [])
+            if verdict == "rejected" and len(parts) > 1:
+                # each option alone, so that a rejected pair hides none of them
+                for part in parts:
+                    alone = combo_of(combo.pobj, [part], "alone: ")
+                    tap.line(*run(alone, ctx))
 
         with ThreadPoolExecutor(JOBS) as pool:
             list(pool.map(one, runs))
@@ -514,11 +568,18 @@ def main():
                 done += 1
             for f in futs:
                 f.result()
-        print(f"# {len(runs)} fixed and one-option runs, {done} of {len(order)} sampled "
+        print(f"# {len(runs)} fixed and covering runs, {done} of {len(order)} sampled "
               f"pairs in {time.monotonic() - t_pairs:.0f} s (SWEEP_BUDGET={BUDGET:.0f})")
     finally:
         work.kill()
         work.wait()
+        if ctx.cgroup:
+            for _ in range(100):  # the killed workload leaves the cgroup as it is reaped
+                try:
+                    os.rmdir(cg_dir)
+                    break
+                except OSError:
+                    time.sleep(0.05)
         subprocess.run(["rm", "-rf", tmp])
     c = tap.counts
     print(f"# sweep: {c['ok']} ok, {c['rejected']} rejected with a message, {c['skip']} skipped, "
