@@ -37,7 +37,7 @@ DRAIN_GRACE = 5 * SCALE  # seconds a drain that says it is long gets before a se
 # The sampled pairs' default budget (seconds): a few minutes under ASan (the build where it
 # matters: sanitizer reports), a smaller one in a plain build, where it looks for crashes and
 # hangs only.
-BUDGET = float(os.environ.get("SWEEP_BUDGET", "150" if ASAN else "45"))
+BUDGET = float(os.environ.get("SWEEP_BUDGET", "90" if ASAN else "45"))
 # The cover (every option of every profiler) runs where sanitizers watch it; a plain build runs
 # the fixed cases and its budget of sampled pairs (SWEEP_COVER=1 asks for the cover there too).
 COVER = os.environ.get("SWEEP_COVER", "1" if SANITIZE not in ("", "none") else "0") == "1"
@@ -113,10 +113,17 @@ class Ctx:
             return os.path.join(self.tmp, f"{what}.{self.n}")
 
 
+SCRATCH = None  # the sweep's scratch directory
+
+
 def base_args(prof):
-    """The profiler's conformance line, whose events run on an idle machine; trigger's output
-    directory moved into the sweep's."""
-    return shlex.split(prof.get("conformance_args") or "")
+    """The profiler's conformance line, whose events run on an idle machine; an -o in it (trigger's
+    output directory) moved into the sweep's scratch directory."""
+    args = shlex.split(prof.get("conformance_args") or "")
+    for i, a in enumerate(args[:-1]):
+        if a == "-o" and SCRATCH:
+            args[i + 1] = os.path.join(SCRATCH, prof["name"] + "-o")
+    return args
 
 
 def nr_event_args(args):
@@ -259,6 +266,10 @@ def with_attr(prof, attr):
     name = attr["name"]
     v = attr_value(attr)
     spec = name if v is None else f"{name}={v}"
+    if prof["name"] == "trigger":
+        # its ATTRs are on --latency's events
+        spec = name if v is None else f"{name}=common_pid"  # a field of both events
+        return args + ["--latency", f"sched:sched_wakeup//{spec}/,sched:sched_switch//{spec}/>1s"]
     if prof["name"] == "kmemleak":
         # its ATTRs are on --alloc and --free
         return args + ["--alloc", "kmem:kmalloc//ptr=ptr/size=bytes_alloc/",
@@ -368,6 +379,9 @@ FIXED = [
     ("multi-trace", ["-e", "sched:sched_wakeup//key=pid/", "-e",
                      "sched:sched_switch//key=next_pid/", "--than", "1ns", "--detail",
                      "-i", "1000"]),
+    # DWARF unwinding of every malloc on the machine: a backlog that took minutes to drain
+    # after SIGINT (the sweep found it); now a second SIGINT ends the drain, as it says
+    ("memleak", ["-i", "200", "--call-graph=dwarf"]),
     ("multi-trace", ["-e", "sched:sched_wakeup//key=pid/stack/", "-e",
                      "sched:sched_switch//key=next_pid/stack/", "--than", "1ns",
                      "--detail=samecpu", "--user-callchain=dwarf,4096", "-m", "4"]),
@@ -547,7 +561,9 @@ def main():
     t_start = time.monotonic()
     print(f"# seed {SEED} (replay: SWEEP_SEED={SEED}), budget {BUDGET:.0f} s for the "
           f"sampled pairs, {JOBS} at a time, hang guard {GUARD} s")
+    global SCRATCH
     tmp = tempfile.mkdtemp(prefix="perfscope-sweep.")
+    SCRATCH = tmp
     work = start_workload(tmp)
     ctx = Ctx(tmp, work.pid)
     cg_dir = f"{cgroup2_mount()}/perfscope-sweep.{os.getpid()}"
