@@ -274,12 +274,19 @@ def with_attr(prof, attr):
         # its ATTRs are on --alloc and --free
         return args + ["--alloc", "kmem:kmalloc//ptr=ptr/size=bytes_alloc/",
                        "--free", "kmem:kfree//ptr=ptr/"]
+    if "impl" in {o["name"] for o in prof["opts"]}:
+        # a pairing profiler: wakeup -> switch, the ATTR on the switch (the fields above)
+        args = replace_events(args, EVENT_PAIRS[0])
     idx = [i for i, a in enumerate(args) if a == "-e"]
     if not idx:
         if "event" not in {o["name"] for o in prof["shared"]}:
             return None
         return args + ["-e", f"sched:sched_switch//{spec}/"]
     i = idx[-1] + 1
+    if "impl" in {o["name"] for o in prof["opts"]} and v is None:
+        # a flag (untraced, trigger) on an event of its own beside the group's traced one
+        args[i] += f",sched:sched_wakeup//key=pid/{spec}/"
+        return args
     ev = args[i]
     if prof["name"] in ("top", "num-dist", "trace", "expr", "stat"):
         ev = "sched:sched_switch"
