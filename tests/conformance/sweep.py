@@ -288,8 +288,8 @@ def with_attr(prof, attr):
         args[i] += f",sched:sched_wakeup//key=pid/{spec}/"
         return args
     ev = args[i]
-    if prof["name"] in ("top", "num-dist", "trace", "expr", "stat"):
-        ev = "sched:sched_switch"
+    if not ev.startswith("sched:sched_switch/") and ev != "sched:sched_switch":
+        ev = "sched:sched_switch"  # the fields ATTR_VALUES name; its own ATTRs kept otherwise
     if "/" in ev:
         ev = ev if ev.endswith("/") else ev + "/"
         parts = ev.split("/")
