@@ -10,6 +10,7 @@
 
 #include "prof_embed.h"
 #include "profiler.h"
+#include "table.h"
 
 static void print_usage(FILE *out)
 {
@@ -82,14 +83,6 @@ static void block_async_signals(void)
  * `perfscope help --table`, for tests/conformance: one line per profiler, NAME<TAB>ARGS, so that
  * a profiler in the table is in the suite. Not in the usage text: it is for the tests.
  */
-static int print_table(void)
-{
-	for (int i = 0; profilers[i]; i++)
-		printf("%s\t%s\n", profilers[i]->name,
-		       profilers[i]->conformance_args ? profilers[i]->conformance_args : "");
-	return 0;
-}
-
 static int dispatch(int argc, char **argv)
 {
 	const struct profiler *prof;
@@ -138,8 +131,12 @@ static int dispatch(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		}
-		if (argc == 3 && !strcmp(argv[2], "--table")) /* for the conformance suite */
-			return print_table();
+		/* for the conformance suite and its combination sweep */
+		if (argc == 3 && !strcmp(argv[2], "--table"))
+			return table_print(false);
+		if (argc == 5 && !strcmp(argv[2], "--table") && !strcmp(argv[3], "--format") &&
+		    !strcmp(argv[4], "json"))
+			return table_print(true);
 		prof = profiler_find(argv[2]);
 		if (!prof)
 			return suggest_and_fail(argv[2]);

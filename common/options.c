@@ -640,6 +640,20 @@ again:
 	return 0;
 }
 
+void cli_opts_each(unsigned int flags,
+		   void (*fn)(void *ctx, const char *name, int short_name, const char *arg,
+			      int has_arg, bool listed),
+		   void *ctx)
+{
+	for (size_t i = 0; i < NR_SHARED; i++) {
+		const struct shared_opt *so = &shared_opts[i];
+
+		if (so->flag & flags)
+			fn(ctx, so->lo.name, so->shortopt ? so->shortopt[0] : 0, so->arg,
+			   so->lo.has_arg, so->help != NULL);
+	}
+}
+
 void cli_opts_help(unsigned int flags, const char *events_help,
 		   void (*emit)(void *ctx, const char *line), void *ctx)
 {

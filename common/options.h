@@ -132,6 +132,17 @@ int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags
 void cli_opts_help(unsigned int flags, const char *events_help,
 		   void (*emit)(void *ctx, const char *line), void *ctx);
 
+/*
+ * The shared options in flags, one call each, in --help order (for `perfscope help --table
+ * --format json`): the long name, the short letter (0: none), the metavariable (NULL: none), and
+ * getopt's has_arg. listed is false for a spelling --help does not show on its own (an alias, or
+ * one of perf-prof's options that a listed one explains).
+ */
+void cli_opts_each(unsigned int flags,
+		   void (*fn)(void *ctx, const char *name, int short_name, const char *arg,
+			      int has_arg, bool listed),
+		   void *ctx);
+
 /* Installs the library log callback writing "perfscope: ..." to stderr at the -v level (< 0:
  * none). */
 void cli_setup_log(int verbose);

@@ -85,6 +85,14 @@ struct session {
 	bool watch_is_command;
 	bool signalled; /* a stop signal was passed on to the command */
 	bool stop_deferred; /* the stop_signal hook finishes its work first; a second one stops */
+	/*
+	 * The signalfd is looked at inside a long round too (a backlog of records whose hooks are
+	 * slow: DWARF unwinding, --detail): every SIG_CHECK_NS of delivering. In the drain after a
+	 * stop, a second stop signal ends it, and the records not delivered are counted and told.
+	 */
+	uint64_t deliveries, next_sig_check_ns;
+	bool draining, drain_said, drain_cut;
+	uint64_t drain_start_ns, drain_delivered;
 	int nr_watching; /* -p/-t lists: tasks not yet seen to exit */
 	/* PERF_FORMAT_LOST: the kernel's exact count per fd, read at intervals and at the end */
 	bool lost_fmt;
@@ -497,12 +505,18 @@ static void hook_result(struct session *s, int ret)
 }
 
 /* Delivers the decoded head of r (peek filled it). */
+static void check_signals(struct session *s);
+
 static void deliver(struct session *s, struct order_ring *r)
 {
 	const struct psc_record *rec = &r->rec;
 	struct psc_evsel *evsel = r->evsel;
 	int idx;
 
+	if (!(++s->deliveries & 63))
+		check_signals(s);
+	if (s->draining)
+		s->drain_delivered++;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		idx = evsel_idx(s, evsel);
@@ -1443,6 +1457,44 @@ static void on_signal(struct session *s)
 	}
 }
 
+#define SIG_CHECK_NS 50000000ull /* how often a long round looks at the signalfd */
+#define DRAIN_SAY_NS 1000000000ull /* a drain this long says how to cut it short */
+
+/*
+ * From inside a round, every SIG_CHECK_NS: a stop signal ends the round (the drain of what was
+ * read before it follows); during that drain, a second one ends the drain.
+ */
+static void check_signals(struct session *s)
+{
+	struct signalfd_siginfo si;
+	uint64_t now = mono_ns();
+
+	if (now < s->next_sig_check_ns || s->sigfd < 0)
+		return;
+	s->next_sig_check_ns = now + SIG_CHECK_NS;
+	if (!s->draining) {
+		if (!s->stop)
+			on_signal(s);
+		return;
+	}
+	if (!s->drain_said && now - s->drain_start_ns > DRAIN_SAY_NS) {
+		fprintf(stderr,
+			"perfscope %s: stopping: delivering the events read before the stop (%llu so "
+			"far); SIGINT or SIGTERM again ends now without the rest\n",
+			s->opts.prof ? s->opts.prof : "session",
+			(unsigned long long)s->drain_delivered);
+		s->drain_said = true;
+	}
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1)
+			continue;
+		if (s->watch_is_command && s->pidfd >= 0)
+			target_forward_signal(s->opts.target, SIGKILL);
+		s->drain_cut = true;
+		s->stop = true;
+	}
+}
+
 static void on_timer(struct session *s, int fd, bool interval)
 {
 	uint64_t ticks;
@@ -1461,6 +1513,23 @@ static void on_timer(struct session *s, int fd, bool interval)
 		session__print_stats(s, stderr, true);
 	if (s->hooks.interval)
 		s->hooks.interval(s->hooks.ctx);
+}
+
+/* A drain ended by a second stop signal: what it left is said, never silently dropped. */
+static void report_cut_drain(struct session *s)
+{
+	uint64_t records = 0, bytes = 0;
+
+	for (int i = 0; i < s->nr_rings; i++) {
+		records += s->rings[i].backlog.records;
+		bytes += psc_ring__pending(s->rings[i].ring);
+	}
+	fprintf(stderr,
+		"perfscope %s: stopped by a second signal: %llu events waiting in memory%s were not "
+		"delivered (%llu delivered after the first)\n",
+		s->opts.prof ? s->opts.prof : "session", (unsigned long long)records,
+		bytes ? " and the unread rest of the rings" : "",
+		(unsigned long long)s->drain_delivered);
 }
 
 /* A command still running when we stop (signal, duration): ask it to end, then insist. */
@@ -1539,11 +1608,16 @@ int session__run(struct session *s)
 		bool was_stopped_by_hook = s->end == SESSION_HOOK;
 
 		s->stop = was_stopped_by_hook;
+		s->draining = true;
+		s->drain_start_ns = mono_ns();
 		if (s->opts.overwrite && !s->stop)
 			round_overwrite(s);
 		for (i = 0; i < 4 && !s->stop && !s->opts.overwrite; i++)
 			if (!do_round(s, true) && !pending_records(s))
 				break;
+		s->draining = false;
+		if (s->drain_cut)
+			report_cut_drain(s);
 	}
 	refresh_lost(s, NULL);
 	if (s->end != SESSION_ERROR && s->end != SESSION_HOOK)

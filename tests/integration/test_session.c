@@ -403,6 +403,54 @@ static void test_sigterm_and_duration(void **state)
 	psc_threadmap__put(threads);
 }
 
+/*
+ * A stop in the middle of a long round, and a second one during the drain (issue 19: SIGINT took
+ * minutes when each sample's hook was slow). Each sample costs 1 ms here; the first sends
+ * SIGTERM, which must end the round within SIG_CHECK_NS, not after all 5000; the 1500th sends
+ * another, which must end the drain (over a second long by then), leaving the rest undelivered.
+ */
+static uint64_t slow_samples;
+static int slow_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
+{
+	(void)ctx, (void)evsel, (void)cpu, (void)rec;
+	if (slow_samples == 0 || slow_samples == 1500)
+		kill(getpid(), SIGTERM);
+	slow_samples++;
+	usleep(1000);
+	return 0;
+}
+
+static void test_stop_in_long_round(void **state)
+{
+	struct psc_cpumap *cpus = psc_cpumap__new_online();
+	struct psc_threadmap *threads;
+	struct psc_evlist *evlist;
+	struct session *s;
+	struct child ch;
+	PSC_OPTS(session_opts, so, .prof = "test", .quiet_stats = true);
+	const struct session_hooks hooks = { .sample = slow_sample };
+
+	(void)state;
+	child_start(&ch, 5000);
+	threads = psc_threadmap__new_tid(ch.pid);
+	evlist = getppid_evlist(cpus, threads, 1024); /* holds all 5000: nothing lost */
+	assert_int_equal(psc_evlist__enable(evlist), 0);
+	child_go(&ch);
+	child_reap(&ch); /* all 5000 in the ring before the session reads one */
+	s = session__new(evlist, &so, &hooks);
+	assert_non_null(s);
+	slow_samples = 0;
+	assert_int_equal(session__run(s), 0);
+	assert_int_equal(session__end(s), SESSION_SIGNAL);
+	/* the second signal was heard within a check period of the 1500th sample */
+	assert_true(slow_samples > 1500);
+	assert_true(slow_samples < 5000);
+	session__delete(s);
+	psc_evlist__delete(evlist);
+	psc_cpumap__put(cpus);
+	psc_threadmap__put(threads);
+}
+
 /* A command through common/target: its exit ends the session; its status comes back. */
 static void run_command(char **argv, int *run_ret, int *exit_code, enum session_end *end,
 			uint64_t *samples)
@@ -584,6 +632,11 @@ static void t_backlog_bound(void **s)
 	NEED_TP();
 	test_backlog_bound(s);
 }
+static void t_stop_long_round(void **s)
+{
+	NEED_TP();
+	test_stop_in_long_round(s);
+}
 static void t_extra_fds(void **s)
 {
 	NEED_TP();
@@ -602,6 +655,7 @@ int main(void)
 		cmocka_unit_test(t_backlog),
 		cmocka_unit_test(t_backlog_bound),
 		cmocka_unit_test(t_extra_fds),
+		cmocka_unit_test(t_stop_long_round),
 		cmocka_unit_test(test_config_keeps_wakeup),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
