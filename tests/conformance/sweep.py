@@ -37,7 +37,7 @@ DRAIN_GRACE = 5 * SCALE  # seconds a drain that says it is long gets before a se
 # The sampled pairs' default budget (seconds): a few minutes under ASan (the build where it
 # matters: sanitizer reports), a smaller one in a plain build, where it looks for crashes and
 # hangs only.
-BUDGET = float(os.environ.get("SWEEP_BUDGET", "90" if ASAN else "45"))
+BUDGET = float(os.environ.get("SWEEP_BUDGET", "30" if ASAN else "45"))
 # The cover (every option of every profiler) runs where sanitizers watch it; a plain build runs
 # the fixed cases and its budget of sampled pairs (SWEEP_COVER=1 asks for the cover there too).
 COVER = os.environ.get("SWEEP_COVER", "1" if SANITIZE not in ("", "none") else "0") == "1"
