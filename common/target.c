@@ -12,6 +12,7 @@
 #include <perfscope/perfscope.h>
 
 #include "caret.h"
+#include "namelist.h"
 #include "rlimit.h"
 #include "target.h"
 
@@ -269,6 +270,30 @@ static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, c
 	return 0;
 }
 
+/*
+ * The events this machine cannot count, in one line: without a PMU that is every hardware event,
+ * expected, and a line for each (the library logs them at info level: -v) would bury the rest.
+ */
+static void report_unsupported(struct psc_evlist *evlist, const char *prof)
+{
+	struct psc_evsel *evsel;
+	struct namelist l;
+	int i;
+
+	namelist__init(&l, NAMELIST_SHORT);
+	psc_evlist__for_each(evlist, i, evsel)
+	{
+		if (!psc_evsel__is_open(evsel) &&
+		    psc_errno_is_unsupported(psc_evsel__open_errno(evsel)))
+			namelist__add(&l, psc_evsel__name(evsel));
+	}
+	if (!l.nr)
+		return;
+	fprintf(stderr, "perfscope %s: not supported on this machine, not counted: ", prof);
+	namelist__print(&l, stderr);
+	fprintf(stderr, " (-v says why for each)\n");
+}
+
 int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 {
 	bool task_command = t->has_command && !t->per_cpu; /* counted from its exec on */
@@ -301,6 +326,7 @@ int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 						      : "");
 		return 1;
 	}
+	report_unsupported(evlist, prof);
 	if (psc_evlist__nr_open(evlist) == 0) {
 		fprintf(stderr, "perfscope %s: none of the events can be counted on this machine\n",
 			prof);
