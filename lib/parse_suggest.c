@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <strings.h>
 
-#include "parse_internal.h"
+#include <string.h>
+
+#include <perfscope/suggest.h>
 
 #define DIST_MAX_LEN 64
 
@@ -112,4 +114,9 @@ void psc_suggest__format(const struct psc_suggest *s, char *buf, size_t len)
 	}
 	if (off < len)
 		snprintf(buf + off, len - off, "?");
+}
+
+const char *psc_suggest__best(const struct psc_suggest *s)
+{
+	return s->nr ? s->best[0].text : NULL;
 }
