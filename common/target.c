@@ -289,9 +289,12 @@ static void report_unsupported(struct psc_evlist *evlist, const char *prof)
 	}
 	if (!l.nr)
 		return;
-	fprintf(stderr, "perfscope %s: not supported on this machine, not counted: ", prof);
+	fprintf(stderr,
+		"perfscope %s: not supported on this machine (the CPU, hypervisor or kernel does "
+		"not provide them), not counted: ",
+		prof);
 	namelist__print(&l, stderr);
-	fprintf(stderr, " (-v says why for each)\n");
+	fprintf(stderr, " (-v: each with its errno)\n");
 }
 
 int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)

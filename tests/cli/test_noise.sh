@@ -18,7 +18,7 @@ run_capture "$P" stat -- true
 n=$(grep -c '^perfscope' "$ERR")
 if [ "$RC" -eq 0 ] && [ "$n" -le 2 ]; then ok "default stat: $n perfscope lines on stderr besides the report (<= 2)"
 else fail "default stat: rc $RC, $n perfscope lines"; grep '^perfscope' "$ERR" | head -6 | sed 's/^/#   /'; fi
-unsup=$(sed -n 's/^perfscope stat: not supported on this machine, not counted: \(.*\) (-v says why for each)$/\1/p' "$ERR" |
+unsup=$(sed -n 's/^perfscope stat: not supported on this machine (.*), not counted: \(.*\) (-v: each with its errno)$/\1/p' "$ERR" |
 	tr -d ',')
 if [ -z "$unsup" ]; then
 	skip "stat -v: every default event is supported here (a hardware PMU): nothing summed up"
