@@ -106,7 +106,7 @@ void psc_suggest__format(const struct psc_suggest *s, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!s->nr)
 		return;
-	off = (size_t)snprintf(buf, len, "; did you mean ");
+	off = (size_t)snprintf(buf, len, "%s", PSC_SUGGEST_PREFIX);
 	for (int i = 0; i < s->nr && off < len; i++) {
 		const char *sep = i == 0 ? "" : i == s->nr - 1 ? " or " : ", ";
 

@@ -17,6 +17,8 @@ extern "C" {
  * case; a transposition is one edit. word is not copied: it must outlive the struct.
  */
 #define PSC_SUGGEST_MAX 3
+/* What a formatted suggestion begins with: a message that holds it offers a way on already. */
+#define PSC_SUGGEST_PREFIX "; did you mean "
 struct psc_suggest {
 	const char *word;
 	size_t len;
