@@ -155,7 +155,8 @@ static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_eve
 			psc_suggest__add(&sg, a->name, NULL);
 		psc_suggest__format(&sg, hint, sizeof(hint));
 		prof_attrs_list(p->decl, list, sizeof(list));
-		fprintf(stderr, "perfscope %s: ATTR '%s' on %s means nothing to %s%s%s%s takes: %s\n",
+		fprintf(stderr,
+			"perfscope %s: ATTR '%s' on %s means nothing to %s%s%s%s takes: %s\n",
 			p->name, in->name, ev->spec->name, p->name, hint, hint[0] ? " " : "; ",
 			p->name, list);
 		prof_events_caret(p, in->pos);

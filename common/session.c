@@ -1035,8 +1035,8 @@ static void brief_init(const struct session *s, struct stats_brief *b)
 static void brief_print(const struct stats_brief *b, FILE *f, const char *p, const char *when)
 {
 	if (b->busy)
-		fprintf(f, "perfscope %s: %d events: %llu seen, 0 lost%s (-v: a line for each)\n", p,
-			b->busy, (unsigned long long)b->seen, when);
+		fprintf(f, "perfscope %s: %d events: %llu seen, 0 lost%s (-v: a line for each)\n",
+			p, b->busy, (unsigned long long)b->seen, when);
 	if (!b->idle.nr)
 		return;
 	fprintf(f, "perfscope %s: %d of %d events saw nothing%s: ", p, b->idle.nr, b->events, when);
@@ -1081,9 +1081,9 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 			if (seen) {
 				brief.busy++;
 				brief.seen += seen;
-			}
-			else
+			} else {
 				namelist__add(&brief.idle, name);
+			}
 			continue;
 		}
 		fprintf(f, "perfscope %s: %s: %llu events, %llu lost%s\n", p, name,

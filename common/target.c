@@ -20,8 +20,9 @@ const char *cli_parse_hint(int ret, const struct psc_parse_error *err)
 {
 	if (ret == -ENOENT && err && strstr(err->msg, "no function '"))
 		return "'perfscope list uprobe:BINARY' shows the functions a binary offers";
-	if (ret == -ENOENT && !(err && (strstr(err->msg, PSC_SUGGEST_PREFIX) ||
-					strstr(err->msg, "perfscope list") || strstr(err->msg, "no binary "))))
+	if (ret == -ENOENT &&
+	    !(err && (strstr(err->msg, PSC_SUGGEST_PREFIX) || strstr(err->msg, "perfscope list") ||
+		      strstr(err->msg, "no binary "))))
 		return "'perfscope list' shows the events and tracepoints of this machine";
 	if (ret == -ENODEV) /* tracefs is not mounted: the CLI tried psc_tracefs__mount() */
 		return geteuid() ? "tracefs: mounting it needs root; as root run: mount -t tracefs "
