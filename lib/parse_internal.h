@@ -32,6 +32,13 @@ int psc_pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format
 /* The tracefs root for this parse, or NULL with *errp set (-ENODEV: not mounted). Never mounts. */
 const char *psc_evparse_tracefs(struct psc_evparse *p, int *errp);
 
+/*
+ * A word in the filter's place close to an ATTR name (stak, max-stak=4): "; if the ATTR 'stack'
+ * was meant, it goes after the filter: sys:name//stack/", or "" when none is close. word[len]
+ * is read: an '=' there brings the value along (kye=pid: sys:name//key=pid/).
+ */
+void psc_attr_name__hint(const char *word, size_t len, char *buf, size_t buflen);
+
 /* parse_names.c: perf's software, hardware and cache names. NULL when name is none of them. */
 const struct psc_named_event *psc_named_event__find(const char *name, size_t len);
 void psc_named_event__suggest(struct psc_suggest *s);

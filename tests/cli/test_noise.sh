@@ -6,7 +6,7 @@
 source "$(dirname "$0")/tap.sh"
 : "${PERFSCOPE:?}" "${WORKLOAD:?}"
 P=$PERFSCOPE
-plan 16
+plan 18
 TMPD=$(mktemp -d)
 EXP_PID=
 trap '[ -n "$EXP_PID" ] && kill "$EXP_PID" 2>/dev/null; rm -rf "$TMPD"' EXIT
@@ -88,7 +88,7 @@ if [ -z "$summed" ]; then skip "exporter --log.level=debug: every event is suppo
 	else fail "exporter debug: $nd lines for $summed events"; fi
 fi
 
-# ---- 9-16: "did you mean", exit 2, saying what was wrong and how to go on
+# ---- 9-18: "did you mean", exit 2, saying what was wrong and how to go on
 dym() { # DESC WANTED CMD...: exit 2 and stderr holds WANTED
 	local d=$1 want=$2
 	shift 2
@@ -105,6 +105,10 @@ dym "ATTR with a value" "did you mean 'max-stack'?" "$P" trace -e 'sched:sched_s
 dym "a profiler's own ATTR" "did you mean 'role'?" "$P" multi-trace -e 'sched:sched_wakeup//rol=1/' \
 	-e 'sched:sched_switch//key=next_pid/' -- true
 dym "top's ATTR" "did you mean 'top-by'?" "$P" top -e 'sched:sched_switch//top-bi=prev_pid/' -- true
+dym "an ATTR one slash early" "unknown field 'stak'; if the ATTR 'stack' was meant, it goes after the filter: sys:name//stack/" \
+	"$P" trace -e 'sched:sched_switch/stak/' -- true
+dym "... with its value" "if the ATTR 'key' was meant, it goes after the filter: sys:name//key=pid/" \
+	"$P" multi-trace -e 'sched:sched_wakeup/kye=pid/' -e 'sched:sched_switch//key=next_pid/' -- true
 dym "exporter flag" "unknown option '--web.listen-adress=:1'; did you mean '--web.listen-address'?" \
 	"$P" exporter --web.listen-adress=:1
 done_testing
