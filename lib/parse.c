@@ -407,9 +407,10 @@ void psc_attr_name__hint(const char *word, size_t len, char *buf, size_t buflen)
 		psc_suggest__add(&sg, known_attr_names[i], NULL);
 	best = psc_suggest__best(&sg);
 	if (best)
-		snprintf(buf, buflen,
-			 "; if the ATTR '%s' was meant, it goes after the filter: sys:name//%s%.*s/",
-			 best, best, (int)vlen, word + len);
+		snprintf(
+			buf, buflen,
+			"; if the ATTR '%s' was meant, it goes after the filter: sys:name//%s%.*s/",
+			best, best, (int)vlen, word + len);
 	else if (buflen)
 		buf[0] = '\0';
 }
