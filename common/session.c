@@ -1009,7 +1009,7 @@ static void print_loss_advice(struct session *s, FILE *f)
 /*
  * More events than this (a wildcard: syscalls:sys_enter_* is 344) and the ones that lost nothing
  * are summed up in two lines, the events seen and the names of those that saw nothing, rather
- * than a line each; events that lost some keep theirs.
+ * than a line each; events that lost some, or that the kernel dropped or throttled, keep theirs.
  */
 #define STATS_BRIEF_MIN 4
 
@@ -1019,6 +1019,17 @@ struct stats_brief {
 	uint64_t seen;
 	struct namelist idle; /* without loss nor events */
 };
+
+/* Whether event i has more to say at the end than its counts (kernel drops, throttling). */
+static bool stats_has_notes(const struct session *s, int i)
+{
+	if (s->throttled[i])
+		return true;
+	for (int r = 0; r < s->nr_rings; r++)
+		if (s->kdropped[(size_t)i * s->nr_rings + r])
+			return true;
+	return false;
+}
 
 static void brief_init(const struct session *s, struct stats_brief *b)
 {
@@ -1076,7 +1087,8 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 		all_lost += lost;
 		if ((!evsel || session_is_sideband(evsel)) && !seen && !lost)
 			continue;
-		if (!lost && !s->opts.verbose && brief.events > STATS_BRIEF_MIN) {
+		if (!lost && !s->opts.verbose && brief.events > STATS_BRIEF_MIN &&
+		    !(evsel && !interval && stats_has_notes(s, i))) {
 			/* one of many without loss: summed up below, -v shows its line */
 			if (seen) {
 				brief.busy++;
