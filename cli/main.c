@@ -27,10 +27,14 @@ static void print_usage(FILE *out)
 
 static int suggest_and_fail(const char *name)
 {
-	fprintf(stderr, "perfscope: '%s' is not a profiler.\n", name);
+	struct psc_suggest sg;
+	char hint[448];
+
+	psc_suggest__init(&sg, name, strlen(name));
 	for (int i = 0; profilers[i]; i++)
-		if (!strncmp(profilers[i]->name, name, 2))
-			fprintf(stderr, "Did you mean '%s'?\n", profilers[i]->name);
+		psc_suggest__add(&sg, profilers[i]->name, NULL);
+	psc_suggest__format(&sg, hint, sizeof(hint));
+	fprintf(stderr, "perfscope: '%s' is not a profiler%s\n", name, hint);
 	fprintf(stderr, "Run 'perfscope help' for the list.\n");
 	return 2;
 }

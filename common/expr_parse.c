@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <perfscope/suggest.h>
+
 #include "expr_internal.h"
 
 #define MAX_RECURSION 200
@@ -646,56 +648,21 @@ static bool name_is(const char *name, int len, const char *s)
 	return (int)strlen(s) == len && !memcmp(name, s, (size_t)len);
 }
 
-static int edit_distance(const char *a, int la, const char *b)
-{
-	int lb = (int)strlen(b), row[64], i, j;
-
-	if (la >= 63 || lb >= 63)
-		return 99;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		int prev = row[0], cur;
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			cur = row[j];
-			row[j] = prev + (a[i - 1] != b[j - 1]);
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			if (cur + 1 < row[j])
-				row[j] = cur + 1;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
-static void consider(const char **best, int *best_d, const char *name, int len, const char *cand)
-{
-	int d = edit_distance(name, len, cand);
-
-	if (d < *best_d) {
-		*best_d = d;
-		*best = cand;
-	}
-}
-
 static int unknown_name(struct parser *ps, const char *name, int len, int pos)
 {
 	const struct psc_tp_format *fmt = ps->opts->fmt;
-	const char *best = NULL;
-	int best_d = len / 3 + 1, n = fmt ? psc_tp_format__nr_fields(fmt) : 0;
-	char hint[128] = "";
+	int n = fmt ? psc_tp_format__nr_fields(fmt) : 0;
+	struct psc_suggest sg;
+	char hint[448];
 
+	psc_suggest__init(&sg, name, (size_t)len);
 	for (int i = 0; i < n; i++)
-		consider(&best, &best_d, name, len, psc_tp_format__field_at(fmt, i)->name);
+		psc_suggest__add(&sg, psc_tp_format__field_at(fmt, i)->name, NULL);
 	for (int i = 0; i < NR_BUILTINS; i++)
-		consider(&best, &best_d, name, len, builtin_names[i]);
+		psc_suggest__add(&sg, builtin_names[i], NULL);
 	for (int i = 0; ps->opts->vars && ps->opts->vars[i]; i++)
-		consider(&best, &best_d, name, len, ps->opts->vars[i]);
-	if (best)
-		snprintf(hint, sizeof(hint), "; did you mean '%s'?", best);
+		psc_suggest__add(&sg, ps->opts->vars[i], NULL);
+	psc_suggest__format(&sg, hint, sizeof(hint));
 	if (ps->err)
 		ps->err->unknown_name = true;
 	if (!fmt)

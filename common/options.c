@@ -497,8 +497,13 @@ static const struct {
 	{ "--version", ~0u, "'perfscope --version' prints the version" },
 };
 
-static int unknown_option(const char *prof, unsigned int flags, const char *opt)
+static int unknown_option(const char *prof, unsigned int flags, const char *opt,
+			  const struct option *longopts)
 {
+	char hint[448];
+	struct psc_suggest sg;
+	size_t len;
+
 	for (size_t i = 0; i < sizeof(perf_spellings) / sizeof(perf_spellings[0]); i++) {
 		const char *p = perf_spellings[i].perf;
 		size_t n = strlen(p);
@@ -508,7 +513,19 @@ static int unknown_option(const char *prof, unsigned int flags, const char *opt)
 			continue;
 		return usage_error(prof, "unknown option '%s'; %s", opt, perf_spellings[i].hint);
 	}
-	return usage_error(prof, "unknown option '%s'", opt);
+	/* a long option mistyped: the closest of this profiler's long options */
+	if (strncmp(opt, "--", 2) || !opt[2])
+		return usage_error(prof, "unknown option '%s'", opt);
+	len = strcspn(opt + 2, "=");
+	psc_suggest__init(&sg, opt + 2, len);
+	for (int i = 0; longopts[i].name; i++) {
+		char disp[64];
+
+		snprintf(disp, sizeof(disp), "--%s", longopts[i].name);
+		psc_suggest__add(&sg, longopts[i].name, disp);
+	}
+	psc_suggest__format(&sg, hint, sizeof(hint));
+	return usage_error(prof, "unknown option '%s'%s", opt, hint);
 }
 
 int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags,
@@ -570,9 +587,9 @@ again:
 			if (optopt && optopt < 256) {
 				char opt[3] = { '-', (char)optopt, 0 };
 
-				return unknown_option(prof, flags, opt);
+				return unknown_option(prof, flags, opt, longopts);
 			}
-			return unknown_option(prof, flags, argv[optind - 1]);
+			return unknown_option(prof, flags, argv[optind - 1], longopts);
 		}
 		bool shared = false;
 

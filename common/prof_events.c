@@ -143,9 +143,22 @@ static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_eve
 	int err;
 
 	if (!decl) {
+		static const char *const lib_attrs[] = { "stack", "max-stack", "alias",
+							 "cpus",  "period",    "freq" };
+		struct psc_suggest sg;
+		char hint[448];
+
+		psc_suggest__init(&sg, in->name, strlen(in->name));
+		for (size_t i = 0; i < sizeof(lib_attrs) / sizeof(lib_attrs[0]); i++)
+			psc_suggest__add(&sg, lib_attrs[i], NULL);
+		for (const struct prof_attr *a = p->decl->attrs; a && a->name; a++)
+			psc_suggest__add(&sg, a->name, NULL);
+		psc_suggest__format(&sg, hint, sizeof(hint));
 		prof_attrs_list(p->decl, list, sizeof(list));
-		fprintf(stderr, "perfscope %s: ATTR '%s' on %s means nothing to %s; %s takes: %s\n",
-			p->name, in->name, ev->spec->name, p->name, p->name, list);
+		fprintf(stderr,
+			"perfscope %s: ATTR '%s' on %s means nothing to %s%s%s%s takes: %s\n",
+			p->name, in->name, ev->spec->name, p->name, hint, hint[0] ? " " : "; ",
+			p->name, list);
 		prof_events_caret(p, in->pos);
 		return 2;
 	}

@@ -113,7 +113,7 @@ void prof__help(const struct profiler *decl, FILE *out)
 	}
 	for (const struct prof_opt *o = decl->opts; o && o->name; o++)
 		own_option(out, o);
-	emit_line(out, "  -v, --verbose            more diagnostics on stderr, and a line once running (-vv: debug)");
+	emit_line(out, "  -v, --verbose            each event's own line on stderr, a line once running (-vv: debug)");
 	emit_line(out, "  -h, --help               this text");
 	emit_line(out, "  -V, --version            perfscope's version");
 	if (decl->shared_opts & CLI_OPT_TARGET)

@@ -25,6 +25,7 @@
 #include "keymap.h"
 #include "kdrop.h"
 #include "loss_watch.h"
+#include "namelist.h"
 #include "order.h"
 #include "target.h"
 
@@ -1031,17 +1032,68 @@ static void print_loss_advice(struct session *s, FILE *f)
 			      : "");
 }
 
+/*
+ * More events than this (a wildcard: syscalls:sys_enter_* is 344) and the ones that lost nothing
+ * are summed up in two lines, the events seen and the names of those that saw nothing, rather
+ * than a line each; events that lost some, or that the kernel dropped or throttled, keep theirs.
+ */
+#define STATS_BRIEF_MIN 4
+
+struct stats_brief {
+	int events; /* event lines there would be */
+	int busy; /* of them, without loss and with events: summed in one line */
+	uint64_t seen;
+	struct namelist idle; /* without loss nor events */
+};
+
+/* Whether event i has more to say at the end than its counts (kernel drops, throttling). */
+static bool stats_has_notes(const struct session *s, int i)
+{
+	if (s->throttled[i])
+		return true;
+	for (int r = 0; r < s->nr_rings; r++)
+		if (s->kdropped[(size_t)i * s->nr_rings + r])
+			return true;
+	return false;
+}
+
+static void brief_init(const struct session *s, struct stats_brief *b)
+{
+	memset(b, 0, sizeof(*b));
+	namelist__init(&b->idle, NAMELIST_SHORT);
+	for (int i = 0; i < s->nr_evsels; i++) {
+		struct psc_evsel *evsel = psc_evlist__at(s->evlist, i);
+
+		if (psc_evsel__is_open(evsel) && !session_is_sideband(evsel))
+			b->events++;
+	}
+}
+
+static void brief_print(const struct stats_brief *b, FILE *f, const char *p, const char *when)
+{
+	if (b->busy)
+		fprintf(f, "perfscope %s: %d events: %llu seen, 0 lost%s (-v: a line for each)\n",
+			p, b->busy, (unsigned long long)b->seen, when);
+	if (!b->idle.nr)
+		return;
+	fprintf(f, "perfscope %s: %d of %d events saw nothing%s: ", p, b->idle.nr, b->events, when);
+	namelist__print(&b->idle, f);
+	fprintf(f, " (-v lists them)\n");
+}
+
 void session__print_stats(struct session *s, FILE *f, bool interval)
 {
 	struct psc_evsel *evsel;
 	const char *p = s->opts.prof;
 	char when[48] = "";
 	uint64_t all_lost = 0;
+	struct stats_brief brief;
 	int i, r;
 
 	/* an interval's lines say so: they must not be mistaken for the totals printed at exit */
 	if (interval)
 		snprintf(when, sizeof(when), " in the last %ld ms", (long)s->opts.interval_ms);
+	brief_init(s, &brief);
 	for (i = 0; i <= s->nr_evsels; i++) {
 		uint64_t seen = s->samples[i], lost = 0, l;
 		const char *name;
@@ -1061,6 +1113,17 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 		all_lost += lost;
 		if ((!evsel || session_is_sideband(evsel)) && !seen && !lost)
 			continue;
+		if (!lost && !s->opts.verbose && brief.events > STATS_BRIEF_MIN &&
+		    !(evsel && !interval && stats_has_notes(s, i))) {
+			/* one of many without loss: summed up below, -v shows its line */
+			if (seen) {
+				brief.busy++;
+				brief.seen += seen;
+			} else {
+				namelist__add(&brief.idle, name);
+			}
+			continue;
+		}
 		fprintf(f, "perfscope %s: %s: %llu events, %llu lost%s\n", p, name,
 			(unsigned long long)seen, (unsigned long long)lost, when);
 		for (r = 0; r < s->nr_rings && lost; r++) {
@@ -1089,6 +1152,7 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 				"or a lower freq=\n",
 				p, name, (unsigned long long)s->throttled[i], max_sample_rate());
 	}
+	brief_print(&brief, f, p, when);
 	if (!interval) {
 		if (s->st.out_of_order)
 			fprintf(f,

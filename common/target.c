@@ -12,6 +12,7 @@
 #include <perfscope/perfscope.h>
 
 #include "caret.h"
+#include "namelist.h"
 #include "rlimit.h"
 #include "target.h"
 
@@ -19,8 +20,9 @@ const char *cli_parse_hint(int ret, const struct psc_parse_error *err)
 {
 	if (ret == -ENOENT && err && strstr(err->msg, "no function '"))
 		return "'perfscope list uprobe:BINARY' shows the functions a binary offers";
-	if (ret == -ENOENT && !(err && (strstr(err->msg, "did you mean") ||
-					strstr(err->msg, "perfscope list") || strstr(err->msg, "no binary "))))
+	if (ret == -ENOENT &&
+	    !(err && (strstr(err->msg, PSC_SUGGEST_PREFIX) || strstr(err->msg, "perfscope list") ||
+		      strstr(err->msg, "no binary "))))
 		return "'perfscope list' shows the events and tracepoints of this machine";
 	if (ret == -ENODEV) /* tracefs is not mounted: the CLI tried psc_tracefs__mount() */
 		return geteuid() ? "tracefs: mounting it needs root; as root run: mount -t tracefs "
@@ -269,6 +271,33 @@ static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, c
 	return 0;
 }
 
+/*
+ * The events this machine cannot count, in one line: without a PMU that is every hardware event,
+ * expected, and a line for each (the library logs them at info level: -v) would bury the rest.
+ */
+static void report_unsupported(struct psc_evlist *evlist, const char *prof)
+{
+	struct psc_evsel *evsel;
+	struct namelist l;
+	int i;
+
+	namelist__init(&l, NAMELIST_SHORT);
+	psc_evlist__for_each(evlist, i, evsel)
+	{
+		if (!psc_evsel__is_open(evsel) &&
+		    psc_errno_is_unsupported(psc_evsel__open_errno(evsel)))
+			namelist__add(&l, psc_evsel__name(evsel));
+	}
+	if (!l.nr)
+		return;
+	fprintf(stderr,
+		"perfscope %s: not supported on this machine (the CPU, hypervisor or kernel does "
+		"not provide them), not counted: ",
+		prof);
+	namelist__print(&l, stderr);
+	fprintf(stderr, " (-v: each with its errno)\n");
+}
+
 int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 {
 	bool task_command = t->has_command && !t->per_cpu; /* counted from its exec on */
@@ -301,6 +330,7 @@ int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 						      : "");
 		return 1;
 	}
+	report_unsupported(evlist, prof);
 	if (psc_evlist__nr_open(evlist) == 0) {
 		fprintf(stderr, "perfscope %s: none of the events can be counted on this machine\n",
 			prof);

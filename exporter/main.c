@@ -18,6 +18,7 @@
 
 #include <perfscope/common.h>
 #include <perfscope/cpumap.h>
+#include <perfscope/suggest.h>
 
 #include "collectors/perf.h"
 #include "cpus.h"
@@ -66,7 +67,8 @@ const char exporter_help[] =
 	"  --collector.perf.max-group-size=N  hardware/cache events per group (default 4)\n"
 	"  --user=USER                 when started as root: the user to serve as after the perf\n"
 	"                              events are open (default nobody; 'root' keeps root)\n"
-	"  --log.level=LEVEL           debug, info, warn or error (default info)\n"
+	"  --log.level=LEVEL           debug, info, warn or error (default info); debug says why\n"
+	"                              each unsupported event is\n"
 	"  --collector.perf, --collector.disable-defaults   accepted for node_exporter command\n"
 	"                              lines; they change nothing\n"
 	"  --version                   print the version and exit\n"
@@ -227,6 +229,25 @@ static bool single_valued(int opt)
 	}
 }
 
+/* "did you mean" the closest of the exporter's flags: they are long and dotted, easy to mistype */
+static int unknown_option(const char *opt)
+{
+	const char *word = opt + strspn(opt, "-");
+	size_t len = strcspn(word, "=");
+	struct psc_suggest sg;
+	char hint[448];
+
+	psc_suggest__init(&sg, word, len);
+	for (int i = 0; longopts[i].name; i++) {
+		char disp[96];
+
+		snprintf(disp, sizeof(disp), "--%s", longopts[i].name);
+		psc_suggest__add(&sg, longopts[i].name, disp);
+	}
+	psc_suggest__format(&sg, hint, sizeof(hint));
+	return usage_error("unknown option '%s'%s", opt, hint);
+}
+
 static int parse_args(struct args *a, int argc, char **argv)
 {
 	bool seen[OPT_NOOP - OPT_LISTEN] = { false };
@@ -335,7 +356,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		case ':':
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return unknown_option(argv[optind - 1]);
 		}
 		if (ret)
 			return ret == 1 ? (fputs("perfscope exporter: out of memory\n", stderr), 1)

@@ -204,7 +204,8 @@ int psc_evlist__open(struct psc_evlist *evlist, const struct psc_evlist_open_opt
 		if (!err)
 			continue;
 		if (skip && psc_errno_is_unsupported(err)) {
-			pr_warn("%s\n",
+			/* expected (no PMU in most VMs): the caller sums them up, the detail is info */
+			pr_info("%s\n",
 				psc_strerror_open(err, psc_evsel__name(evsel), msg, sizeof(msg)));
 			continue;
 		}

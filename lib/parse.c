@@ -395,6 +395,26 @@ static const char *const known_attr_names[] = {
 	"trigger", "exec",	"cpus",	 "vm",	   "push",  "pull",	"index",
 };
 
+void psc_attr_name__hint(const char *word, size_t len, char *buf, size_t buflen)
+{
+	/* its value shown with it: kye=pid gives sys:name//key=pid/ */
+	size_t vlen = word[len] == '=' ? strcspn(word + len, " \t/&|)") : 0;
+	struct psc_suggest sg;
+	const char *best;
+
+	psc_suggest__init(&sg, word, len);
+	for (size_t i = 0; i < sizeof(known_attr_names) / sizeof(known_attr_names[0]); i++)
+		psc_suggest__add(&sg, known_attr_names[i], NULL);
+	best = psc_suggest__best(&sg);
+	if (best)
+		snprintf(
+			buf, buflen,
+			"; if the ATTR '%s' was meant, it goes after the filter: sys:name//%s%.*s/",
+			best, best, (int)vlen, word + len);
+	else if (buflen)
+		buf[0] = '\0';
+}
+
 static bool looks_like_attr(const char *s, size_t len)
 {
 	for (size_t i = 0; i < sizeof(known_attr_names) / sizeof(known_attr_names[0]); i++) {

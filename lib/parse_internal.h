@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfscope/suggest.h>
+
 #include "internal.h"
 
 /* One parse: the input, where errors go, and where tracefs and the PMUs live. */
@@ -31,25 +33,11 @@ int psc_pathf(char *buf, size_t len, const char *fmt, ...) __attribute__((format
 const char *psc_evparse_tracefs(struct psc_evparse *p, int *errp);
 
 /*
- * Closest-name suggestions: feed candidates, then format "; did you mean 'a' or 'b'?".
- * key is compared with the word (case-insensitive edit distance); display is what is shown.
+ * A word in the filter's place close to an ATTR name (stak, max-stak=4): "; if the ATTR 'stack'
+ * was meant, it goes after the filter: sys:name//stack/", or "" when none is close. word[len]
+ * is read: an '=' there brings the value along (kye=pid: sys:name//key=pid/).
  */
-#define PSC_SUGGEST_MAX 3
-struct psc_suggest {
-	const char *word;
-	size_t len;
-	int nr;
-	struct {
-		int dist;
-		char text[128];
-	} best[PSC_SUGGEST_MAX];
-};
-void psc_suggest__init(struct psc_suggest *s, const char *word, size_t len);
-void psc_suggest__add(struct psc_suggest *s, const char *key, const char *display);
-/* Writes "" when nothing is close enough. */
-void psc_suggest__format(const struct psc_suggest *s, char *buf, size_t len);
-/* Case-insensitive optimal-string-alignment distance, capped at 64 characters per side. */
-int psc_edit_distance(const char *a, size_t alen, const char *b, size_t blen);
+void psc_attr_name__hint(const char *word, size_t len, char *buf, size_t buflen);
 
 /* parse_names.c: perf's software, hardware and cache names. NULL when name is none of them. */
 const struct psc_named_event *psc_named_event__find(const char *name, size_t len);

@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <strings.h>
 
-#include "parse_internal.h"
+#include <string.h>
+
+#include <perfscope/suggest.h>
 
 #define DIST_MAX_LEN 64
 
@@ -104,7 +106,7 @@ void psc_suggest__format(const struct psc_suggest *s, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!s->nr)
 		return;
-	off = (size_t)snprintf(buf, len, "; did you mean ");
+	off = (size_t)snprintf(buf, len, "%s", PSC_SUGGEST_PREFIX);
 	for (int i = 0; i < s->nr && off < len; i++) {
 		const char *sep = i == 0 ? "" : i == s->nr - 1 ? " or " : ", ";
 
@@ -112,4 +114,9 @@ void psc_suggest__format(const struct psc_suggest *s, char *buf, size_t len)
 	}
 	if (off < len)
 		snprintf(buf + off, len - off, "?");
+}
+
+const char *psc_suggest__best(const struct psc_suggest *s)
+{
+	return s->nr ? s->best[0].text : NULL;
 }

@@ -248,9 +248,13 @@ static int parse_pred(struct fparse *p)
 	for (size_t i = 0; i < name_len; i++) {
 		char c = name[i];
 
-		if (!(isalnum((unsigned char)c) || c == '_' || c == '.') || (!i && isdigit(c)))
-			return fail(p, field.pos, true, "'%.*s' is not a field name", (int)name_len,
-				    name);
+		if (!(isalnum((unsigned char)c) || c == '_' || c == '.') || (!i && isdigit(c))) {
+			char hint[160];
+
+			psc_attr_name__hint(name, name_len, hint, sizeof(hint));
+			return fail(p, field.pos, true, "'%.*s' is not a field name%s",
+				    (int)name_len, name, hint);
+		}
 	}
 	/* kernel suffixes: call_site.function == kmalloc, filename.ustring ~ "tmp*" */
 	dot = memchr(name, '.', name_len);
@@ -280,6 +284,8 @@ static int parse_pred(struct fparse *p)
 		for (int i = 0; i < p->fmt->nr_fields; i++)
 			psc_suggest__add(&sg, p->fmt->fields[i].name, NULL);
 		psc_suggest__format(&sg, hint, sizeof(hint));
+		if (!hint[0]) /* no field is close: perhaps an ATTR one slash too early */
+			psc_attr_name__hint(name, name_len, hint, sizeof(hint));
 		return fail(p, field.pos, true, "unknown field '%.*s'%s", (int)name_len, name,
 			    hint);
 	}

@@ -20,6 +20,7 @@
 
 #include "../expo.h"
 #include "../log.h"
+#include "namelist.h"
 
 #define HW(flag, metric, help, event, cfg)                                         \
 	{                                                                          \
@@ -370,17 +371,29 @@ static int open_groups(struct perf_collector *pc, enum perf_kind kind, int c, in
 	return 0;
 }
 
+/*
+ * Events that cannot be counted: those this machine does not provide at all (every hardware and
+ * cache event without a PMU: expected in a VM) in one warning naming them, the reason for each at
+ * debug level; any other failure, or one on some CPUs only, a warning each. The gauge
+ * node_perf_event_supported says 0 for every one of them.
+ */
 static void log_unsupported(struct perf_collector *pc)
 {
+	struct namelist absent;
+	char names[sizeof(absent.buf) + 32];
+
+	namelist__init(&absent, sizeof(absent.buf));
 	for (int i = 0; i < pc->nr_ev; i++) {
 		struct pc_event *ev = &pc->ev[i];
 		char cpus[256] = "", why[512];
 		size_t n = 0;
 		int err = 0, nr = 0;
+		bool same = true;
 
 		for (int c = 0; c < pc->nr_cpus; c++) {
 			if (!ev->open_errno[c])
 				continue;
+			same = same && (!err || err == ev->open_errno[c]);
 			err = ev->open_errno[c];
 			nr++;
 			if (n < sizeof(cpus) - 16)
@@ -390,9 +403,20 @@ static void log_unsupported(struct perf_collector *pc)
 		if (!nr)
 			continue;
 		psc_strerror_open(err, ev->name, why, sizeof(why));
+		if (nr == pc->nr_cpus && same && psc_errno_is_unsupported(err)) {
+			namelist__add(&absent, ev->name);
+			xlog(XLOG_DEBUG, "%s event %s (%s_total) cannot be counted on CPU %s: %s",
+			     kind_names[ev->kind], ev->name, ev->metric, cpus, why);
+			continue;
+		}
 		xlog(XLOG_WARN, "%s event %s (%s_total) cannot be counted on CPU %s: %s",
 		     kind_names[ev->kind], ev->name, ev->metric, cpus, why);
 	}
+	if (absent.nr)
+		xlog(XLOG_WARN,
+		     "%d perf events are not supported on this machine (no PMU or no such event), "
+		     "exported as node_perf_event_supported 0: %s (--log.level=debug says why for each)",
+		     absent.nr, namelist__str(&absent, names, sizeof(names)));
 }
 
 struct perf_collector *perf_collector_new(const struct perf_config *cfg, char *err, size_t errlen)

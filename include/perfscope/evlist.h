@@ -40,7 +40,8 @@ struct psc_evlist_open_opts {
 	bool enable_on_exec;
 	/*
 	 * true: an evsel the machine cannot count (ENOENT, EOPNOTSUPP, ...) is left closed with
-	 * psc_evsel__open_errno() set and logged; the rest open. A group whose leader fails this
+	 * psc_evsel__open_errno() set and logged at PSC_LOG_INFO (expected on machines without a
+	 * PMU: the caller says so once, from psc_evsel__open_errno()); the rest open. A group whose leader fails this
 	 * way is skipped whole. false: the first failure closes everything and is returned.
 	 */
 	bool skip_unsupported;

@@ -6,6 +6,7 @@
 #include <perfscope/cpumap.h>
 #include <perfscope/threadmap.h>
 #include <perfscope/parse.h>
+#include <perfscope/suggest.h>
 #include <perfscope/tracefs.h>
 #include <perfscope/probe.h>
 #include <perfscope/evsel.h>

@@ -644,7 +644,7 @@ static void test_errors(void **state)
 	assert_null(expr__compile("pid > 0 && pidd < 10", &opts, &err));
 	assert_int_equal(err.pos, 11);
 	assert_true(err.unknown_name);
-	assert_non_null(strstr(err.msg, "sched_wakeup has no field 'pidd'; did you mean 'pid'?"));
+	assert_non_null(strstr(err.msg, "sched_wakeup has no field 'pidd'; did you mean 'pid'"));
 	assert_null(expr__compile("_cpus", NULL, &err));
 	assert_true(err.unknown_name);
 	assert_non_null(strstr(err.msg, "did you mean '_cpu'?"));
