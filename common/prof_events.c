@@ -143,14 +143,13 @@ static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_eve
 	int err;
 
 	if (!decl) {
-		static const char *const lib_attrs[] = { "stack", "max-stack", "alias",
-							 "cpus",  "period",    "freq" };
 		struct psc_suggest sg;
+		const char *lib_attr;
 		char hint[448];
 
 		psc_suggest__init(&sg, in->name, strlen(in->name));
-		for (size_t i = 0; i < sizeof(lib_attrs) / sizeof(lib_attrs[0]); i++)
-			psc_suggest__add(&sg, lib_attrs[i], NULL);
+		for (int i = 0; (lib_attr = psc_lib_attr__at(i, NULL)); i++)
+			psc_suggest__add(&sg, lib_attr, NULL);
 		for (const struct prof_attr *a = p->decl->attrs; a && a->name; a++)
 			psc_suggest__add(&sg, a->name, NULL);
 		psc_suggest__format(&sg, hint, sizeof(hint));

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <perfscope/parse.h>
+
 #include "prof.h"
 #include "prof_internal.h"
 
@@ -87,8 +89,11 @@ static void indented(FILE *out, const char *text, const char *prefix)
 void prof_attrs_list(const struct profiler *decl, char *buf, size_t len)
 {
 	size_t used = 0;
+	const char *syntax;
 
-	used += (size_t)snprintf(buf, len, "stack, max-stack=N, alias=NAME, cpus=LIST, period=N, freq=N");
+	buf[0] = '\0';
+	for (int i = 0; psc_lib_attr__at(i, &syntax) && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", syntax);
 	for (const struct prof_attr *a = decl->attrs; a && a->name && used < len; a++)
 		used += (size_t)snprintf(buf + used, len - used, ", %s%s", a->name,
 					 a->kind == PROF_ATTR_FLAG    ? ""

@@ -385,6 +385,15 @@ static const struct {
 #define NR_ATTRS (int)(sizeof(attrs) / sizeof(attrs[0]))
 #define MAX_ATTRS 32
 
+const char *psc_lib_attr__at(int idx, const char **syntax)
+{
+	if (idx < 0 || idx >= NR_ATTRS)
+		return NULL;
+	if (syntax)
+		*syntax = attrs[idx].help;
+	return attrs[idx].name;
+}
+
 /*
  * perf-prof's ATTR names, for telling a misplaced ATTR from a filter: no ftrace filter is a bare
  * word or has a single '='.

@@ -138,6 +138,13 @@ struct psc_named_event {
 /* Iterate: idx from 0 until it returns NULL. Cache events are every id x op x result. */
 PSC_API const struct psc_named_event *psc_named_event__at(int idx);
 
+/*
+ * The ATTRs the library itself gives meaning to (stack, max-stack, alias, cpus, period, freq):
+ * idx from 0 until it returns NULL. Returns the name; *syntax (if not NULL) gets how it is
+ * written, e.g. "max-stack=N". Any other ATTR is the tool's (spec->attrs).
+ */
+PSC_API const char *psc_lib_attr__at(int idx, const char **syntax);
+
 #ifdef __cplusplus
 }
 #endif
