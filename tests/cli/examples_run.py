@@ -3,7 +3,8 @@
 
 Examples are extracted as a user would copy them, placeholders put to live things (PID -> a busy
 workload's pid, a device -> one that exists, ./a.out -> the test workload), each run for a bounded
-time (SIGINT to perfscope after ~1 s, or its own --duration / -N / command end), 3 at a time.
+time (SIGINT to perfscope ~1 s after it takes SIGINT, i.e. its events are on, or its own
+--duration / -N / command end), 3 at a time.
 An example needing hardware this machine lacks is skipped with the reason. Prints TAP.
 """
 import concurrent.futures as cf
@@ -22,6 +23,7 @@ SOURCE_ROOT = os.environ["SOURCE_ROOT"]
 WORKLOAD = os.environ["WORKLOAD"]
 STOP_AFTER = float(os.environ.get("EXAMPLES_STOP_AFTER", "1.0"))
 HANG_GUARD = 30.0  # after SIGINT: a hang, not a slow machine
+START_GUARD = 4.0  # the longest wait for a perfscope to show that it takes SIGINT
 JOBS = int(os.environ.get("EXAMPLES_JOBS", "3"))
 
 
@@ -190,6 +192,37 @@ def ends_alone(cmd):
                           r"|\shelp\b", cmd))
 
 
+def sigint_taken(pid):
+    """perfscope blocks or catches SIGINT once its events are open: a Ctrl-C then stops it cleanly
+    (before, it kills it, as it would perf: exit -2 under load, where startup took over 1 s)."""
+    try:
+        st = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status") if ":" in l)
+    except OSError:
+        return True  # gone: nothing to wait for
+    mask = int(st["SigBlk"], 16) | int(st["SigCgt"], 16) | int(st["SigIgn"], 16)
+    return bool(mask & (1 << (signal.SIGINT - 1)))
+
+
+def wait_running(p):
+    """Waits for the example's end, or for STOP_AFTER seconds once every perfscope in it takes
+    SIGINT (a condition, not a time: a loaded machine starts it late); raises TimeoutExpired then.
+    A perfscope that waits for SIGINT in a thread of its own shows nothing in its main thread's
+    masks: after START_GUARD seconds it is taken as started."""
+    ready_at, guard = None, time.monotonic() + START_GUARD
+    while True:
+        try:
+            return p.wait(0.05)
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if ready_at is None:
+            pids = perfscope_pids(p.pid)
+            if (pids and all(sigint_taken(pid) for pid in pids)) or now > guard:
+                ready_at = now
+        elif now - ready_at >= STOP_AFTER:
+            raise subprocess.TimeoutExpired(p.args, STOP_AFTER)
+
+
 def run(cmd, workdir):
     p = subprocess.Popen(["bash", "-o", "pipefail", "-c", cmd], cwd=workdir,
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -199,7 +232,7 @@ def run(cmd, workdir):
     t = threading.Thread(target=lambda: buf.append(p.stdout.read()))
     t.start()
     try:
-        rc = p.wait(HANG_GUARD if ends_alone(cmd) else STOP_AFTER)
+        rc = p.wait(HANG_GUARD) if ends_alone(cmd) else wait_running(p)
     except subprocess.TimeoutExpired:
         # stop perfscope as a user would (Ctrl-C to it), leaving its pipe readers to end
         for pid in perfscope_pids(p.pid):

@@ -133,7 +133,7 @@ static void test_errors(void **state)
 	/* an unknown name: caret under it in the event list, the fields listed */
 	assert_int_equal(run("sched:sched_wakeup//key=prio + pidd/", err, sizeof(err)), 2);
 	has(err, "perfscope exprtest: key=prio + pidd: sched_wakeup has no field "
-		 "'pidd'; did you mean 'pid'?\n"
+		 "'pidd'; did you mean 'pid' or '_pid'?\n"
 		 "  sched:sched_wakeup//key=prio + pidd/\n"
 		 "                                 ^\n"
 		 "  sched:sched_wakeup has fields: common_type, ");
