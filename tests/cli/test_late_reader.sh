@@ -25,12 +25,13 @@ lost_in() { sed -n 's/.*: [0-9]* events, \([0-9]*\) lost$/\1/p' "$1" | awk '{ n 
 dropped_in() { sed -n 's/.*: \([0-9]*\) events dropped: the output queue was full.*/\1/p' "$1" | awk '{ n += $1 } END { print n + 0 }'; }
 
 # late DESC QUEUE_MIB: nobody reads the pipe until the command made its N calls and said so (the
-# file done), then everything is read. seen + lost + dropped = N.
+# file done), then everything is read. seen + lost + dropped = N. The command prints no line of its
+# own (EVERY > N): on the full pipe it would block before saying done.
 late() {
 	local d=$1 mib=$2 rc seen lost dropped i
 	rm -f "$TMPD/done"
 	"$P" trace -e syscalls:sys_enter_getppid --format json --output-queue "$mib" \
-		-- "$L" "$N" "$N" "$TMPD/done" 2>"$TMPD/err" |
+		-- "$L" "$N" $((N + 1)) "$TMPD/done" 2>"$TMPD/err" |
 		{
 			# a hang guard only: done comes once the command made its calls
 			for ((i = 0; i < 2400; i++)); do
