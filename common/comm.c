@@ -12,11 +12,17 @@
 #define COMM_LEN 16
 #define GONE "<...>"
 
+/* A thread's name, and when it took it: a FORK names a reused tid unless a later COMM did. */
+struct comm_entry {
+	char name[COMM_LEN]; /* first: comm_cache__find returns the entry as its name */
+	uint64_t since; /* the naming record's time; 0 for /proc, or records without time */
+};
+
 int comm_cache__init(struct comm_cache *c)
 {
 	memset(c, 0, sizeof(*c));
 	/* a system-wide trace names every thread there is at its start: hundreds, often */
-	return keymap__init(&c->map, COMM_LEN, 700);
+	return keymap__init(&c->map, sizeof(struct comm_entry), 700);
 }
 
 void comm_cache__exit(struct comm_cache *c)
@@ -32,17 +38,24 @@ static void copy_name(char *dst, const char *comm, size_t len)
 	dst[len] = '\0';
 }
 
-int comm_cache__set(struct comm_cache *c, uint32_t tid, const char *comm, size_t len)
+static int set_since(struct comm_cache *c, uint32_t tid, const char *comm, size_t len,
+		     uint64_t since)
 {
-	char *name;
+	struct comm_entry *e;
 
 	if (!tid)
 		return 0;
-	name = keymap__insert(&c->map, tid, NULL);
-	if (!name)
+	e = keymap__insert(&c->map, tid, NULL);
+	if (!e)
 		return -ENOMEM;
-	copy_name(name, comm, len);
+	copy_name(e->name, comm, len);
+	e->since = since;
 	return 0;
+}
+
+int comm_cache__set(struct comm_cache *c, uint32_t tid, const char *comm, size_t len)
+{
+	return set_since(c, tid, comm, len, 0);
 }
 
 const char *comm_cache__find(const struct comm_cache *c, uint32_t tid)
@@ -80,23 +93,26 @@ const char *comm_cache__get(struct comm_cache *c, uint32_t pid, uint32_t tid)
 
 void comm_cache__record(struct comm_cache *c, const struct psc_record *rec)
 {
+	const struct comm_entry *child;
 	const char *parent;
 
 	if (rec->type == PERF_RECORD_COMM) {
-		comm_cache__set(c, rec->comm.tid, rec->comm.comm, strlen(rec->comm.comm));
+		set_since(c, rec->comm.tid, rec->comm.comm, strlen(rec->comm.comm), rec->sid.time);
 	} else if (rec->type == PERF_RECORD_FORK && rec->fork.tid && rec->fork.ptid) {
 		/*
 		 * A child is named as its parent until it execs; it may be gone before we look.
-		 * Unordered (--no-order) the child's COMM at its exec, written to the ring of the
-		 * CPU it ran on, may come before its FORK: a name already there is that one.
+		 * A name already there is a dead thread's whose tid was reused, replaced; except
+		 * that unordered (--no-order) the child's COMM at its exec, written to the ring of
+		 * the CPU it ran on, may come before its FORK: a name taken after the fork stays.
 		 */
 		parent = comm_cache__find(c, rec->fork.ptid);
-		if (parent && !comm_cache__find(c, rec->fork.tid)) {
+		child = keymap__find(&c->map, rec->fork.tid);
+		if (parent && (!child || child->since <= rec->fork.time)) {
 			char name[COMM_LEN];
 
 			/* the parent's name may move when the child's insert grows the table */
 			copy_name(name, parent, strlen(parent));
-			comm_cache__set(c, rec->fork.tid, name, strlen(name));
+			set_since(c, rec->fork.tid, name, strlen(name), rec->fork.time);
 		}
 	}
 }

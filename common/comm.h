@@ -20,7 +20,7 @@
  * adds or changes a name (set, record, get of a new tid, preload). Not thread-safe.
  */
 struct comm_cache {
-	struct keymap map; /* tid -> char[16] */
+	struct keymap map; /* tid -> struct comm_entry (comm.c): the name, and when it was taken */
 	char scratch[16]; /* a name read when no memory was left to remember it */
 };
 

@@ -61,12 +61,25 @@ static void t_records(void **state)
 	comm_cache__record(&c, &r);
 	assert_string_equal(comm_cache__get(&c, T2, T2), "a-very-long-com"); /* 15 bytes */
 	assert_string_equal(comm_cache__find(&c, T1), "bash");
-	/* unordered rings: the child's exec COMM read before its FORK keeps the exec's name */
+	/* unordered rings: the child's exec COMM (t=20) read before its FORK (t=10) stays */
 	r = comm_rec(T3 + 1, T3 + 1, "dd", true);
+	r.sid.time = 20;
 	comm_cache__record(&c, &r);
 	r = fork_rec(T3 + 1, T1, T3 + 1, T1);
+	r.fork.time = 10;
 	comm_cache__record(&c, &r);
 	assert_string_equal(comm_cache__find(&c, T3 + 1), "dd");
+	/* a reused tid: the dead thread's name (t=20) gives way to its new parent's (t=30) */
+	r = fork_rec(T3 + 1, T1, T3 + 1, T1);
+	r.fork.time = 30;
+	comm_cache__record(&c, &r);
+	assert_string_equal(comm_cache__find(&c, T3 + 1), "bash");
+	/* and so does a name read from /proc, which has no time */
+	assert_int_equal(comm_cache__set(&c, T3 + 2, "old", 3), 0);
+	r = fork_rec(T3 + 2, T1, T3 + 2, T1);
+	r.fork.time = 40;
+	comm_cache__record(&c, &r);
+	assert_string_equal(comm_cache__find(&c, T3 + 2), "bash");
 	/* the child of a parent never named stays unnamed (looked up in /proc when asked for) */
 	r = fork_rec(T3, 0x7ffff0ffu, T3, 0x7ffff0ffu);
 	comm_cache__record(&c, &r);
