@@ -47,7 +47,12 @@ struct prof_state {
 	struct prof_incomplete inc; /* what the last interval's footer counted */
 	/* prof__defer_output: events kept raw while the output waits for its reader at its bound */
 	struct rawq *backlog;
+	/* the attr that parses the COMM/FORK records queued in the backlog among the events */
+	const struct perf_event_attr *backlog_sideband;
 };
+
+/* The backlog's tag of a side-band record (thread names), kept in order among the events. */
+#define BACKLOG_SIDEBAND UINT16_MAX
 
 double prof__elapsed(const struct prof *p)
 {
@@ -176,6 +181,15 @@ static void backlog_format(struct prof *p, bool all)
 	int cpu;
 
 	while ((hdr = rawq__peek(q, &idx, &cpu))) {
+		if (idx == BACKLOG_SIDEBAND) {
+			struct psc_record rec;
+
+			/* a name taken after the events before it: taken now that they are text */
+			if (!psc_record__parse(hdr, p->state->backlog_sideband, &rec))
+				comm_cache__record(&p->state->comm, &rec);
+			rawq__pop(q);
+			continue;
+		}
 		ev = &p->events_arr[idx];
 		if (out__error(p->out))
 			p->out_unwritten++; /* said with the output's error */
@@ -207,7 +221,7 @@ int prof__defer_output(struct prof *p)
 	uint64_t text = max / TEXT_SHARE;
 	int i;
 
-	if (!p->out->nonblock || p->state->backlog || p->nr_events > UINT16_MAX)
+	if (!p->out->nonblock || p->state->backlog || p->nr_events >= BACKLOG_SIDEBAND)
 		return 0;
 	for (i = 0; i < p->nr_events; i++)
 		if (p->events_arr[i].evsel &&
@@ -257,13 +271,30 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
 	return ret;
 }
 
+/*
+ * Events waiting raw in the backlog are named when they become text: a COMM or FORK that came
+ * after them waits behind them (an exec must not rename the events its task had before). False
+ * when nothing waits, or the record cannot be queued: it is taken at once.
+ */
+static bool backlog_sideband(struct prof *p, struct psc_evsel *evsel, int cpu,
+			     const struct psc_record *rec)
+{
+	struct prof_state *st = p->state;
+
+	if (!st->backlog || !rawq__count(st->backlog) || !evsel ||
+	    (rec->type != PERF_RECORD_COMM && rec->type != PERF_RECORD_FORK))
+		return false;
+	if (!rawq__push(st->backlog, BACKLOG_SIDEBAND, cpu, rec->hdr))
+		return false;
+	st->backlog_sideband = psc_evsel__attr(evsel);
+	return true;
+}
+
 static int hook_record(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
 {
 	struct prof *p = ctx;
 
-	(void)evsel;
-	(void)cpu;
-	if (p->state->comm_ready)
+	if (p->state->comm_ready && !backlog_sideband(p, evsel, cpu, rec))
 		comm_cache__record(&p->state->comm, rec);
 	if (p->state->cc)
 		callchain__record(p->state->cc, rec);

@@ -9,7 +9,7 @@ P=${PERFSCOPE:?}
 L=${BUILD_ROOT:?}/tests/lines_prog
 N=200000 # getppid calls of a run (about 40 MiB of JSON, far past a 1 MiB queue)
 
-plan 8
+plan 10
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -68,5 +68,32 @@ late "--output-queue 256" 256
 check "--output-queue 256: nothing dropped" test "$(cat "$TMPD/dropped")" -eq 0
 check "--output-queue 256: times in order" \
 	awk -F'"time":' '/^\{/ { split($2, a, ","); if (a[1] + 0 < prev) bad++; prev = a[1] + 0 } END { exit bad > 0 }' "$TMPD/out"
+
+# 9-10: the reader is late while the traced task execs: the events it had before the exec keep the
+# name it had then (the exec's COMM waits in the queue behind them), the events after take the new
+cp "$L" "$TMPD/lp_after"
+rm -f "$TMPD/done"
+"$P" trace -e syscalls:sys_enter_getppid --format json --output-queue 64 -- python3 -c '
+import os, sys
+for _ in range(50000): os.getppid()
+os.execv(sys.argv[1], [sys.argv[1], "1000", "1001", sys.argv[2]])' "$TMPD/lp_after" "$TMPD/done" \
+	2>"$TMPD/err" | {
+	for ((i = 0; i < 2400; i++)); do
+		[ -e "$TMPD/done" ] && break
+		sleep 0.05
+	done
+	cat >"$TMPD/out"
+}
+rc=${PIPESTATUS[0]}
+names=$(sed -n 's/.*"comm":"\([^"]*\)","event":"syscalls:sys_enter_getppid".*/\1/p' "$TMPD/out" | uniq -c | awk '{ printf "%s %s, ", $2, $1 }')
+diag "exec while the reader is late: $names(exit $rc)"
+after=$(grep -c '"comm":"lp_after"' "$TMPD/out")
+lost=$(lost_in "$TMPD/err")
+check "exec while the reader is late: the 1000 calls after it are named lp_after ($after, $lost lost)" \
+	test "$after" -le 1000 -a $((after + lost)) -ge 1000
+names=$(sed 's/lp_after [0-9]*, $/lp_after 1000, /' <<<"$names")
+# (python3 may be a launcher script's exec: the script's own calls come first, under its name)
+check "exec while the reader is late: python3's calls before it, then lp_after's: $names" \
+	grep -qE '(^|, )python3 [0-9]+, lp_after 1000, $' <<<"$names"
 
 done_testing
