@@ -43,7 +43,7 @@ static const char *arg_kind(const char *arg, int has_arg, const char *type)
 		{ "PAGES", "pages" },	{ "PCT", "percent" }, { "F", "format" },
 		{ "FILE", "file" },	{ "DIR", "dir" },     { "PATH", "path" },
 		{ "T", "time" },	{ "HZ", "int" },      { "PERIOD", "int" },
-		{ "SIZE", "size" },	{ "EXPR", "expr" },
+		{ "SIZE", "size" },	{ "EXPR", "expr" },   { "MIB", "int" },
 	};
 
 	if (has_arg == no_argument)
