@@ -121,7 +121,7 @@ void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 }
 
 void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *start,
-			const struct mt_copy *end)
+			const struct pair_event *end)
 {
 	struct mt_detail *d = mt->dt;
 	struct mt_outlier *o;
@@ -132,9 +132,9 @@ void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *sta
 		return;
 	}
 	o = &d->pending[d->nr_pending];
-	/* copies of copies: re-pointed into themselves */
-	o->start = mt_copy__new(&start->s, start->ev_idx, start->cpu, start->key);
-	o->end = mt_copy__new(&end->s, end->ev_idx, end->cpu, end->key);
+	/* a copy of the start's copy (re-pointed into itself), and one of the end */
+	o->start = start ? mt_copy__new(&start->s, start->ev_idx, start->cpu, start->key) : NULL;
+	o->end = mt_copy__new(end->sample, end->idx, end->cpu, end->key);
 	if (!o->start || !o->end) {
 		free(o->start);
 		free(o->end);

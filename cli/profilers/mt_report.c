@@ -74,17 +74,14 @@ void mt_outlier(struct mt_link *lk, const struct pair_entry *start, const struct
 {
 	struct mt *mt = lk->mt;
 	struct prof *p = end->ctx;
-	struct mt_copy *ec;
 	char lat[32];
 
 	if (!end->sample)
 		return;
 	if (mt->detail) {
-		/* printed when the events after it are in (+N), with its context */
-		ec = mt_copy__new(end->sample, end->idx, end->cpu, end->key);
-		if (ec && d->copy)
-			mt_detail__outlier(p, mt, d->copy, ec);
-		free(ec);
+		/* printed when the events after it are in (+N), with its context; a copy that
+		 * could not be made is counted there */
+		mt_detail__outlier(p, mt, d->copy, end);
 		return;
 	}
 	if (p->json_fmt) {

@@ -198,8 +198,10 @@ int mt_detail__parse(struct prof *p, struct mt *mt, const char *arg);
 int mt_detail__init(struct prof *p, struct mt *mt);
 void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 		    const struct psc_sample *s, uint64_t key);
+/* Keeps copies of an outlier's start (a copy of its copy) and end, printed with the events around
+ * it later; one that cannot be copied is counted (nomem). */
 void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *start,
-			const struct mt_copy *end);
+			const struct pair_event *end);
 void mt_detail__flush(struct prof *p, struct mt *mt, bool all);
 void mt_detail__report(struct prof *p, struct mt *mt);
 void mt_detail__delete(struct mt_detail *d);

@@ -312,15 +312,41 @@ def options_of(prof):
     return [o for o in opts if o["name"] not in own] + list(prof["opts"])
 
 
+# What an option needs of the conformance line to run at all, so that the cover sees it running:
+# options it adds, options of the line it replaces (with their values), a command it ends with.
+NEEDS = {
+    ("profile", "bpf-stacks"): (["--bpf"], [], []),
+    ("profile", "count"): ([], ["-F"], []),
+    ("stat", "field-separator"): ([], ["--format"], []),
+    ("stat", "repeat"): ([], ["-i"], ["--", "true"]),
+}
+
+
+def without(args, opts):
+    """args less each option of opts and its value."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in opts:
+            skip = True
+        else:
+            out.append(a)
+    return out
+
+
 def build(prof, parts):
     """prof's conformance line with the options of parts ([(name, words)]) added; an -e given
     replaces the line's own."""
     base = base_args(prof)
+    tail = []
     if any(n == "event" for n, _ in parts):
         base = replace_events(base, [])
-    for _, words in parts:
-        base = base + words
-    return base
+    for name, words in parts:
+        add, drop, end = NEEDS.get((prof["name"], name), ([], [], []))
+        base = without(base, drop) + [w for w in add if w not in base] + words
+        tail = tail or end
+    return base + tail
 
 
 def combo_of(prof, parts, why=""):
