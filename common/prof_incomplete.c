@@ -1,4 +1,6 @@
 /* prof_incomplete: a summary's own note, inside its results, that events were lost. */
+#include <stdio.h>
+
 #include <perfscope/evlist.h>
 #include <perfscope/evsel.h>
 
@@ -46,8 +48,19 @@ static bool worst_event(struct prof *p, struct worst *w)
 	return nr > 1 && w->missing;
 }
 
+/* A share of missing events as a whole percent; a few of millions is "<1%", never "0%". */
+static const char *percent_text(double share, char *buf, size_t len)
+{
+	if (share * 100 < 0.5)
+		snprintf(buf, len, "<1%%");
+	else
+		snprintf(buf, len, "%.0f%%", share * 100);
+	return buf;
+}
+
 void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool final)
 {
+	char pct[8];
 	struct worst w;
 	bool has_worst;
 	struct session_stats st;
@@ -100,15 +113,17 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 		json__end_line(&p->json);
 		return;
 	}
-	out__printf(p->out, "incomplete: %.0f%% of the %s events missing (%llu lost", share * 100,
-		    final ? "run's" : "interval's", (unsigned long long)lost);
+	out__printf(p->out, "incomplete: %s of the %s events missing (%llu lost",
+		    percent_text(share, pct, sizeof(pct)), final ? "run's" : "interval's",
+		    (unsigned long long)lost);
 	if (final)
 		out__printf(p->out, ", %llu dropped by the kernel", (unsigned long long)kdropped);
 	out__printf(p->out, "): the results above count %llu of %llu", (unsigned long long)samples,
 		    (unsigned long long)(samples + missing));
 	if (has_worst)
-		out__printf(p->out, "; %s: %.0f%% missing (%llu of %llu)", w.name,
-			    100.0 * (double)w.missing / (double)(w.seen + w.missing),
+		out__printf(p->out, "; %s: %s missing (%llu of %llu)", w.name,
+			    percent_text((double)w.missing / (double)(w.seen + w.missing), pct,
+					 sizeof(pct)),
 			    (unsigned long long)w.missing,
 			    (unsigned long long)(w.seen + w.missing));
 	out__putc(p->out, '\n');
