@@ -61,12 +61,16 @@ static size_t lines_len(const char *p, size_t n)
 	return nl ? (size_t)(nl - p) + 1 : 0;
 }
 
-/* write_max for fd: PIPE_BUF on a pipe; elsewhere any size (a write there ends on a newline) */
+/*
+ * write_max for fd: PIPE_BUF on a pipe, and on a stream socket (a journal's or a supervisor's
+ * stdout, shared with the traced command too: small writes are what such a socket takes whole,
+ * in practice); elsewhere any size (a write there ends on a newline).
+ */
 static size_t write_max_of(int fd)
 {
 	struct stat st;
 
-	return !fstat(fd, &st) && S_ISFIFO(st.st_mode) ? PIPE_BUF : 0;
+	return !fstat(fd, &st) && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) ? PIPE_BUF : 0;
 }
 
 struct out *out__new(int fd, size_t bufsz)

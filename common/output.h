@@ -50,7 +50,7 @@ struct out {
 		      */
 	bool nonblock; /* out__watch: writes to fd never block (a pipe or a socket) */
 	bool sock; /* fd is a socket: written with send(MSG_DONTWAIT) */
-	size_t write_max; /* PIPE_BUF when fd is a pipe: the most one write(2) takes; 0: any */
+	size_t write_max; /* PIPE_BUF on a pipe or socket: the most one write(2) takes; 0: any */
 	bool async; /* out__attach: writes that would block are queued */
 	bool polling; /* the session polls fd for POLLOUT */
 	bool stopping; /* a stop came: waiting for the reader ends after STOP_GRACE_MS idle */

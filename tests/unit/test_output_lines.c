@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -97,6 +99,37 @@ static void test_pipe_gets_whole_lines(void **state)
 	close(p[1]);
 	close(efd);
 	free(rest);
+}
+
+/* Writes are cut at PIPE_BUF on a pipe and on a stream socket, both shareable with the traced
+ * command's own output; a file takes any size. */
+static void test_write_max_by_fd(void **state)
+{
+	int p[2], sv[2];
+	FILE *f = tmpfile();
+	struct out *o;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	o = out__new(p[1], 4096);
+	assert_non_null(o);
+	assert_int_equal(o->write_max, PIPE_BUF);
+	out__delete(o);
+	o = out__new(sv[1], 4096);
+	assert_non_null(o);
+	assert_int_equal(o->write_max, PIPE_BUF);
+	out__delete(o);
+	o = out__new(fileno(f), 4096);
+	assert_non_null(o);
+	assert_int_equal(o->write_max, 0);
+	out__delete(o);
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+	fclose(f);
 }
 
 /* A line longer than the buffer grows it and reaches the fd whole, with the lines around it. */
@@ -204,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pipe_gets_whole_lines),
+		cmocka_unit_test(test_write_max_by_fd),
 		cmocka_unit_test(test_long_line_whole),
 		cmocka_unit_test(test_flush_keeps_unfinished_line),
 		cmocka_unit_test(test_has_room),
