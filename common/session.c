@@ -1483,17 +1483,23 @@ static void on_target_exit(struct session *s)
 	s->stop = true;
 }
 
+/* SIGUSR1: the counts so far, and the profiler's own report, running or draining. */
+static void on_sigusr1(struct session *s)
+{
+	refresh_lost(s, NULL);
+	if (!s->opts.quiet_stats)
+		session__print_stats(s, stderr, false);
+	if (s->hooks.sigusr1)
+		s->hooks.sigusr1(s->hooks.ctx);
+}
+
 static void on_signal(struct session *s)
 {
 	struct signalfd_siginfo si;
 
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGUSR1) {
-			refresh_lost(s, NULL);
-			if (!s->opts.quiet_stats)
-				session__print_stats(s, stderr, false);
-			if (s->hooks.sigusr1)
-				s->hooks.sigusr1(s->hooks.ctx);
+			on_sigusr1(s);
 			continue;
 		}
 		/*
@@ -1550,8 +1556,10 @@ static void check_signals(struct session *s)
 		s->drain_said = true;
 	}
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGUSR1)
+		if (si.ssi_signo == SIGUSR1) {
+			on_sigusr1(s);
 			continue;
+		}
 		if (s->watch_is_command && s->pidfd >= 0)
 			target_forward_signal(s->opts.target, SIGKILL);
 		s->drain_cut = true;
