@@ -23,7 +23,7 @@
  * A thread does WORK million loop iterations, 5 calls deep (frame pointers), sampled by
  * cpu-clock every PERIOD_US (default 100: 10 kHz) with its kernel and user stacks:
  *   none  no event: the work alone
- *   bpf   bpf/stacks.bpf.c counts each sample by stack in the kernel (common/bpf_stacks.c); the
+ *   bpf   bpf/stacks.bpf.c counts each sample by stack in the kernel (common/bpf/bpf_stacks.c); the
  *         maps are read once at the end, as a profile is written
  *   ring  PERF_SAMPLE_TID|TIME|CALLCHAIN|PERIOD records into a 64-page ring, drained every
  *         10 ms by a second thread (records counted, not hashed: the floor of the ring path)

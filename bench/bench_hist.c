@@ -1,4 +1,5 @@
-/* Histogram costs: ns per insert, percentile error and memory of common/hist.c beside log2 buckets
+/* Histogram costs: ns per insert, percentile error and memory of common/stats/hist.c beside log2
+ * buckets
  * and a t-digest. */
 #include <errno.h>
 #include <math.h>
@@ -14,7 +15,7 @@
 /*
  * The same pre-generated values (so the random generator is not timed) go into three
  * structures:
- *  - common/hist.c, log-linear, 32 sub-buckets per power of two;
+ *  - common/stats/hist.c, log-linear, 32 sub-buckets per power of two;
  *  - log2 buckets as bcc and bpftrace keep them, a percentile read as its bucket's midpoint;
  *  - a merging t-digest (Dunning's, compression 100, the k2 size bound, a buffer of 500 values
  *    sorted into the centroids when full), the structure perf-prof's num-dist uses.

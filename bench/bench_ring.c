@@ -33,8 +33,8 @@
  *            any ring consumer pays (no library, no decoding)
  *   ring     libperfscope: psc_evlist, psc_ring read_init/next/consume/read_done, the evsel of
  *            each record by id, psc_record__parse_sample (typed decoding), no formatting
- *   session  common/session.c (what perfscope trace runs) with a hook that only counts; -o adds
- *            cross-CPU time order (the k-way merge of --order)
+ *   session  common/loop/session.c (what perfscope trace runs) with a hook that only counts;
+ *            -o adds cross-CPU time order (the k-way merge of --order)
  * All three sample IDENTIFIER|TID|TIME|CPU|RAW with CLOCK_MONOTONIC time and wake up every
  * quarter buffer, as perfscope trace does, so they differ only in the reading. -f applies a
  * kernel filter (comm == "NAME": only the benchmark's workload on a machine shared with others).

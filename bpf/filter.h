@@ -1,4 +1,5 @@
-/* filter: what bpf/filter.bpf.h and common/bpf_filter.c share: the filter's settings and counts. */
+/* filter: what bpf/filter.bpf.h and common/bpf/bpf_filter.c share: the filter's settings and
+ * counts. */
 #ifndef PERFSCOPE_BPF_FILTER_H
 #define PERFSCOPE_BPF_FILTER_H
 

@@ -1,4 +1,5 @@
-/* stacks: what bpf/stacks.bpf.c and common/bpf_stacks.c share: the counts map's key and value. */
+/* stacks: what bpf/stacks.bpf.c and common/bpf/bpf_stacks.c share: the counts map's key
+ * and value. */
 #ifndef PERFSCOPE_BPF_STACKS_H
 #define PERFSCOPE_BPF_STACKS_H
 
@@ -30,7 +31,7 @@ struct stacks_val {
 
 /*
  * What was not kept, counted by the program (its .bss): each is a sample, counted once per half
- * that it lost. Read by common/bpf_stacks.c and reported; nothing is dropped silently.
+ * that it lost. Read by common/bpf/bpf_stacks.c and reported; nothing is dropped silently.
  */
 struct stacks_drops {
 	__u64 samples; /* every sample the program saw */

@@ -1,4 +1,4 @@
-/* The table of perfscope subcommands; each is a `const struct profiler` (common/prof.h) in
+/* The table of perfscope subcommands; each is a `const struct profiler` (common/prof/prof.h) in
  * cli/profilers/<name>.c. */
 #ifndef PERFSCOPE_CLI_PROFILER_H
 #define PERFSCOPE_CLI_PROFILER_H

@@ -97,7 +97,7 @@ usable_cpus() { python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_g
 # rings: a task napping there is seen woken and switched in 10 times out of 10, in 3 runs out of 3.
 # Some VM kernels drop, silently, samples taken while a given vCPU idles (a Firecracker 6.18
 # guest's CPU 1, in most runs but not all: the wakeups are counted but never written, the
-# switch-ins from idle not even counted; see common/kdrop.h); a test that counts a napping task's
+# switch-ins from idle not even counted; see common/loop/kdrop.h); a test that counts a napping task's
 # wakeups pins it to a CPU printed here. Prints nothing when no CPU delivers them.
 idle_ok_cpu() {
 	local p=$1 w=$2 c n d good _

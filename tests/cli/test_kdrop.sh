@@ -1,5 +1,5 @@
 #!/bin/bash
-# CLI tests of the report of hits the kernel counted but dropped before its ring (common/kdrop.h).
+# CLI tests of the report of hits the kernel counted but dropped before its ring (common/loop/kdrop.h).
 # What holds on any CPU, in every run: the wakeups traced plus those reported dropped are all of
 # the napping program's wakeups, and multi-trace's JSON kernel_dropped is what its stderr reported.
 # On a CPU that drops the events taken while it idles (some VM kernels do, in most runs but not

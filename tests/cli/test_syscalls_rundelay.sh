@@ -75,7 +75,7 @@ RC=$?
 check "rundelay --filter: exit 0 (exit $RC)" test "$RC" -eq 0
 # Every wakeup is paired, lost (a loss on a loaded machine invalidates starts: counted as lost,
 # never paired) or dropped by the kernel before the ring (an idle CPU's timer wakeup on some VM
-# kernels, common/kdrop.h: JSON kernel_dropped). A drop of the wakeup or of its switch-in each
+# kernels, common/loop/kdrop.h: JSON kernel_dropped). A drop of the wakeup or of its switch-in each
 # leaves one nap unpaired; a switch-in dropped uncounted leaves its wakeup replaced or open. So
 # paired + lost <= 40 <= paired + lost + replaced + open + evicted + dropped, on any CPU. The 40
 # is a floor: on a loaded machine it is also preempted, and a preempted task's wait for the CPU is

@@ -459,7 +459,7 @@ DRAINING_RE = re.compile(rb"^perfscope [a-z-]*: stopping: delivering the events"
 
 def wait_stop(proc, errf):
     """After the SIGINT: "ended", or "cut" when it said it was delivering a long backlog read
-    before the stop (common/session.c) and a second SIGINT, DRAIN_GRACE later, ended it; "hang"
+    before the stop (common/loop/session.c) and a second SIGINT, DRAIN_GRACE later, ended it; "hang"
     when it is still there GUARD seconds after its last signal."""
     t = time.monotonic()
     said = None

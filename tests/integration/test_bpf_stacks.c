@@ -1,4 +1,5 @@
-/* Integration: CPU samples counted by stack in the kernel (common/bpf_stacks.c, bpf/stacks.bpf.c).
+/* Integration: CPU samples counted by stack in the kernel (common/bpf/bpf_stacks.c,
+ * bpf/stacks.bpf.c).
  */
 #include <errno.h>
 #include <setjmp.h>

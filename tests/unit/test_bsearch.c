@@ -1,4 +1,5 @@
-/* Unit tests of common/bsearch.h: edges, equal keys, struct members at an offset, and random arrays
+/* Unit tests of common/base/bsearch.h: edges, equal keys, struct members at an offset, and random
+ * arrays
  * against a linear scan. */
 #include <setjmp.h>
 #include <stdarg.h>

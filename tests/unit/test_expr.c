@@ -17,7 +17,7 @@
 #include "expr.h"
 #include "expr_internal.h"
 #include "ksyms.h"
-#include "syscalls.h"
+#include "syscall_names.h"
 #include "tp_formats.h"
 
 static void put16(uint8_t *p, uint16_t v)

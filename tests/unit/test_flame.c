@@ -1,4 +1,5 @@
-/* Unit tests of common/flame.c: folded stacks counted once each, collisions, the written file. */
+/* Unit tests of common/stackfiles/flame.c: folded stacks counted once each, collisions, the
+ * written file. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

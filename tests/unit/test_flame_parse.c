@@ -1,4 +1,5 @@
-/* Unit tests of common/flame_parse.c: folded files of any tool, blank and bad lines counted. */
+/* Unit tests of common/stackfiles/flame_parse.c: folded files of any tool, blank and bad lines
+ * counted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

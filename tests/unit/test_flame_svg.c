@@ -1,4 +1,5 @@
-/* Unit tests of common/flame_svg.c: what a write draws and leaves out, the kinds, escaping, errors.
+/* Unit tests of common/stackfiles/flame_svg.c: what a write draws and leaves out, the kinds,
+ * escaping, errors.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,4 +1,5 @@
-/* Unit tests of common/heatmap.c: bounded columns that keep every value, the SVG as valid XML. */
+/* Unit tests of common/stats/heatmap.c: bounded columns that keep every value, the SVG as valid
+ * XML. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
-/* Unit tests of common/hist.c: the layout, the percentile error bound, merges, text and JSON. */
+/* Unit tests of common/stats/hist.c: the layout, the percentile error bound, merges, text and
+ * JSON. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
-/* Unit tests of common/pprof.c: the profile's invariants (decoded back with protobuf-c) and go tool
+/* Unit tests of common/stackfiles/pprof.c: the profile's invariants (decoded back with protobuf-c)
+ * and go tool
  * pprof reading it. */
 #include <errno.h>
 #include <setjmp.h>

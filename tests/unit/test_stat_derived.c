@@ -1,4 +1,5 @@
-/* Unit tests of stat's derived figures (cli/profilers/stat_derived.c): perf stat's CPUs utilized,
+/* Unit tests of stat's derived figures (cli/profilers/stat/stat_derived.c): perf stat's CPUs
+ * utilized,
  * rates, IPC and miss ratios from counts this machine's missing PMU cannot give, the mean and
  * spread of repeated runs, and the sysfs topology reader (stat_topo.c) on a made-up tree. */
 #include <errno.h>

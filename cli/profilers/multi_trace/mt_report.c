@@ -10,7 +10,7 @@
 #include "expr.h"
 #include "heatmap.h"
 #include "sample_keep.h"
-#include "syscalls.h"
+#include "syscall_names.h"
 
 /* ---- copies and printing ---- */
 

@@ -1,7 +1,7 @@
 /* System call names by number (syscall_name() in expressions): x86_64's table. */
 #include <stddef.h>
 
-#include "syscalls.h"
+#include "syscall_names.h"
 
 #if defined(__x86_64__)
 /*

@@ -1,4 +1,5 @@
-/* multi-trace and its presets (syscalls, rundelay): -e groups paired by key over common/pair.h. */
+/* multi-trace and its presets (syscalls, rundelay): -e groups paired by key over
+ * common/pair/pair.h. */
 #ifndef PERFSCOPE_CLI_MULTI_TRACE_H
 #define PERFSCOPE_CLI_MULTI_TRACE_H
 

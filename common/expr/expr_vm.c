@@ -7,7 +7,7 @@
 
 #include "expr_internal.h"
 #include "ksyms.h"
-#include "syscalls.h"
+#include "syscall_names.h"
 
 #define VM_STACK 256
 

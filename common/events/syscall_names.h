@@ -1,6 +1,6 @@
 /* System call names by number, for syscall_name() in expressions. */
-#ifndef PERFSCOPE_COMMON_SYSCALLS_H
-#define PERFSCOPE_COMMON_SYSCALLS_H
+#ifndef PERFSCOPE_COMMON_SYSCALL_NAMES_H
+#define PERFSCOPE_COMMON_SYSCALL_NAMES_H
 
 #include <stdint.h>
 
