@@ -14,7 +14,7 @@
 #include "collectors/perf.h"
 #include "cpus.h"
 #include "expo.h"
-#include "log.h"
+#include "exporter_log.h"
 
 /*
  * usage: bench_exporter_collect [ITERATIONS]

@@ -27,7 +27,7 @@
 #include <zlib.h>
 
 #include "keymap.h"
-#include "log.h"
+#include "exporter_log.h"
 #include "webconfig.h"
 
 /*

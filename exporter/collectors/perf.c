@@ -19,7 +19,7 @@
 #include <perfscope/tracefs.h>
 
 #include "../expo.h"
-#include "../log.h"
+#include "../exporter_log.h"
 #include "namelist.h"
 
 #define HW(flag, metric, help, event, cfg)                                         \

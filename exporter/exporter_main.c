@@ -24,7 +24,7 @@
 #include "cpus.h"
 #include "expo.h"
 #include "http.h"
-#include "log.h"
+#include "exporter_log.h"
 #include "rlimit.h"
 #include "webconfig.h"
 

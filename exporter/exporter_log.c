@@ -1,6 +1,6 @@
 /* The exporter's log: "ts=... level=... msg=..." lines on stderr; one write(2) per line so threads
  * do not interleave. */
-#include "log.h"
+#include "exporter_log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
