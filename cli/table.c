@@ -78,7 +78,6 @@ static bool first_shared;
 static void shared_json(void *ctx, const char *name, int short_name, const char *arg, int has_arg,
 			bool listed)
 {
-	(void)ctx;
 	opt_json(name, short_name, arg, has_arg, has_arg == no_argument ? "flag" : "shared", listed,
 		 first_shared);
 	putchar('}');

@@ -78,8 +78,6 @@ static int read_rdpmc(const struct perf_event_mmap_page *pc, struct psc_counts *
 #ifdef HAVE_RDPMC
 	return psc_selfmon_read(pc, c, rdpmc, rdtsc);
 #else
-	(void)pc;
-	(void)c;
 	return -EOPNOTSUPP;
 #endif
 }

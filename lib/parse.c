@@ -490,7 +490,6 @@ static int check_value(struct parser *ps, enum attr_val kind, const char *v, siz
 				"bad character '%c' in ATTR '%s'; a name has no spaces, quotes or '\\'",
 				c, attr);
 	}
-	(void)kind;
 	return 0;
 }
 

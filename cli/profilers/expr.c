@@ -46,7 +46,6 @@ static int expr_event(struct prof *p, void *priv, struct prof_event *ev,
 	struct expr_error err;
 	int ret;
 
-	(void)attr;
 	prof__expr_opts(p, ev, &o);
 	/* perf-prof's 'help': the names an expression on this event may use */
 	if (!strcmp(x->text, "help") && !(ev->fmt && psc_tp_format__field(ev->fmt, "help"))) {

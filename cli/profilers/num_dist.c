@@ -79,7 +79,6 @@ static int nd_event(struct prof *p, void *priv, struct prof_event *ev,
 	const struct prof_attr_val *num = prof_event__attr(ev, "num");
 	const struct prof_attr_val *key = prof_event__attr(ev, "key");
 
-	(void)attr;
 	/* perf-prof's 'num-dist -e EVENT help': the names num= and key= may use */
 	if (p->opts.nr_positional == 1 && !strcmp(p->opts.positional[0], "help")) {
 		struct expr_opts o;
@@ -287,7 +286,6 @@ static int nd_print(struct prof *p, struct nd *nd, bool final)
 
 static int nd_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	(void)now_ns;
 	return nd_print(p, priv, false);
 }
 

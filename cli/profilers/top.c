@@ -115,7 +115,6 @@ static int top_event(struct prof *p, void *priv, struct prof_event *ev,
 										: ev->name;
 	int nr_by = 0, nr_add = 0;
 
-	(void)attr;
 	if (key && t->key_text && !p->opts.quiet && ev->idx == 0)
 		fprintf(stderr, "perfscope top: key=%s on %s overrides -k %s\n", key->value,
 			ev->name, t->key_text);
@@ -211,7 +210,6 @@ static int top_start(struct prof *p, void *priv)
 		c->title = c->title_buf;
 		c->width = w > 12 ? w : 12;
 	}
-	(void)p;
 	return 0;
 }
 
@@ -234,7 +232,6 @@ static int top_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu
 	struct top_row *r;
 	bool created;
 
-	(void)cpu;
 	if (expr__eval(te->key, raw, size, s, &v)) {
 		te->errors++;
 		return 0;
@@ -450,7 +447,6 @@ static int top_interval(struct prof *p, void *priv, uint64_t now_ns)
 	struct top *t = priv;
 	int ret = top_print(p, t, false);
 
-	(void)now_ns;
 	if (!ret && !t->cumulative) {
 		keymap__clear(&t->map);
 		t->cleared = true;

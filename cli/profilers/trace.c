@@ -42,7 +42,6 @@ static int trace_event(struct prof *p, void *priv, struct prof_event *ev,
 	char why[256];
 	int ret;
 
-	(void)attr;
 	ret = evprint_event__init(ev->priv, t->ep, ev->name, ev->fmt);
 	if (ev->fmt && ustr__fields(ev->fmt, NULL, 0) > 0)
 		t->us_any = true;

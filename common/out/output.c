@@ -479,7 +479,6 @@ static int on_fd(void *ctx, int fd, uint32_t revents)
 		out__flush(o);
 		return 0;
 	}
-	(void)fd;
 	if (out__drain(o))
 		return 1;
 	if (o->on_room && out__has_room(o))

@@ -150,16 +150,11 @@ static bool perf_reg(const struct psc_sample_regs *regs, int r, uint64_t *val)
 
 static pid_t next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
 {
-	(void)dwfl;
-	(void)dwfl_arg;
-	(void)thread_argp;
 	return 0; /* threads are asked for by tid (get_thread) */
 }
 
 static bool get_thread(Dwfl *dwfl, pid_t tid, void *dwfl_arg, void **thread_argp)
 {
-	(void)dwfl;
-	(void)tid;
 	*thread_argp = dwfl_arg;
 	return true;
 }

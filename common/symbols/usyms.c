@@ -351,7 +351,6 @@ static int keep_newer(struct usyms *u, struct proc *child, const struct umap *ol
 	for (size_t i = 0; i < nr && !err; i++)
 		if (old[i].time > t)
 			err = maps_insert(child, old[i].start, old[i].end, &old[i]);
-	(void)u;
 	return err;
 }
 

@@ -108,7 +108,6 @@ static int call_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	struct mt_link *lk = ctx;
 	struct mt_data *d = data;
 
-	(void)e;
 	d->size = lk->mt->call->cur_node;
 	d->call_key = lk->mt->call->cur_key;
 	if (!lk->mt->print_outliers || !ev->sample)
@@ -145,7 +144,6 @@ static void call_release(void *ctx, void *data)
 {
 	struct mt_data *d = data;
 
-	(void)ctx;
 	free(d->copy);
 	d->copy = NULL;
 }

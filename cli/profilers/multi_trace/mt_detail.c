@@ -86,7 +86,6 @@ int mt_detail__init(struct prof *p, struct mt *mt)
 {
 	struct mt_detail *d = detail_opts(mt);
 
-	(void)p;
 	if (!d)
 		return -ENOMEM;
 	d->ring = calloc(DETAIL_BACKLOG, sizeof(*d->ring));
@@ -99,7 +98,6 @@ void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 	struct mt_detail *d = mt->dt;
 	struct mt_copy *c;
 
-	(void)p;
 	if (!d->ring)
 		return;
 	c = mt_copy__new(s, ev_idx, cpu, key);
@@ -126,7 +124,6 @@ void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *sta
 	struct mt_detail *d = mt->dt;
 	struct mt_outlier *o;
 
-	(void)p;
 	if (d->nr_pending == DETAIL_PENDING) {
 		d->dropped++;
 		return;

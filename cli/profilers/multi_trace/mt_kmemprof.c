@@ -145,7 +145,6 @@ static void group_json(struct prof *p, struct mt_link *lk, const struct kmem_gro
 		else
 			json__null(&p->json);
 	}
-	(void)lk;
 }
 
 void mt_kmem__print(struct prof *p, struct mt_link *lk)

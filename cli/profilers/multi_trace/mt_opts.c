@@ -210,7 +210,6 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	const struct prof_attr_val *role = prof_event__attr(ev, "role");
 	int ret;
 
-	(void)attr;
 	me->group = event_group(p, ev);
 	if (me->group + 1 > mt->nr_groups)
 		mt->nr_groups = me->group + 1;

@@ -130,7 +130,6 @@ static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	struct mt_link *lk = ctx;
 	struct mt_data *d = data;
 
-	(void)e;
 	if (lk->kmem)
 		mt_kmem__alloc(ev->ctx, lk, d, ev);
 	if (!lk->mt->print_outliers || !ev->sample)
@@ -143,7 +142,6 @@ static void impl_release(void *ctx, void *data)
 {
 	struct mt_data *d = data;
 
-	(void)ctx;
 	free(d->copy);
 	d->copy = NULL;
 }
@@ -308,10 +306,6 @@ void mt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_
 	struct mt *mt = priv;
 	uint64_t barrier = mono_ns();
 
-	(void)p;
-	(void)ev;
-	(void)cpu;
-	(void)n;
 	mt->lost_windows++;
 	for (int l = 0; l < mt->nr_links; l++)
 		pair__lost(mt->links[l].pr, barrier);
@@ -342,7 +336,6 @@ int mt_interval(struct prof *p, void *priv, uint64_t now_ns)
 	struct tm tm;
 	char buf[32];
 
-	(void)now_ns;
 	if (!p->json_fmt && !mt->only_than) {
 		localtime_r(&t, &tm);
 		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);

@@ -194,8 +194,6 @@ bool mt_rundelay_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
 	struct mt_ev *me = ev->priv;
 	struct expr_val v;
 
-	(void)p;
-	(void)mt;
 	if (!me->pass)
 		return true;
 	if (expr__eval(me->pass, s->raw.data, s->raw.size, s, &v)) {

@@ -76,7 +76,6 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 		else
 			pf->period_used = (long)a->sample_period;
 	}
-	(void)p;
 	return 0;
 }
 
@@ -205,7 +204,6 @@ static int profile_sample(struct prof *p, void *priv, struct prof_event *ev, int
 	uint32_t nr;
 	struct stack_ent *e;
 
-	(void)ev;
 	/* symbolized at the report, when the process may be gone: its maps are read now */
 	callchain__see(prof__callchain(p), (pid_t)s->pid);
 	n = callchain__sample_ips(prof__callchain(p), s, &ips);
@@ -236,9 +234,6 @@ static void profile_lost(struct prof *p, void *priv, struct prof_event *ev, int 
 {
 	struct profile *pf = priv;
 
-	(void)p;
-	(void)ev;
-	(void)cpu;
 	pf->lost += n;
 }
 
@@ -329,7 +324,6 @@ static int profile_start(struct prof *p, void *priv)
 
 static int profile_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	(void)now_ns;
 	/* --than alone prints hot spots as they come; -i makes it judge per interval */
 	return profile_write(p, priv);
 }
@@ -415,7 +409,6 @@ static void profile_teardown(struct prof *p, void *priv)
 {
 	struct profile *pf = priv;
 
-	(void)p;
 	profile_free_stacks(pf);
 	keymap__exit(&pf->stacks);
 	profile_funcs_clear(pf);

@@ -226,7 +226,6 @@ static void describe(struct prof *p, struct profile *pf, char *buf, size_t len)
 			      ", user space only (the kernel may not be sampled by this user)");
 	if (pf->bpf)
 		snprintf(buf + n, len - (size_t)n, ", counted in the kernel (BPF)");
-	(void)p;
 }
 
 static void write_text(struct prof *p, struct profile *pf, struct out *o, double secs)

@@ -212,7 +212,6 @@ static int bt_event(struct prof *p, void *priv, struct prof_event *ev,
 	struct bt_ev *be = ev->priv;
 	int ret;
 
-	(void)attr;
 	be->stage = bt_stage(ev);
 	if (be->stage < 0)
 		return prof_usage(p, "blktrace reads block:block_getrq, block_rq_insert, "
@@ -273,7 +272,6 @@ static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	struct bt_data *d = data;
 	const struct bt_ctx *c = ev->ctx;
 
-	(void)e;
 	d->stage = c->stage;
 	d->first = c->first;
 	if (!bt->c.than || !ev->sample)
@@ -392,9 +390,6 @@ static int bt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 
 static void bt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
 {
-	(void)ev;
-	(void)cpu;
-	(void)n;
 	stage_core__lost(p, priv);
 }
 
@@ -415,8 +410,6 @@ static void text_label(struct prof *p, void *ctx, const struct stage_row *r, cha
 {
 	char name[64];
 
-	(void)p;
-	(void)ctx;
 	row_name(r->id, name, sizeof(name));
 	snprintf(buf, len, "  %s", name);
 }
@@ -442,7 +435,6 @@ static int bt_interval(struct prof *p, void *priv, uint64_t now_ns)
 	struct stage_table t;
 	char head[96];
 
-	(void)now_ns;
 	table(priv, &t, head, sizeof(head));
 	return stage_core__interval(p, priv, &t);
 }

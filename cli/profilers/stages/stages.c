@@ -209,14 +209,12 @@ void stage_release_copy(void *ctx, void *data)
 {
 	struct mt_copy **copy = data;
 
-	(void)ctx;
 	free(*copy);
 	*copy = NULL;
 }
 
 void stage_core__lost(struct prof *p, struct stage_core *c)
 {
-	(void)p;
 	c->lost_windows++;
 	pair__lost(c->pr, mono_ns()); /* a loss heard now happened before now */
 }

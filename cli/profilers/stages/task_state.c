@@ -217,7 +217,6 @@ static int ts_event(struct prof *p, void *priv, struct prof_event *ev,
 	char cond[2048];
 	int ret;
 
-	(void)attr;
 	te->kind = ts_kind(ev);
 	if (te->kind == TS_OTHER)
 		return prof_usage(p, "task-state reads sched:sched_switch and sched:sched_wakeup*, "
@@ -339,7 +338,6 @@ static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	struct ts_data *d = data;
 	const struct ts_ctx *c = ev->ctx;
 
-	(void)e;
 	d->row = c->row;
 	if (!ts->c.than || !ev->sample || !row_shown(ts, c->row))
 		return 0;
@@ -528,9 +526,6 @@ static int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 /* A loss: no state that began before it is measured (pair.h, lost windows). */
 static void ts_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
 {
-	(void)ev;
-	(void)cpu;
-	(void)n;
 	stage_core__lost(p, priv);
 }
 
@@ -571,7 +566,6 @@ static void json_row(struct prof *p, void *ctx, const struct stage_row *r)
 
 static void json_outcomes(struct prof *p, void *ctx)
 {
-	(void)ctx;
 	JSON_KEY(&p->json, "task_state");
 	json__str(&p->json, "outcomes");
 }
@@ -590,7 +584,6 @@ static int ts_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
 	struct stage_table t = table(priv);
 
-	(void)now_ns;
 	return stage_core__interval(p, priv, &t);
 }
 

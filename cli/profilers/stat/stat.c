@@ -420,7 +420,6 @@ static void print_interval(struct prof *p, struct stat_ctx *s)
 
 static int stat_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	(void)now_ns;
 	print_interval(p, priv);
 	return 0;
 }
@@ -477,7 +476,6 @@ static void stat_teardown(struct prof *p, void *priv)
 {
 	struct stat_ctx *s = priv;
 
-	(void)p;
 	for (int i = 0; i < s->nr_ev; i++)
 		free(s->ev[i].name);
 	free(s->ev);

@@ -162,7 +162,6 @@ static int trigger_sample(struct prof *p, void *priv, struct prof_event *ev, int
 	struct trigger *t = priv;
 	int unit;
 
-	(void)p;
 	if (tlat_set__sample(&t->lat, ev, cpu, s))
 		return 0;
 	if (cpu < 0 || cpu >= t->nr_cpus)
@@ -186,7 +185,6 @@ static int trigger_record(struct prof *p, void *priv, const struct psc_record *r
 {
 	struct trigger *t = priv;
 
-	(void)p;
 	if (!t->cc)
 		return 0;
 	if (rec->type == PERF_RECORD_EXIT) {
@@ -204,8 +202,6 @@ static void trigger_lost(struct prof *p, void *priv, struct prof_event *ev, int 
 {
 	struct trigger *t = priv;
 
-	(void)p;
-	(void)ev;
 	tlat_set__lost(&t->lat);
 	t->lost += n;
 	for (int u = 0; u < t->nr_units; u++)
@@ -218,7 +214,6 @@ static int trigger_stop_signal(struct prof *p, void *priv, int signo)
 	struct trigger *t = priv;
 	uint64_t now = trigger_now(CLOCK_MONOTONIC), end;
 
-	(void)p;
 	t->sched.stopping = true;
 	end = t->sched.win ? capsched__last_end(&t->sched) : 0;
 	if (!end)
@@ -245,7 +240,6 @@ static int trigger_sigusr1(struct prof *p, void *priv)
 {
 	struct trigger *t = priv;
 
-	(void)p;
 	summary(t, "so far: ");
 	return 0;
 }
@@ -261,7 +255,6 @@ static int trigger_report(struct prof *p, void *priv)
 {
 	struct trigger *t = priv;
 
-	(void)p;
 	for (int u = 0; t->sched.win && u < t->nr_units; u++)
 		trigger_finish(t, u, true);
 	capdir__enforce(t->dir, TRIGGER_CAP_PREFIX, t->max_disk, NULL, &t->ds);
@@ -279,7 +272,6 @@ static void trigger_teardown(struct prof *p, void *priv)
 {
 	struct trigger *t = priv;
 
-	(void)p;
 	for (int i = 0; i < t->nr_conds; i++)
 		cond__free(&t->conds[i]);
 	for (int u = 0; t->caps && u < t->nr_units; u++)

@@ -219,8 +219,6 @@ static void paired(void *ctx, const struct pair_entry *start, void *data,
 {
 	struct tlat *l = ctx;
 
-	(void)start;
-	(void)data;
 	l->pairs++;
 	if (delta > l->threshold_ns)
 		l->over++;

@@ -185,7 +185,6 @@ int trigger_interval(struct prof *p, void *priv, uint64_t now)
 	struct trigger *t = priv;
 	char when[40], un[32];
 
-	(void)now;
 	trigger_fmt_time(trigger_now(CLOCK_REALTIME), when, sizeof(when), p->json_fmt);
 	if (p->json_fmt) {
 		json__begin(&p->json, p->out);
