@@ -15,7 +15,7 @@ for f in "${SOURCE_ROOT:?}"/docs/man/*.[1-8]; do
 	PAGES+=("man${b##*.}/$b")
 done
 
-plan $((6 + 2 * ${#PAGES[@]}))
+plan $((9 + 2 * ${#PAGES[@]}))
 
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
@@ -51,6 +51,27 @@ for page in "${PAGES[@]}"; do
 		skip "man(1) is not installed"
 	fi
 done
+
+# perfscope.1 against the profiler table: a profiler added to the table and not to the manual
+# (its own page, its entry under PROFILERS, its name in SEE ALSO) fails here
+man_vs_table() { # prints what perfscope.1 lacks, by kind
+	"$P" help --table --format json | python3 -c '
+import json, os, re, sys
+src, page = sys.argv[1], open(sys.argv[1] + "/perfscope.1").read()
+profs = [json.loads(l)["name"] for l in sys.stdin if l.strip()]
+sec = lambda name: page.split(".SH " + name + "\n", 1)[1].split("\n.SH ", 1)[0]
+roff = lambda n: n.replace("-", "\\-")
+for kind, bad in (
+        ("page", [n for n in profs if not any(os.path.exists(f"{src}/perfscope-{n}.{s}") for s in "18")]),
+        ("PROFILERS", [n for n in profs if not re.search(r"^\.B " + re.escape(roff(n)) + "$", sec("PROFILERS"), re.M)]),
+        ("SEE ALSO", [n for n in profs if not re.search(r"^\.BR perfscope\\-" + re.escape(roff(n)) + r" \([18]\)", sec("SEE ALSO"), re.M)])):
+    print(kind + ":", " ".join(bad) if bad else "-", f"of {len(profs)}")' "${SOURCE_ROOT:?}/docs/man"
+}
+man_vs_table >"$dest/table.out" 2>&1
+sed 's/^/#   /' "$dest/table.out"
+check "every profiler of the table has its man page" grep -q '^page: - of' "$dest/table.out"
+check "perfscope.1 lists every profiler of the table under PROFILERS" grep -q '^PROFILERS: - of' "$dest/table.out"
+check "perfscope.1's SEE ALSO names every profiler's page" grep -q '^SEE ALSO: - of' "$dest/table.out"
 
 # Every long option stat's help mentions is documented in perfscope-stat.1
 missing=
