@@ -97,7 +97,12 @@ void comm_cache__record(struct comm_cache *c, const struct psc_record *rec)
 	const char *parent;
 
 	if (rec->type == PERF_RECORD_COMM) {
-		set_since(c, rec->comm.tid, rec->comm.comm, strlen(rec->comm.comm), rec->sid.time);
+		/* unordered rings: a task that migrated between two execs may have its older COMM
+		 * read last; a name only moves forward in time */
+		child = keymap__find(&c->map, rec->comm.tid);
+		if (!child || !rec->sid.time || child->since <= rec->sid.time)
+			set_since(c, rec->comm.tid, rec->comm.comm, strlen(rec->comm.comm),
+				  rec->sid.time);
 	} else if (rec->type == PERF_RECORD_FORK && rec->fork.tid && rec->fork.ptid) {
 		/*
 		 * A child is named as its parent until it execs; it may be gone before we look.

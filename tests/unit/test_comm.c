@@ -74,6 +74,14 @@ static void t_records(void **state)
 	r.fork.time = 30;
 	comm_cache__record(&c, &r);
 	assert_string_equal(comm_cache__find(&c, T3 + 1), "bash");
+	/* two execs read in the wrong order (the task moved between CPUs): the later name stays */
+	r = comm_rec(T3 + 1, T3 + 1, "dd", true);
+	r.sid.time = 50;
+	comm_cache__record(&c, &r);
+	r = comm_rec(T3 + 1, T3 + 1, "sh", true);
+	r.sid.time = 45;
+	comm_cache__record(&c, &r);
+	assert_string_equal(comm_cache__find(&c, T3 + 1), "dd");
 	/* and so does a name read from /proc, which has no time */
 	assert_int_equal(comm_cache__set(&c, T3 + 2, "old", 3), 0);
 	r = fork_rec(T3 + 2, T1, T3 + 2, T1);
