@@ -13,6 +13,7 @@
 
 #include <perfscope/probe.h>
 
+#include "callchain.h"
 #include "clock.h"
 #include "duration.h"
 #include "keymap.h"
@@ -278,7 +279,7 @@ static uint64_t field(const struct psc_tp_field *f, const struct psc_sample *s)
 	return v;
 }
 
-#define MAX_FRAMES 512
+#define MAX_FRAMES CALLCHAIN_MAX_FRAMES
 
 /*
  * The stack at an allocator's entry, with its direct caller: a frame-pointer unwind there starts

@@ -16,7 +16,7 @@
 #include "symcache.h"
 #include "unwind.h"
 
-#define MAX_FRAMES 256
+#define MAX_FRAMES CALLCHAIN_MAX_FRAMES
 
 /* Processes that exited: their maps are dropped a round later (see callchain__round_end). */
 struct pid_list {

@@ -20,6 +20,9 @@
  */
 struct callchain;
 
+/* The most frames of one stack any engine or profiler keeps (kernel and user parts together). */
+#define CALLCHAIN_MAX_FRAMES 512
+
 /*
  * prof names the profiler in the messages it prints on stderr ("perfscope PROF: ..."): the first
  * problem met symbolizing (e.g. kernel addresses hidden), and callchain__print_stats. prof is

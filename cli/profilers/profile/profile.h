@@ -12,7 +12,7 @@
 #include "keymap.h"
 #include "prof.h"
 
-#define MAX_FRAMES 512
+#define MAX_FRAMES CALLCHAIN_MAX_FRAMES
 
 enum pf_format { PF_TEXT, PF_FOLDED, PF_JSON, PF_SVG, PF_PPROF };
 extern const char *const profile_format_names[]; /* by enum pf_format */

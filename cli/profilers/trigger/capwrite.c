@@ -7,10 +7,11 @@
 #include <unistd.h>
 
 #include "capwrite.h"
+#include "callchain.h"
 #include "flame_svg.h"
 #include "pprof.h"
 
-#define MAX_FRAMES 512
+#define MAX_FRAMES CALLCHAIN_MAX_FRAMES
 
 struct to_pprof {
 	struct pprof *pp;
