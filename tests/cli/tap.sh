@@ -80,7 +80,9 @@ run_ready_to() {
 }
 # wait_running ERRFILE [PID [SECS]]: waits until ERRFILE (the stderr of a perfscope run with -v)
 # holds its "running (" line: its events are on. A hang guard of SECS (default 60, x3 under ASan)
-# only; fails when it runs out or PID ends first.
+# only; fails when it runs out or PID ends first. ERRFILE must not hold an earlier run's lines: the
+# shell truncates a reused file only once the new process has forked, so the old running line can
+# be read first (remove it before starting, or use a new file).
 wait_running() {
 	local err=$1 pid=${2:-} secs=${3:-60} i
 	case ${B_SANITIZE:-} in *address*) secs=$((secs * 3)) ;; esac

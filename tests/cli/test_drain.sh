@@ -32,6 +32,8 @@ lost_in() { sed -n 's/.*: [0-9]* events, \([0-9]*\) lost$/\1/p' "$1" | awk '{ n 
 drain() {
 	local d=$1 n=$2 seen lost rc
 	shift 2
+	# not the last run's files: its running line would be taken for this one's (wait_running)
+	rm -f "$TMPD/out" "$TMPD/err"
 	"$P" trace -v -e "syscalls:sys_enter_getppid/comm==\"$COMM\"/" "$@" >"$TMPD/out" 2>"$TMPD/err" &
 	PS=$!
 	if ! wait_running "$TMPD/err" "$PS"; then
