@@ -290,12 +290,6 @@ static int engines_new(struct engines *e)
 	struct pair_opts po = { .impl = &run_delay, .ctx = e };
 	int err;
 
-	e->wakeup = (struct tp_event){ .sys = "sched",
-				       .name = "sched_wakeup",
-				       .full = "sched:sched_wakeup" };
-	e->sw = (struct tp_event){ .sys = "sched",
-				   .name = "sched_switch",
-				   .full = "sched:sched_switch" };
 	if ((err = keymap__init(&e->tids, 0, 0)) || (err = comm_cache__init(&e->comm)))
 		return err;
 	/* no profiler name: the callchain prints nothing itself (callchain__problem) */
@@ -315,16 +309,16 @@ static int engines_new(struct engines *e)
  */
 static int command_end(struct launch *cmd)
 {
-	int status;
+	int status, r;
 
 	if (cmd->pid <= 0 || cmd->go_fd >= 0) /* never started, or never released */
 		return -1;
-	if (launch_wait(cmd, &status, 0) == 0) {
+	r = launch_wait(cmd, &status, 0);
+	if (r == 0) {
 		launch_kill(cmd, SIGTERM);
-		if (launch_wait(cmd, &status, 1) != 1)
-			return -1;
+		r = launch_wait(cmd, &status, 1);
 	}
-	return wait_status_to_exit_code(status);
+	return r == 1 ? wait_status_to_exit_code(status) : -1;
 }
 
 static void engines_delete(struct engines *e)
@@ -383,7 +377,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct engines e = { .lines_left = 10, .cmd = { .go_fd = -1, .err_fd = -1 } };
+	struct engines e = {
+		.wakeup = { .sys = "sched", .name = "sched_wakeup", .full = "sched:sched_wakeup" },
+		.sw = { .sys = "sched", .name = "sched_switch", .full = "sched:sched_switch" },
+		.lines_left = 10,
+		.cmd = { .go_fd = -1, .err_fd = -1 }, /* launch_release: nothing to release */
+	};
 	const char *folded_path = NULL;
 	struct psc_evlist *evlist = NULL;
 	struct session *s = NULL;
