@@ -13,6 +13,7 @@
 
 #include "caret.h"
 #include "namelist.h"
+#include "options.h"
 #include "rlimit.h"
 #include "target.h"
 

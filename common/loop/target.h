@@ -7,11 +7,13 @@
 #include <stddef.h>
 
 #include "launch.h"
-#include "options.h"
 
+/* The skeleton's options (common/prof/options.h): only target_setup reads them. */
+struct cli_opts;
 struct psc_evlist;
 struct psc_cpumap;
 struct psc_threadmap;
+struct psc_parse_error;
 
 struct target {
 	struct psc_cpumap *cpus;

@@ -25,7 +25,7 @@ struct pid_list {
 };
 
 struct callchain {
-	const char *prof; /* for messages: "perfscope PROF: ..." */
+	const char *prof; /* for messages: "perfscope PROF: ..."; NULL: none printed */
 	struct symcache *sc;
 	bool problem_said;
 	bool hold_exits; /* callchain__hold_exits */
@@ -184,15 +184,30 @@ void callchain__exits_done(struct callchain *cc)
 	rotate_exits(cc);
 }
 
+const char *callchain__problem(struct callchain *cc)
+{
+	return symcache__problem(cc->sc);
+}
+
+/* "perfscope PROF: " before a line, or "perfscope: " for a caller that gave no name */
+static void print_prefix(const struct callchain *cc, FILE *f)
+{
+	if (cc->prof)
+		fprintf(f, "perfscope %s: ", cc->prof);
+	else
+		fputs("perfscope: ", f);
+}
+
 void callchain__print_stats(struct callchain *cc, FILE *f)
 {
 	struct symcache_stats st;
 
 	symcache__stats(cc->sc, &st);
+	print_prefix(cc, f);
 	fprintf(f,
-		"perfscope %s: symbols: %zu processes and %zu binaries held, %zu kernel "
+		"symbols: %zu processes and %zu binaries held, %zu kernel "
 		"symbols; %llu of %llu frame lookups answered from the cache, %llu unknown\n",
-		cc->prof, st.procs, st.dsos, st.ksyms, (unsigned long long)st.hits,
+		st.procs, st.dsos, st.ksyms, (unsigned long long)st.hits,
 		(unsigned long long)st.lookups, (unsigned long long)st.unknown);
 }
 
@@ -266,7 +281,8 @@ static int resolve(struct callchain *cc, const struct psc_sample *s)
 	}
 
 	if (!cc->problem_said && (problem = symcache__problem(cc->sc))) {
-		fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
+		if (cc->prof) /* else the caller asks callchain__problem */
+			fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
 		cc->problem_said = true;
 	}
 	return n;
@@ -400,7 +416,8 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 
 	err = symcache__resolve(cc->sc, pid, lookup, kernel, &sym);
 	if (!cc->problem_said && (problem = symcache__problem(cc->sc))) {
-		fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
+		if (cc->prof) /* else the caller asks callchain__problem */
+			fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
 		cc->problem_said = true;
 	}
 	*f = (struct cc_frame){
@@ -517,8 +534,9 @@ void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet)
 	if (quiet && !trunc)
 		return;
 	user = st.stacks - st.stops[UNWIND_NO_USER];
-	fprintf(f, "perfscope %s: DWARF unwinding: %llu user stacks, %llu complete, %llu truncated",
-		cc->prof, (unsigned long long)user, (unsigned long long)st.stops[UNWIND_COMPLETE],
+	print_prefix(cc, f);
+	fprintf(f, "DWARF unwinding: %llu user stacks, %llu complete, %llu truncated",
+		(unsigned long long)user, (unsigned long long)st.stops[UNWIND_COMPLETE],
 		(unsigned long long)trunc);
 	for (int i = 0; i < UNWIND_NR_STOPS; i++) {
 		if (i == UNWIND_COMPLETE || i == UNWIND_NO_USER || !st.stops[i])
@@ -540,11 +558,13 @@ void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet)
 		sym.stacks ? (double)sym.ns / 1e3 / (double)sym.stacks : 0,
 		(unsigned long long)st.frames, (unsigned long long)st.procs_seen,
 		(unsigned long long)st.dwfls, (unsigned long long)st.reports);
-	if (st.stops[UNWIND_STACK_SHORT])
+	if (st.stops[UNWIND_STACK_SHORT]) {
+		print_prefix(cc, f);
 		fprintf(f,
-			"perfscope %s: %llu stacks were deeper than the stack copied per sample; a "
+			"%llu stacks were deeper than the stack copied per sample; a "
 			"larger SIZE (--call-graph dwarf,SIZE, at most %d) reaches further\n",
-			cc->prof, (unsigned long long)st.stops[UNWIND_STACK_SHORT], 65528);
+			(unsigned long long)st.stops[UNWIND_STACK_SHORT], 65528);
+	}
 }
 
 void callchain__unwind_json(struct callchain *cc, struct json *j)

@@ -26,7 +26,8 @@ struct callchain;
 /*
  * prof names the profiler in the messages it prints on stderr ("perfscope PROF: ..."): the first
  * problem met symbolizing (e.g. kernel addresses hidden), and callchain__print_stats. prof is
- * kept, not copied. NULL + errno.
+ * kept, not copied. prof NULL (a program using the engine alone): nothing is printed on its own;
+ * the caller asks callchain__problem and prints what it wants. NULL + errno.
  */
 struct callchain *callchain__new(const char *prof);
 void callchain__delete(struct callchain *cc);
@@ -34,6 +35,11 @@ void callchain__delete(struct callchain *cc);
 void callchain__record(struct callchain *cc, const struct psc_record *rec);
 /* After each round of reading: drops the maps of processes that exited a round ago. */
 void callchain__round_end(struct callchain *cc);
+/*
+ * The first problem met symbolizing, for people ("kernel addresses are hidden ..."), or NULL:
+ * what callchain__new(prof) prints once on stderr, for a caller that gave no prof.
+ */
+const char *callchain__problem(struct callchain *cc);
 /* "perfscope PROF: symbols: ..." (processes and binaries held, cache hits) for -v. */
 void callchain__print_stats(struct callchain *cc, FILE *f);
 /* One line per frame, innermost first: "\t    ffffffff81234567 func+0x1a (module)". */
