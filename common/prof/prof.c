@@ -24,36 +24,6 @@
 #include "rawq.h"
 #include "session.h"
 
-/* The engine's own state, beside what struct prof shows the hooks. */
-struct prof_state {
-	struct comm_cache comm;
-	bool comm_ready;
-	struct callchain *cc;
-	struct flame *flame; /* --flame-graph */
-	char *flame_path; /* FILE.folded */
-	FILE *flame_file; /* opened before the run: an unwritable FILE is said at once */
-	char fold[8192];
-	/* --usage-self: its timer, and the CPU time and clock at the last line */
-	int usage_fd;
-	uint64_t usage_user_ns, usage_sys_ns;
-	uint64_t usage_at;
-	/* --sampling-limit: per CPU, the second being counted and the events in it */
-	uint64_t *limit_sec;
-	uint64_t *limit_nr;
-	int limit_cpus;
-	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
-	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
-	const char *typed; /* the -e text before that */
-	struct prof_incomplete inc; /* what the last interval's footer counted */
-	/* prof__defer_output: events kept raw while the output waits for its reader at its bound */
-	struct rawq *backlog;
-	/* the attr that parses the COMM/FORK records queued in the backlog among the events */
-	const struct perf_event_attr *backlog_sideband;
-};
-
-/* The backlog's tag of a side-band record (thread names), kept in order among the events. */
-#define BACKLOG_SIDEBAND UINT16_MAX
-
 double prof__elapsed(const struct prof *p)
 {
 	return p->start_ns ? (double)(mono_ns() - p->start_ns) / 1e9 : 0;
@@ -135,110 +105,6 @@ static void count_stack(struct prof *p, const struct psc_sample *s)
 		p->flame_dropped++;
 }
 
-/* ---- the raw backlog (prof__defer_output) ---- */
-
-/* The text queue's share of --output-queue when events wait raw: the rest holds them raw. */
-#define TEXT_SHARE 8
-/*
- * --output-queue's default when events wait raw. A reader one second late meets about a second
- * of events: 2 M getppid calls here make up to 920,000 of them in that second, 80 bytes each
- * raw (bench/README.md), so 64 MiB dropped some and 192 MiB none. Memory only a late reader uses.
- */
-#define DEFER_QUEUE_DEFAULT (192ull << 20)
-
-static uint64_t defer_queue_bytes(const struct prof *p)
-{
-	return p->opts.output_queue_mib ? (uint64_t)p->opts.output_queue_mib << 20
-					: DEFER_QUEUE_DEFAULT;
-}
-
-/* An event the output could not take: counted by event, said at the end (report_dropped). */
-static void out_drop(struct prof *p, struct prof_event *ev, uint64_t n)
-{
-	ev->out_dropped += n;
-	p->out_dropped += n;
-}
-
-/*
- * Events formatted from the backlog at a time (about 1 MiB of JSON): the rings must not wait
- * behind the whole text queue's worth; POLLOUT or the next round goes on.
- */
-#define BACKLOG_BATCH 4096
-
-/*
- * Formats what waits raw, oldest first, while the output has room, a batch at a time (all:
- * until none is left, the output detached and waiting for its reader). After an output error
- * the rest is dropped.
- */
-static void backlog_format(struct prof *p, bool all)
-{
-	unsigned int n = 0;
-	struct rawq *q = p->state->backlog;
-	const struct perf_event_header *hdr;
-	struct psc_sample s;
-	struct prof_event *ev;
-	uint16_t idx;
-	int cpu;
-
-	while ((hdr = rawq__peek(q, &idx, &cpu))) {
-		if (idx == BACKLOG_SIDEBAND) {
-			struct psc_record rec;
-
-			/* a name taken after the events before it: taken now that they are text */
-			if (!psc_record__parse(hdr, p->state->backlog_sideband, &rec))
-				comm_cache__record(&p->state->comm, &rec);
-			rawq__pop(q);
-			continue;
-		}
-		ev = &p->events_arr[idx];
-		if (out__error(p->out))
-			p->out_unwritten++; /* said with the output's error */
-		else if (!all && (!out__has_room(p->out) || ++n > BACKLOG_BATCH))
-			break;
-		else if (!psc_record__parse_sample(hdr, psc_evsel__attr(ev->evsel), &s))
-			p->decl->sample(p, p->priv, ev, cpu, &s);
-		rawq__pop(q);
-	}
-}
-
-/* The reader took some of the queue: what waits raw becomes text. */
-static void backlog_on_room(void *ctx)
-{
-	struct prof *p = ctx;
-
-	backlog_format(p, false);
-	out__flush(p->out);
-}
-
-/* Events with stacks are not deferred: their symbols must be looked up while the process lives. */
-#define DEFER_NOT                                                                 \
-	(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | \
-	 PERF_SAMPLE_BRANCH_STACK)
-
-int prof__defer_output(struct prof *p)
-{
-	uint64_t max = defer_queue_bytes(p);
-	uint64_t text = max / TEXT_SHARE;
-	int i;
-
-	if (!p->out->nonblock || p->state->backlog || p->nr_events >= BACKLOG_SIDEBAND)
-		return 0;
-	for (i = 0; i < p->nr_events; i++)
-		if (p->events_arr[i].evsel &&
-		    (psc_evsel__attr(p->events_arr[i].evsel)->sample_type & DEFER_NOT))
-			return 0;
-	/* room for a few buffers of text (out__has_room keeps two free), so that the backlog is
-	 * formatted while the reader takes the rest */
-	if (text < 4 * p->out->cap)
-		text = 4 * p->out->cap;
-	p->state->backlog = rawq__new(max > text ? max - text : p->out->cap);
-	if (!p->state->backlog)
-		return -errno;
-	p->out->queue_max = text;
-	out__on_room(p->out, backlog_on_room, p);
-	return 0;
-}
-
 static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
 {
 	struct prof *p = ctx;
@@ -260,7 +126,7 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
 	if (p->state->backlog && (rawq__count(p->state->backlog) || !out__has_room(p->out))) {
 		/* the reader is behind: kept raw, in order, formatted when it takes the text */
 		if (!rawq__push(p->state->backlog, (uint16_t)ev->idx, cpu, rec->hdr))
-			out_drop(p, ev, 1);
+			prof_out_drop(p, ev, 1);
 	} else if (p->decl->sample) {
 		ret = p->decl->sample(p, p->priv, ev, cpu, &rec->sample);
 	}
@@ -276,25 +142,11 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
  * after them waits behind them (an exec must not rename the events its task had before). False
  * when nothing waits, or the record cannot be queued: it is taken at once.
  */
-static bool backlog_sideband(struct prof *p, struct psc_evsel *evsel, int cpu,
-			     const struct psc_record *rec)
-{
-	struct prof_state *st = p->state;
-
-	if (!st->backlog || !rawq__count(st->backlog) || !evsel ||
-	    (rec->type != PERF_RECORD_COMM && rec->type != PERF_RECORD_FORK))
-		return false;
-	if (!rawq__push(st->backlog, BACKLOG_SIDEBAND, cpu, rec->hdr))
-		return false;
-	st->backlog_sideband = psc_evsel__attr(evsel);
-	return true;
-}
-
 static int hook_record(void *ctx, struct psc_evsel *evsel, int cpu, const struct psc_record *rec)
 {
 	struct prof *p = ctx;
 
-	if (p->state->comm_ready && !backlog_sideband(p, evsel, cpu, rec))
+	if (p->state->comm_ready && !prof_backlog_sideband(p, evsel, cpu, rec))
 		comm_cache__record(&p->state->comm, rec);
 	if (p->state->cc)
 		callchain__record(p->state->cc, rec);
@@ -317,7 +169,7 @@ static int hook_round_end(void *ctx)
 	if (p->state->cc)
 		callchain__round_end(p->state->cc);
 	if (p->state->backlog)
-		backlog_format(p, false);
+		prof_backlog_format(p, false);
 	return out__flush(p->out) ? 1 : 0;
 }
 
@@ -699,210 +551,6 @@ static int start_session(struct prof *p)
 	return 0;
 }
 
-/* ---- --usage-self ---- */
-
-static uint64_t tv_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000ull;
-}
-
-/* perfscope's own CPU use since the last line, as perf-prof's --usage-self prints it. */
-static int on_usage_timer(void *ctx, int fd, uint32_t revents)
-{
-	struct prof *p = ctx;
-	struct prof_state *st = p->state;
-	struct rusage ru;
-	uint64_t ticks, now = mono_ns(), user, sys, wall;
-
-	if (revents == SESSION_FD_END)
-		return 0;
-	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) ||
-	    getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	user = tv_ns(&ru.ru_utime);
-	sys = tv_ns(&ru.ru_stime);
-	wall = now - st->usage_at;
-	if (wall)
-		fprintf(stderr,
-			"perfscope %s: own CPU use in the last %llu ms: %.2f%% user, %.2f%% sys "
-			"(of one CPU), %ld KiB resident at most\n",
-			p->name, (unsigned long long)(wall / 1000000),
-			100.0 * (double)(user - st->usage_user_ns) / (double)wall,
-			100.0 * (double)(sys - st->usage_sys_ns) / (double)wall,
-			ru.ru_maxrss);
-	st->usage_user_ns = user;
-	st->usage_sys_ns = sys;
-	st->usage_at = now;
-	return 0;
-}
-
-static int start_usage_self(struct prof *p)
-{
-	struct prof_state *st = p->state;
-	uint64_t ns = (uint64_t)p->opts.usage_self_ms * 1000000ull;
-	struct itimerspec its = {
-		.it_value = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) },
-		.it_interval = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) },
-	};
-	struct rusage ru;
-
-	if (st->usage_fd < 0) { /* a run again (-r) keeps the timer, in its new session */
-		st->usage_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (st->usage_fd < 0 || timerfd_settime(st->usage_fd, 0, &its, NULL))
-			return -errno;
-		if (!getrusage(RUSAGE_SELF, &ru)) {
-			st->usage_user_ns = tv_ns(&ru.ru_utime);
-			st->usage_sys_ns = tv_ns(&ru.ru_stime);
-		}
-		st->usage_at = mono_ns();
-	}
-	return session__add_fd(p->session, st->usage_fd, EPOLLIN, on_usage_timer, p);
-}
-
-int prof__add_fd(struct prof *p, int fd, uint32_t epoll_events,
-		 int (*cb)(void *ctx, int fd, uint32_t revents), void *ctx)
-{
-	return session__add_fd(p->session, fd, epoll_events, cb, ctx);
-}
-
-int prof__enable_cpu(struct prof *p, int cpu, bool on)
-{
-	return session__enable_cpu(p->session, cpu, on);
-}
-
-/* ---- the end ---- */
-
-static uint64_t total_lost(const struct prof *p)
-{
-	struct session_stats st;
-
-	session__stats(p->session, &st);
-	return st.lost + st.lost_records * !st.lost;
-}
-
-uint64_t prof__kernel_dropped(const struct prof *p)
-{
-	struct session_stats st;
-
-	if (!p->session)
-		return 0;
-	session__stats(p->session, &st);
-	return st.kernel_dropped;
-}
-
-/* --flame-graph: the folded stacks into FILE.folded. 1 when they could not be written. */
-static int write_flame(struct prof *p)
-{
-	struct prof_state *st = p->state;
-	int err;
-
-	if (!st->flame || !st->flame_file)
-		return 0;
-	err = flame__write_file(st->flame, st->flame_file);
-	st->flame_file = NULL; /* closed */
-	if (err) {
-		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
-			p->name, st->flame_path, strerror(-err));
-		return 1;
-	}
-	if (!p->opts.quiet)
-		fprintf(stderr, "perfscope %s: %llu stacks (%zu distinct) folded into %s\n", p->name,
-			(unsigned long long)flame__nr_samples(st->flame),
-			flame__nr_stacks(st->flame), st->flame_path);
-	if (p->flame_dropped)
-		fprintf(stderr, "perfscope %s: %llu stacks left out of %s: out of memory\n",
-			p->name, (unsigned long long)p->flame_dropped, st->flame_path);
-	return 0;
-}
-
-/* Events dropped because the output queue and the raw backlog were full: by event, with why. */
-static void report_dropped(struct prof *p)
-{
-	uint64_t max = defer_queue_bytes(p);
-	int i;
-
-	if (p->out_unwritten)
-		fprintf(stderr,
-			"perfscope %s: %llu events that waited raw for the reader were not written\n",
-			p->name, (unsigned long long)p->out_unwritten);
-	if (!p->out_dropped)
-		return;
-	for (i = 0; i < p->nr_events; i++)
-		if (p->events_arr[i].out_dropped)
-			fprintf(stderr,
-				"perfscope %s: %s: %llu events dropped: the output queue was full "
-				"(%llu MiB waiting for %s to read); raise it with --output-queue MIB\n",
-				p->name, p->events_arr[i].name,
-				(unsigned long long)p->events_arr[i].out_dropped,
-				(unsigned long long)(max >> 20), p->out->name ? p->out->name : "the output");
-}
-
-static void report_stats(struct prof *p)
-{
-	if (!(p->decl->needs & PROF_RINGS))
-		return;
-	if (!p->opts.quiet || total_lost(p) || prof__kernel_dropped(p))
-		session__print_stats(p->session, stderr, false);
-	prof_expr__report(p);
-	if (p->limited)
-		fprintf(stderr,
-			"perfscope %s: %llu events dropped by --sampling-limit %lu (per second and "
-			"CPU)\n",
-			p->name, (unsigned long long)p->limited, p->opts.sampling_limit);
-	if (p->state->cc)
-		callchain__print_unwind(p->state->cc, stderr, p->opts.quiet);
-	if (p->state->cc && p->opts.verbose)
-		callchain__print_stats(p->state->cc, stderr);
-	report_dropped(p);
-	if (p->opts.verbose)
-		out__print_stats(p->out, stderr, p->name);
-	if (p->opts.verbose && p->state->backlog && rawq__peak(p->state->backlog))
-		fprintf(stderr,
-			"perfscope %s: output: events waited raw for the reader: at most %.1f MiB, "
-			"%llu events (bound %.1f MiB)\n",
-			p->name, (double)rawq__peak(p->state->backlog) / (1 << 20),
-			(unsigned long long)rawq__peak_count(p->state->backlog),
-			(double)rawq__max(p->state->backlog) / (1 << 20));
-}
-
-/* What happened to the output, on stderr; 1 when the results were not written. */
-static int report_output(struct prof *p)
-{
-	int err = out__error(p->out);
-	const char *to = p->out->name;
-
-	if (!err)
-		return 0;
-	if (err == -EPIPE) {
-		fprintf(stderr, "perfscope %s: %s was closed; stopped\n", p->name, to);
-		return 0; /* a reader that left (| head) is no failure */
-	}
-	if (err == -EINTR) {
-		fprintf(stderr,
-			"perfscope %s: stopped while %s was not being read; %llu bytes of output "
-			"were not written\n",
-			p->name, to, (unsigned long long)p->out->dropped);
-		/* streamed events are shown as they come; a report at the end is the result */
-		return p->decl->report ? 1 : 0;
-	}
-	fprintf(stderr, "perfscope %s: writing to %s failed: %s; stopped\n", p->name, to,
-		strerror(-err));
-	return 1;
-}
-
-/* A command killed by the stop signals (Ctrl-C reaches the whole process group): no more runs. */
-static bool stopped_by_user(const struct prof *p)
-{
-	int code = session__command_exit(p->session);
-
-	return session__end(p->session) != SESSION_COMMAND || code == 128 + SIGINT ||
-	       code == 128 + SIGTERM;
-}
-
-/*
- * One run of the session, and the report after the last one. *again: the profiler asked for
- * more runs (p->repeat) and this one ended as a run should (its command exited by itself).
- */
 static int run(struct prof *p, bool *again)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_pipe;
@@ -916,7 +564,7 @@ static int run(struct prof *p, bool *again)
 		callchain__preload(p->state->cc, p->target.threads);
 	else if (p->state->cc && p->target.per_cpu && !p->run_idx)
 		callchain__preload(p->state->cc, NULL); /* the processes already running */
-	if (p->opts.usage_self_ms && (err = start_usage_self(p))) {
+	if (p->opts.usage_self_ms && (err = prof_start_usage_self(p))) {
 		fprintf(stderr, "perfscope %s: --usage-self: %s\n", p->name, strerror(-err));
 		return 1;
 	}
@@ -938,7 +586,7 @@ static int run(struct prof *p, bool *again)
 	err = session__run(p->session);
 	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (p->state->backlog)
-		backlog_format(p, true); /* after the queue: the output waits for its reader now */
+		prof_backlog_format(p, true); /* after the queue: the output waits for its reader now */
 	out__flush(p->out);
 	if (err > 0)
 		return err; /* the command could not be run; already said */
@@ -947,7 +595,7 @@ static int run(struct prof *p, bool *again)
 	if (ret < 0)
 		err = ret;
 	if (!err && !ret && p->run_idx + 1 < p->repeat && !out__error(p->out) &&
-	    !stopped_by_user(p)) {
+	    !prof_stopped_by_user(p)) {
 		*again = true;
 		return 0;
 	}
@@ -956,9 +604,9 @@ static int run(struct prof *p, bool *again)
 	else if (p->decl->report)
 		prof_incomplete__note(p, &p->state->inc, true);
 	out__flush(p->out);
-	report_stats(p);
-	ret = report_output(p);
-	if (write_flame(p) && !ret)
+	prof_report_stats(p);
+	ret = prof_report_output(p);
+	if (prof_write_flame(p) && !ret)
 		ret = 1;
 	if (session__end(p->session) == SESSION_PROCESS && !p->opts.quiet)
 		fprintf(stderr, "perfscope %s: the %s followed exited; stopped\n", p->name,
@@ -1083,3 +731,4 @@ out:
 	free(p.priv);
 	return ret;
 }
+

@@ -1,4 +1,4 @@
-/* The profiler engine's own parts, shared by prof.c, prof_events.c, prof_opts.c, prof_help.c. */
+/* The profiler engine's own parts, shared by prof*.c. */
 #ifndef PERFSCOPE_COMMON_PROF_INTERNAL_H
 #define PERFSCOPE_COMMON_PROF_INTERNAL_H
 
@@ -55,5 +55,67 @@ bool prof_expr__pass(struct prof_event *ev, const struct psc_sample *s);
 void prof_expr__report(struct prof *p);
 void prof_expr__free(struct prof *p);
 
+
+
+#include <stdio.h>
+
+#include "callchain.h"
+#include "comm.h"
+#include "flame.h"
+#include "prof_embed.h"
+#include "rawq.h"
+
+/* The engine's own state, beside what struct prof shows the hooks. */
+struct prof_state {
+	struct comm_cache comm;
+	bool comm_ready;
+	struct callchain *cc;
+	struct flame *flame; /* --flame-graph */
+	char *flame_path; /* FILE.folded */
+	FILE *flame_file; /* opened before the run: an unwritable FILE is said at once */
+	char fold[8192];
+	/* --usage-self: its timer, and the CPU time and clock at the last line */
+	int usage_fd;
+	uint64_t usage_user_ns, usage_sys_ns;
+	uint64_t usage_at;
+	/* --sampling-limit: per CPU, the second being counted and the events in it */
+	uint64_t *limit_sec;
+	uint64_t *limit_nr;
+	int limit_cpus;
+	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
+	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
+	const char *typed; /* the -e text before that */
+	struct prof_incomplete inc; /* what the last interval's footer counted */
+	/* prof__defer_output: events kept raw while the output waits for its reader at its bound */
+	struct rawq *backlog;
+	/* the attr that parses the COMM/FORK records queued in the backlog among the events */
+	const struct perf_event_attr *backlog_sideband;
+};
+
+/* The backlog's tag of a side-band record (thread names), kept in order among the events. */
+#define BACKLOG_SIDEBAND UINT16_MAX
+
+
+/* prof_backlog.c: the raw backlog of a late reader's events (prof__defer_output) */
+uint64_t prof_defer_queue_bytes(const struct prof *p);
+/* An event the output could not take: counted by event, said at the end. */
+void prof_out_drop(struct prof *p, struct prof_event *ev, uint64_t n);
+/* Formats what waits raw while the output has room (all: everything, at the end). */
+void prof_backlog_format(struct prof *p, bool all);
+/* A COMM/FORK queued behind the events waiting raw; false: take it now. */
+bool prof_backlog_sideband(struct prof *p, struct psc_evsel *evsel, int cpu,
+			   const struct psc_record *rec);
+
+/* prof_report.c: the end of a run */
+uint64_t prof_total_lost(const struct prof *p);
+int prof_write_flame(struct prof *p);
+void prof_report_stats(struct prof *p);
+/* What happened to the output, on stderr; 1 when the results were not written. */
+int prof_report_output(struct prof *p);
+/* The run ended by a stop signal (its command killed by one too): no more runs (-r). */
+bool prof_stopped_by_user(const struct prof *p);
+
+/* prof_usage.c: --usage-self's timer */
+int prof_start_usage_self(struct prof *p);
 
 #endif
