@@ -315,8 +315,14 @@ static int command_end(struct launch *cmd)
 		return -1;
 	r = launch_wait(cmd, &status, 0);
 	if (r == 0) {
+		/* asked for 2 s, then insisted on: one that ignores SIGTERM must not hang us */
 		launch_kill(cmd, SIGTERM);
-		r = launch_wait(cmd, &status, 1);
+		for (int i = 0; i < 200 && (r = launch_wait(cmd, &status, 0)) == 0; i++)
+			usleep(10000);
+		if (r == 0) {
+			launch_kill(cmd, SIGKILL);
+			r = launch_wait(cmd, &status, 1);
+		}
 	}
 	return r == 1 ? wait_status_to_exit_code(status) : -1;
 }

@@ -112,12 +112,17 @@ void comm_cache__record(struct comm_cache *c, const struct psc_record *rec)
 		 */
 		parent = comm_cache__find(c, rec->fork.ptid);
 		child = keymap__find(&c->map, rec->fork.tid);
-		if (parent && (!child || child->since <= rec->fork.time)) {
+		if (child && child->since > rec->fork.time)
+			return;
+		if (parent) {
 			char name[COMM_LEN];
 
 			/* the parent's name may move when the child's insert grows the table */
 			copy_name(name, parent, strlen(parent));
 			set_since(c, rec->fork.tid, name, strlen(name), rec->fork.time);
+		} else if (child) {
+			/* a parent never named: the dead thread's name goes, /proc is asked instead */
+			keymap__remove(&c->map, rec->fork.tid);
 		}
 	}
 }

@@ -89,9 +89,14 @@ int prof__defer_output(struct prof *p)
 
 	if (!p->out->nonblock || p->state->backlog || p->nr_events >= BACKLOG_SIDEBAND)
 		return 0;
+	/*
+	 * Not with stacks (above), nor with a filter run here (the kernel refused it): it is run as
+	 * the event comes, and may read a thread's name (comm_get) that the backlog holds back.
+	 */
 	for (i = 0; i < p->nr_events; i++)
-		if (p->events_arr[i].evsel &&
-		    (psc_evsel__attr(p->events_arr[i].evsel)->sample_type & DEFER_NOT))
+		if (p->events_arr[i].filter ||
+		    (p->events_arr[i].evsel &&
+		     (psc_evsel__attr(p->events_arr[i].evsel)->sample_type & DEFER_NOT)))
 			return 0;
 	/* room for a few buffers of text (out__has_room keeps two free), so that the backlog is
 	 * formatted while the reader takes the rest */

@@ -9,7 +9,7 @@ P=${PERFSCOPE:?}
 L=${BUILD_ROOT:?}/tests/lines_prog
 N=200000 # getppid calls of a run (about 40 MiB of JSON, far past a 1 MiB queue)
 
-plan 10
+plan 11
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -73,7 +73,7 @@ check "--output-queue 256: times in order" \
 # name it had then (the exec's COMM waits in the queue behind them), the events after take the new
 cp "$L" "$TMPD/lp_after"
 rm -f "$TMPD/done"
-"$P" trace -e syscalls:sys_enter_getppid --format json --output-queue 64 -- python3 -c '
+"$P" trace -v -e syscalls:sys_enter_getppid --format json --output-queue 64 -- python3 -c '
 import os, sys
 for _ in range(50000): os.getppid()
 os.execv(sys.argv[1], [sys.argv[1], "1000", "1001", sys.argv[2]])' "$TMPD/lp_after" "$TMPD/done" \
@@ -92,6 +92,8 @@ lost=$(lost_in "$TMPD/err")
 check "exec while the reader is late: the 1000 calls after it are named lp_after ($after, $lost lost)" \
 	test "$after" -le 1000 -a $((after + lost)) -ge 1000
 names=$(sed 's/lp_after [0-9]*, $/lp_after 1000, /' <<<"$names")
+check "exec while the reader is late: events did wait raw (-v's backlog line)" \
+	grep -q '^perfscope trace: output: events waited raw for the reader: at most' "$TMPD/err"
 # (python3 may be a launcher script's exec: the script's own calls come first, under its name)
 check "exec while the reader is late: python3's calls before it, then lp_after's: $names" \
 	grep -qE '(^|, )python3 [0-9]+, lp_after 1000, $' <<<"$names"

@@ -342,10 +342,13 @@ def build(prof, parts):
     tail = []
     if any(n == "event" for n, _ in parts):
         base = replace_events(base, [])
-    for name, words in parts:
+    # what the options need is taken from the line first, so that no option of the pair is lost
+    for name, _ in parts:
         add, drop, end = NEEDS.get((prof["name"], name), ([], [], []))
-        base = without(base, drop) + [w for w in add if w not in base] + words
+        base = without(base, drop) + [w for w in add if w not in base]
         tail = tail or end
+    for _, words in parts:
+        base = base + words
     return base + tail
 
 
@@ -630,20 +633,19 @@ def main():
         # round-robin over the profilers, so that a budget cut spreads evenly
         order = [c for group in itertools.zip_longest(*sampled) for c in group if c]
 
-        never_ran = []
+        never_ran = set()
 
         def one(combo):
             verdict, desc, detail = run(combo, ctx)
             tap.line(verdict, desc, detail)
             parts = getattr(combo, "parts", [])
-            if verdict == "rejected" and len(parts) > 1:
+            if verdict == "rejected" and len(parts) == 1:
+                # an option this line cannot carry: said, not hidden
+                never_ran.add(combo.prof + " " + " ".join(parts[0][1]))
+            elif verdict == "rejected" and len(parts) > 1:
                 # each option alone, so that a rejected pair hides none of them
                 for part in parts:
-                    alone = combo_of(combo.pobj, [part], "alone: ")
-                    v, d, det = run(alone, ctx)
-                    tap.line(v, d, det)
-                    if v == "rejected":  # an option this line cannot carry: said, not hidden
-                        never_ran.append(combo.prof + " " + " ".join(part[1]))
+                    one(combo_of(combo.pobj, [part], "alone: "))
 
         with ThreadPoolExecutor(JOBS) as pool:
             list(pool.map(one, runs))

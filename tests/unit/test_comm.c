@@ -82,6 +82,11 @@ static void t_records(void **state)
 	r.sid.time = 45;
 	comm_cache__record(&c, &r);
 	assert_string_equal(comm_cache__find(&c, T3 + 1), "dd");
+	/* a reused tid whose new parent was never named: the dead thread's name is forgotten */
+	r = fork_rec(T3 + 1, 0x7ffff0feu, T3 + 1, 0x7ffff0feu);
+	r.fork.time = 60;
+	comm_cache__record(&c, &r);
+	assert_null(comm_cache__find(&c, T3 + 1));
 	/* and so does a name read from /proc, which has no time */
 	assert_int_equal(comm_cache__set(&c, T3 + 2, "old", 3), 0);
 	r = fork_rec(T3 + 2, T1, T3 + 2, T1);
