@@ -1,6 +1,7 @@
 /* Event generator for trace tests and benchmarks: exactly N getppid() calls or pipe ping-pongs, at
  * a set rate. */
 #include <errno.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 #include <unistd.h>
 
 /*
- * usage: gen_events [-r RATE] [-j THREADS] getppid N
+ * usage: gen_events [-r RATE] [-j THREADS] [-c CPU] getppid N
  *        gen_events [-r RATE] pingpong N
  *
  * getppid: each of THREADS threads makes exactly N getppid() system calls (N * THREADS in all,
@@ -20,6 +21,8 @@
  * they share a CPU (sched:sched_switch), exactly 2N write() and 2N read() calls.
  * RATE: calls (round trips) per second per thread, 0 = as fast as possible. The pacing works in
  * 1 ms slices, so rates up to millions per second keep their average.
+ * CPU: moves to that CPU first, after its exec: its COMM record and its events are then written
+ * to different CPUs' rings when it was started elsewhere (taskset -c 0 gen_events -c 1 ...).
  * Built with frame pointers and named, non-inlined functions so stack tests can look for
  * gen_call_getppid / gen_loop / main in user stacks.
  */
@@ -176,20 +179,21 @@ static int run_pingpong(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gen_events [-r RATE] [-j THREADS] getppid N\n"
+	fprintf(stderr, "usage: gen_events [-r RATE] [-j THREADS] [-c CPU] getppid N\n"
 			"       gen_events [-r RATE] pingpong N\n"
 			"  -r RATE     calls (round trips) per second per thread; 0 = flat out\n"
 			"  -j THREADS  getppid threads (each makes N calls)\n"
+			"  -c CPU      move to CPU first (after the exec that named it)\n"
 			"  -q          no summary on stderr\n");
 }
 
 int main(int argc, char **argv)
 {
-	int opt, threads = 1, quiet = 0, ret;
+	int opt, threads = 1, quiet = 0, cpu = -1, ret;
 	double t0, dt;
 	char *end;
 
-	while ((opt = getopt(argc, argv, "r:j:qh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:j:c:qh")) != -1) {
 		switch (opt) {
 		case 'r':
 			rate = strtol(optarg, &end, 10);
@@ -202,6 +206,13 @@ int main(int argc, char **argv)
 			threads = (int)strtol(optarg, &end, 10);
 			if (*end || threads < 1 || threads > 1024) {
 				fprintf(stderr, "gen_events: bad thread count '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'c':
+			cpu = (int)strtol(optarg, &end, 10);
+			if (*end || cpu < 0 || cpu >= CPU_SETSIZE) {
+				fprintf(stderr, "gen_events: bad CPU '%s'\n", optarg);
 				return 2;
 			}
 			break;
@@ -224,6 +235,17 @@ int main(int argc, char **argv)
 	if (*end || count < 0) {
 		fprintf(stderr, "gen_events: bad count '%s'\n", argv[optind + 1]);
 		return 2;
+	}
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		/* sched_setaffinity returns once the task runs there */
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "gen_events: CPU %d: %s\n", cpu, strerror(errno));
+			return 1;
+		}
 	}
 	t0 = now_s();
 	if (!strcmp(argv[optind], "getppid")) {

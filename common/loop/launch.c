@@ -158,6 +158,24 @@ int launch_wait(struct launch *l, int *status, int block)
 	return 1;
 }
 
+int launch_exited(const struct launch *l, int *status)
+{
+	siginfo_t si = { 0 };
+
+	if (l->pid <= 0)
+		return -ECHILD;
+	while (waitid(P_PID, (id_t)l->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (si.si_pid != l->pid)
+		return 0;
+	if (si.si_code == CLD_EXITED)
+		*status = W_EXITCODE(si.si_status, 0);
+	else
+		*status = si.si_status | (si.si_code == CLD_DUMPED ? WCOREFLAG : 0);
+	return 1;
+}
+
 int launch_kill(struct launch *l, int sig)
 {
 	if (l->pid <= 0)

@@ -47,6 +47,13 @@ int launch_exec_exit_code(const struct launch *l);
  */
 int launch_wait(struct launch *l, int *status, int block);
 
+/*
+ * Like a non-blocking launch_wait, but the child stays a zombie, to be reaped by launch_wait:
+ * until then /proc/PID/comm still names it. 1 + *status when it has exited, 0 when not yet,
+ * -errno on error.
+ */
+int launch_exited(const struct launch *l, int *status);
+
 /* Sends sig to the child when it is still ours to signal. Returns 0 or -errno. */
 int launch_kill(struct launch *l, int sig);
 

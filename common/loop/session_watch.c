@@ -259,7 +259,12 @@ void session_on_target_exit(struct session *s)
 	int status;
 
 	if (s->watch_is_command) {
-		if (target_reap(t, &status) > 0)
+		/*
+		 * Reaped only once its events are delivered (session_finish_command): a sample read
+		 * after its exit whose COMM is in another CPU's ring, not yet read (unordered),
+		 * still finds its name in /proc.
+		 */
+		if (target_exited(t, &status) > 0)
 			s->command_exit = wait_status_to_exit_code(status);
 		else
 			return; /* not really gone yet */
@@ -399,8 +404,12 @@ void session_finish_command(struct session *s)
 {
 	int status;
 
-	if (!s->opts.target || s->command_exit >= 0)
+	if (!s->opts.target)
 		return;
+	if (s->command_exit >= 0) {
+		target_reap(s->opts.target, &status); /* the zombie session_on_target_exit left */
+		return;
+	}
 	if (target_stop_command(s->opts.target, &status) > 0)
 		s->command_exit = wait_status_to_exit_code(status);
 }

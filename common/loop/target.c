@@ -367,6 +367,13 @@ int target_reap(struct target *t, int *status)
 	return launch_wait(&t->launch, status, 0) > 0 ? 1 : 0;
 }
 
+int target_exited(struct target *t, int *status)
+{
+	if (!t->launched)
+		return 0;
+	return launch_exited(&t->launch, status) > 0 ? 1 : 0;
+}
+
 int target_wait(struct target *t, int *status)
 {
 	if (!t->launched)

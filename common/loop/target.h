@@ -61,6 +61,8 @@ int target_start(struct target *t, struct psc_evlist *evlist, const char *prof);
 
 /* For the session: 1 + *status when the command has exited, 0 when not (or no command). */
 int target_reap(struct target *t, int *status);
+/* target_reap that leaves the command a zombie, its name still in /proc, until reaped. */
+int target_exited(struct target *t, int *status);
 /* Blocking wait for the command; 1 + *status, or 0 when there is none. */
 int target_wait(struct target *t, int *status);
 void target_forward_signal(struct target *t, int sig);
