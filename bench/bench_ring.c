@@ -289,7 +289,7 @@ static int run_session(int id, size_t pages, const char *name, bool order, uint6
 		       uint64_t *lost)
 {
 	struct psc_evlist *evlist = lib_evlist(id, pages, name, true);
-	PSC_OPTS(session_opts, so, .order = order, .prof = "bench_ring", .quiet_stats = true);
+	PSC_OPTS(session_opts, so, .order = order, .quiet_stats = true);
 	const struct session_hooks hooks = { .ctx = events, .sample = count_sample };
 	struct session_stats st;
 	struct session *s;

@@ -43,15 +43,15 @@ static const char *ring_name(char *buf, size_t len, int cpu, int tid)
 	return buf;
 }
 
-void kdrop__print(FILE *f, const char *prof, const char *event, int cpu, int tid, uint64_t n)
+void kdrop__say(const struct say *to, const char *event, int cpu, int tid, uint64_t n)
 {
 	char where[32];
 
-	fprintf(f,
-		"perfscope %s: %s: the kernel counted %llu hits on %s that never reached the ring, "
+	say(to,
+		"%s: the kernel counted %llu hits on %s that never reached the ring, "
 		"and reported no loss: dropped silently by the kernel (seen on VMs whose idle CPU "
-		"drops the samples taken while it idles); results miss them\n",
-		prof, event, (unsigned long long)n, ring_name(where, sizeof(where), cpu, tid));
+		"drops the samples taken while it idles); results miss them",
+		event, (unsigned long long)n, ring_name(where, sizeof(where), cpu, tid));
 }
 
 bool kdrop__clock_applies(const struct perf_event_attr *attr, int nr_bpf)
@@ -91,15 +91,14 @@ uint64_t kdrop__clock_shortfall(uint64_t counted_ns, uint64_t period_ns, uint64_
 	return missing - n;
 }
 
-void kdrop__print_clock(FILE *f, const char *prof, const char *event, int cpu, int tid,
-			uint64_t n)
+void kdrop__say_clock(const struct say *to, const char *event, int cpu, int tid, uint64_t n)
 {
 	char where[32];
 
-	fprintf(f,
-		"perfscope %s: %s: the kernel counted the time of about %llu more samples on %s "
+	say(to,
+		"%s: the kernel counted the time of about %llu more samples on %s "
 		"than reached the ring, and reported no loss: not sampled or dropped silently by "
 		"the kernel (seen on VMs whose idle CPU drops the samples taken while it idles, and "
-		"timers held off for long); results miss that time\n",
-		prof, event, (unsigned long long)n, ring_name(where, sizeof(where), cpu, tid));
+		"timers held off for long); results miss that time",
+		event, (unsigned long long)n, ring_name(where, sizeof(where), cpu, tid));
 }

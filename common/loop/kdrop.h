@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "say.h"
+
 #include <linux/perf_event.h>
 
 /*
@@ -39,13 +41,12 @@ bool kdrop__weighs(const char *event);
 uint64_t kdrop__shortfall(uint64_t counted, uint64_t seen, uint64_t lost);
 
 /*
- * "PROF: EVENT: the kernel counted N hits on cpu C that never reached the ring ..." with what it
+ * Says "EVENT: the kernel counted N hits on cpu C that never reached the ring ..." with what it
  * means; cpu < 0 for a ring of a thread (tid).
  */
-void kdrop__print(FILE *f, const char *prof, const char *event, int cpu, int tid, uint64_t n);
+void kdrop__say(const struct say *to, const char *event, int cpu, int tid, uint64_t n);
 /* The same for a clock: n samples' worth of time. */
-void kdrop__print_clock(FILE *f, const char *prof, const char *event, int cpu, int tid,
-			uint64_t n);
+void kdrop__say_clock(const struct say *to, const char *event, int cpu, int tid, uint64_t n);
 
 /*
  * The clocks (cpu-clock, task-clock) sampled by time: their count is nanoseconds and each sample

@@ -43,12 +43,11 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	memcpy(&s->opts, opts, opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts));
 	if (hooks)
 		s->hooks = *hooks;
+	s->say = (struct say){ s->hooks.say, s->hooks.ctx };
 	if (!s->opts.slack_ns)
 		s->opts.slack_ns = DEFAULT_SLACK_NS;
 	if (s->opts.poll_ms <= 0)
 		s->opts.poll_ms = DEFAULT_POLL_MS;
-	if (!s->opts.prof)
-		s->opts.prof = "session";
 	s->evlist = evlist;
 	s->epfd = s->sigfd = s->intfd = s->durfd = s->pidfd = -1;
 	s->command_exit = -1;
@@ -514,19 +513,22 @@ int session__run(struct session *s)
 	if (err)
 		return err;
 	if (s->opts.target) {
-		err = target_start(s->opts.target, s->evlist, s->opts.prof);
-		if (err)
-			return err; /* already reported; 127/126 or 1 */
+		err = target_start(s->opts.target, s->evlist);
+		if (err) {
+			char msg[512];
+
+			say(&s->say, "%s", target_start_error(s->opts.target, msg, sizeof(msg)));
+			return err; /* 127/126 or 1 */
+		}
 	} else if ((err = psc_evlist__enable(s->evlist))) {
 		return err;
 	}
 	session_watch_target(s);
 	/* a script waits for this line before it starts its workload or its stop timer */
 	if (s->opts.verbose)
-		fprintf(stderr,
-			"perfscope %s: running (%d event%s, %d ring%s); SIGINT or SIGTERM ends the run\n",
-			s->opts.prof ? s->opts.prof : "session", s->nr_evsels,
-			s->nr_evsels == 1 ? "" : "s", s->nr_rings, s->nr_rings == 1 ? "" : "s");
+		say(&s->say, "running (%d event%s, %d ring%s); SIGINT or SIGTERM ends the run",
+		    s->nr_evsels, s->nr_evsels == 1 ? "" : "s", s->nr_rings,
+		    s->nr_rings == 1 ? "" : "s");
 
 	while (!s->stop) {
 		timeout = pending ? (int)((s->opts.slack_ns + 999999) / 1000000) : s->opts.poll_ms;

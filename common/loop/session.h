@@ -65,6 +65,12 @@ struct session_hooks {
 	 * once. Absent or 0: stop now.
 	 */
 	int (*stop_signal)(void *ctx, int signo);
+	/*
+	 * A line the session has to tell the user (no prefix, no newline): its counts, the running
+	 * line of -v, a stop that takes long or is cut short, a command that cannot run. The CLI
+	 * prints "perfscope NAME: line"; absent, the session says nothing (read session__stats).
+	 */
+	void (*say)(void *ctx, const char *line);
 };
 
 struct session_opts {
@@ -74,7 +80,6 @@ struct session_opts {
 	long interval_ms; /* 0: none */
 	double duration_s; /* 0: until stopped */
 	int poll_ms; /* longest wait before looking at the rings anyway; 0: 100 */
-	const char *prof; /* "trace": prefix of the statistics lines */
 	bool quiet_stats; /* no statistics on stderr (the profiler prints its own) */
 	struct target *target; /* command to start and watch, or maps only; may be NULL */
 	pid_t watch_pid; /* -p / -t: stop when it exits */
@@ -93,7 +98,7 @@ struct session_opts {
 	 * SESSION_BACKLOG_DEFAULT (64 MiB, why in order.h).
 	 */
 	uint64_t backlog_max;
-	bool verbose; /* session__print_stats adds the backlog's figures */
+	bool verbose; /* session__say_stats adds the backlog's figures; the running line is said */
 	/*
 	 * With order: a loss is heard (the lost hook) before any event written after it is
 	 * delivered, so that a two-event profiler never pairs a start and an end across a loss on
@@ -182,7 +187,7 @@ void session__delete(struct session *s);
  * Starts the target (enables the events or releases the command), then loops until a stop
  * condition; then disables the events, delivers everything left in the rings and returns 0,
  * the first -errno a hook returned, or a positive exit code (127/126) when the command could
- * not be started (already reported on stderr). SIGINT/SIGTERM/SIGUSR1 are blocked while it runs
+ * not be started (said, hooks.say). SIGINT/SIGTERM/SIGUSR1 are blocked while it runs
  * and restored after.
  */
 int session__run(struct session *s);
@@ -225,13 +230,13 @@ uint64_t session__evsel_lost(const struct session *s, int evsel_idx);
 uint64_t session__evsel_kdropped(const struct session *s, int evsel_idx);
 
 /*
- * "PROF: EVENT: N events, M lost" per event, "PROF: EVENT: lost N events on cpu C" per event
- * and CPU that lost any, "PROF: EVENT: throttled N times ..." per event the kernel throttled,
+ * Says "EVENT: N events, M lost" per event, "EVENT: lost N events on cpu C" per event and CPU
+ * that lost any, "EVENT: throttled N times ..." per event the kernel throttled,
  * then out-of-order/corrupt counts when not zero. interval: counts since
  * the previous interval line, else totals. With losses, the totals end with what helps (a
  * bigger -m and the value to try, a kernel filter, --no-order), and say when the backlog's
  * bound was reached; with opts.verbose, a line with the backlog's figures.
  */
-void session__print_stats(struct session *s, FILE *f, bool interval);
+void session__say_stats(struct session *s, bool interval);
 
 #endif

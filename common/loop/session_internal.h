@@ -62,6 +62,7 @@ struct session {
 	struct psc_evlist *evlist;
 	struct session_opts opts;
 	struct session_hooks hooks;
+	struct say say; /* hooks.say with hooks.ctx */
 	int nr_evsels, nr_rings;
 	struct order_ring *rings; /* nr_rings */
 	struct loss_watch loss_watch; /* opts.lost_early: the rings read before a round */

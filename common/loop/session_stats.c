@@ -215,23 +215,22 @@ static double mib(uint64_t bytes)
 }
 
 /* After losses: what would have kept those events. */
-static void print_loss_advice(struct session *s, FILE *f)
+static void say_loss_advice(struct session *s)
 {
-	const char *p = s->opts.prof;
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t pages = s->nr_rings ? psc_ring__data_size(s->rings[0].ring) / page : 0;
 	uint64_t bound = s->opts.backlog_max ? s->opts.backlog_max : SESSION_BACKLOG_DEFAULT;
 
 	if (s->order.full)
-		fprintf(f,
-			"perfscope %s: events waited in memory up to the bound of %.0f MiB %llu "
-			"times, and the kernel lost events while they waited in the ring\n",
-			p, mib(bound), (unsigned long long)s->order.full);
-	fprintf(f,
-		"perfscope %s: to lose fewer: a bigger ring, e.g. -m %llu (now %llu pages, %.1f MiB "
+		say(&s->say,
+			"events waited in memory up to the bound of %.0f MiB %llu "
+			"times, and the kernel lost events while they waited in the ring",
+			mib(bound), (unsigned long long)s->order.full);
+	say(&s->say,
+		"to lose fewer: a bigger ring, e.g. -m %llu (now %llu pages, %.1f MiB "
 		"per CPU%s); a kernel filter, so that only the events wanted are recorded "
-		"(-e 'sys:name/FIELD==VALUE/')%s\n",
-		p, (unsigned long long)(pages ? pages * 4 : 1024), (unsigned long long)pages,
+		"(-e 'sys:name/FIELD==VALUE/')%s",
+		(unsigned long long)(pages ? pages * 4 : 1024), (unsigned long long)pages,
 		mib(pages * page), session_has_ipc_lock() ? "" : "; over perf_event_mlock_kb as root only",
 		s->opts.order ? "; or --no-order, which delivers each CPU's events as they come "
 				"and costs less per event"
@@ -275,22 +274,22 @@ static void brief_init(const struct session *s, struct stats_brief *b)
 	}
 }
 
-static void brief_print(const struct stats_brief *b, FILE *f, const char *p, const char *when)
+static void brief_say(struct session *s, const struct stats_brief *b, const char *when)
 {
+	char names[sizeof(b->idle.buf) + 32];
+
 	if (b->busy)
-		fprintf(f, "perfscope %s: %d events: %llu seen, 0 lost%s (-v: a line for each)\n",
-			p, b->busy, (unsigned long long)b->seen, when);
+		say(&s->say, "%d events: %llu seen, 0 lost%s (-v: a line for each)",
+			b->busy, (unsigned long long)b->seen, when);
 	if (!b->idle.nr)
 		return;
-	fprintf(f, "perfscope %s: %d of %d events saw nothing%s: ", p, b->idle.nr, b->events, when);
-	namelist__print(&b->idle, f);
-	fprintf(f, " (-v lists them)\n");
+	say(&s->say, "%d of %d events saw nothing%s: %s (-v lists them)", b->idle.nr, b->events,
+	    when, namelist__str(&b->idle, names, sizeof(names)));
 }
 
-void session__print_stats(struct session *s, FILE *f, bool interval)
+void session__say_stats(struct session *s, bool interval)
 {
 	struct psc_evsel *evsel;
-	const char *p = s->opts.prof;
 	char when[48] = "";
 	uint64_t all_lost = 0;
 	struct stats_brief brief;
@@ -330,63 +329,62 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 			}
 			continue;
 		}
-		fprintf(f, "perfscope %s: %s: %llu events, %llu lost%s\n", p, name,
+		say(&s->say, "%s: %llu events, %llu lost%s", name,
 			(unsigned long long)seen, (unsigned long long)lost, when);
 		for (r = 0; r < s->nr_rings && lost; r++) {
 			size_t k = (size_t)i * s->nr_rings + r;
 
 			l = interval ? s->lost[k] - s->lost_prev[k] : s->lost[k];
 			if (l)
-				fprintf(f, "perfscope %s: %s: lost %llu events on cpu %d%s\n", p,
-					name, (unsigned long long)l, s->rings[r].cpu, when);
+				say(&s->say, "%s: lost %llu events on cpu %d%s", name,
+				    (unsigned long long)l, s->rings[r].cpu, when);
 		}
 		for (r = 0; r < s->nr_rings && !interval && i < s->nr_evsels; r++) {
 			uint64_t n = s->kdropped[(size_t)i * s->nr_rings + r];
 
 			if (n && kdrop__clock_applies(psc_evsel__attr(evsel), psc_evsel__nr_bpf(evsel)))
-				kdrop__print_clock(f, p, name, s->rings[r].cpu,
-						   psc_ring__tid(s->rings[r].ring), n);
+				kdrop__say_clock(&s->say, name, s->rings[r].cpu,
+						 psc_ring__tid(s->rings[r].ring), n);
 			else if (n)
-				kdrop__print(f, p, name, s->rings[r].cpu,
-					     psc_ring__tid(s->rings[r].ring), n);
+				kdrop__say(&s->say, name, s->rings[r].cpu,
+					   psc_ring__tid(s->rings[r].ring), n);
 		}
 		if (!interval && s->throttled[i])
-			fprintf(f,
-				"perfscope %s: %s: throttled %llu times: each time the kernel took no "
+			say(&s->say,
+				"%s: throttled %llu times: each time the kernel took no "
 				"samples of it for the rest of a tick (over "
 				"kernel.perf_event_max_sample_rate=%d per second); use a larger period= "
-				"or a lower freq=\n",
-				p, name, (unsigned long long)s->throttled[i], max_sample_rate());
+				"or a lower freq=",
+				name, (unsigned long long)s->throttled[i], max_sample_rate());
 	}
-	brief_print(&brief, f, p, when);
+	brief_say(s, &brief, when);
 	if (!interval) {
 		if (s->st.out_of_order)
-			fprintf(f,
-				"perfscope %s: %llu events reached their ring more than %llu ms after "
+			say(&s->say,
+				"%llu events reached their ring more than %llu ms after "
 				"they happened, after later ones had been shown: they were shown as they "
-				"came, out of time order\n",
-				p, (unsigned long long)s->st.out_of_order,
+				"came, out of time order",
+				(unsigned long long)s->st.out_of_order,
 				(unsigned long long)(s->opts.slack_ns / 1000000));
 		if (s->opts.overwrite)
-			fprintf(f,
-				"perfscope %s: flight recorder: the rings held the last %llu records "
-				"when the run ended; older ones were overwritten as it went%s\n",
-				p, (unsigned long long)s->st.overwrite_kept,
+			say(&s->say,
+				"flight recorder: the rings held the last %llu records "
+				"when the run ended; older ones were overwritten as it went%s",
+				(unsigned long long)s->st.overwrite_kept,
 				s->st.nomem ? " (out of memory: the rest of them were not read)" : "");
 		if (s->st.corrupt || s->st.undecodable)
-			fprintf(f,
-				"perfscope %s: %llu corrupt and %llu undecodable records skipped\n",
-				p, (unsigned long long)s->st.corrupt,
+			say(&s->say,
+				"%llu corrupt and %llu undecodable records skipped",
+				(unsigned long long)s->st.corrupt,
 				(unsigned long long)s->st.undecodable);
 		if (all_lost)
-			print_loss_advice(s, f);
+			say_loss_advice(s);
 		if (s->opts.verbose)
-			fprintf(f,
-				"perfscope %s: rings of %zu pages (%.1f MiB) per CPU; backlog: %llu "
+			say(&s->say,
+				"rings of %zu pages (%.1f MiB) per CPU; backlog: %llu "
 				"records (%.1f MiB) waited in memory for their turn; at most %.1f MiB of "
 				"records at once (%.1f MiB held, bound %.0f MiB), bound reached %llu "
-				"times\n",
-				p,
+				"times",
 				s->nr_rings ? psc_ring__data_size(s->rings[0].ring) /
 						      (size_t)sysconf(_SC_PAGESIZE)
 					    : 0,
@@ -398,23 +396,21 @@ void session__print_stats(struct session *s, FILE *f, bool interval)
 							: SESSION_BACKLOG_DEFAULT),
 				(unsigned long long)s->order.full);
 		if (s->opts.verbose && s->opts.order && s->opts.lost_early && s->lost_fmt)
-			fprintf(f,
-				"perfscope %s: %llu of %llu rounds read the kernel's lost counts first "
-				"(rings near full: a loss they had is heard before what followed it)\n",
-				p, (unsigned long long)s->st.loss_reads,
+			say(&s->say,
+				"%llu of %llu rounds read the kernel's lost counts first "
+				"(rings near full: a loss they had is heard before what followed it)",
+				(unsigned long long)s->st.loss_reads,
 				(unsigned long long)s->st.rounds);
 		else if (s->opts.verbose && s->opts.order && s->opts.lost_early)
-			fprintf(f,
-				"perfscope %s: no per-event lost counts on this kernel (Linux 6.0+): a "
+			say(&s->say,
+				"no per-event lost counts on this kernel (Linux 6.0+): a "
 				"loss is heard from its ring's LOST record, written at that ring's next "
-				"event\n",
-				p);
+				"event");
 	}
 	if (interval) {
 		memcpy(s->samples_prev, s->samples, (s->nr_evsels + 1) * sizeof(uint64_t));
 		memcpy(s->lost_prev, s->lost,
 		       (size_t)(s->nr_evsels + 1) * s->nr_rings * sizeof(uint64_t));
 	}
-	fflush(f);
 }
 

@@ -283,7 +283,7 @@ static void on_sigusr1(struct session *s)
 {
 	session_refresh_lost(s, NULL);
 	if (!s->opts.quiet_stats)
-		session__print_stats(s, stderr, false);
+		session__say_stats(s, false);
 	if (s->hooks.sigusr1)
 		s->hooks.sigusr1(s->hooks.ctx);
 }
@@ -343,11 +343,10 @@ void session_check_signals(struct session *s)
 		return;
 	}
 	if (!s->drain_said && now - s->drain_start_ns > DRAIN_SAY_NS) {
-		fprintf(stderr,
-			"perfscope %s: stopping: delivering the events read before the stop (%llu so "
-			"far); SIGINT or SIGTERM again ends now without the rest\n",
-			s->opts.prof ? s->opts.prof : "session",
-			(unsigned long long)s->drain_delivered);
+		say(&s->say,
+		    "stopping: delivering the events read before the stop (%llu so far); SIGINT or "
+		    "SIGTERM again ends now without the rest",
+		    (unsigned long long)s->drain_delivered);
 		s->drain_said = true;
 	}
 	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -377,7 +376,7 @@ void session_on_timer(struct session *s, int fd, bool interval)
 	session_refresh_lost(s, NULL);
 	/* a flight recorder reads nothing before the end: an interval would say "0 events" */
 	if (!s->opts.quiet_stats && !s->opts.overwrite)
-		session__print_stats(s, stderr, true);
+		session__say_stats(s, true);
 	if (s->hooks.interval)
 		s->hooks.interval(s->hooks.ctx);
 }
@@ -391,10 +390,10 @@ void session_report_cut_drain(struct session *s)
 		records += s->rings[i].backlog.records;
 		bytes += psc_ring__pending(s->rings[i].ring);
 	}
-	fprintf(stderr,
-		"perfscope %s: stopped by a second signal: %llu events waiting in memory%s were not "
-		"delivered (%llu delivered after the first)\n",
-		s->opts.prof ? s->opts.prof : "session", (unsigned long long)records,
+	say(&s->say,
+	    "stopped by a second signal: %llu events waiting in memory%s were not delivered (%llu "
+	    "delivered after the first)",
+	    (unsigned long long)records,
 		bytes ? " and the unread rest of the rings" : "",
 		(unsigned long long)s->drain_delivered);
 }

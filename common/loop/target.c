@@ -340,24 +340,36 @@ int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 	return 0;
 }
 
-int target_start(struct target *t, struct psc_evlist *evlist, const char *prof)
+int target_start(struct target *t, struct psc_evlist *evlist)
 {
-	char msg[512];
 	int err;
 
+	t->start_errno = 0;
 	/* whole CPUs count from now; a command's own events start at its exec */
-	if ((!t->has_command || t->per_cpu) && psc_evlist__enable(evlist))
+	if ((!t->has_command || t->per_cpu) && (err = psc_evlist__enable(evlist))) {
+		t->start_errno = err < 0 ? -err : EIO;
 		return 1;
+	}
 	if (!t->has_command)
 		return 0;
-	err = launch_go(&t->launch);
-	if (err) {
-		fprintf(stderr, "perfscope %s: %s\n", prof,
-			launch_strerror(&t->launch, msg, sizeof(msg)));
+	if ((err = launch_go(&t->launch))) {
+		if (!t->launch.exec_errno) /* the command never got the word to go */
+			t->start_errno = -err;
 		return launch_exec_exit_code(&t->launch);
 	}
 	t->launched = true;
 	return 0;
+}
+
+const char *target_start_error(const struct target *t, char *buf, size_t len)
+{
+	if (t->start_errno)
+		snprintf(buf, len, "cannot %s: %s",
+			 t->has_command && !t->per_cpu ? "start the command" : "enable the events",
+			 strerror(t->start_errno));
+	else
+		launch_strerror(&t->launch, buf, len);
+	return buf;
 }
 
 int target_reap(struct target *t, int *status)

@@ -26,6 +26,7 @@ struct target {
 	bool has_command; /* -- COMMAND */
 	struct launch launch;
 	bool launched; /* target_start released the command */
+	int start_errno; /* target_start could not enable the counters */
 };
 
 /*
@@ -55,9 +56,11 @@ int target_open(struct target *t, struct psc_evlist *evlist, const char *prof);
 
 /*
  * Enables the counters, or releases the command (the kernel enables them at its exec).
- * Returns 0, or the exit code to leave with when the command could not be run (127/126).
+ * Returns 0, or the exit code to leave with: 127/126 when the command could not be run, 1 when
+ * the counters could not be enabled; target_start_error says why.
  */
-int target_start(struct target *t, struct psc_evlist *evlist, const char *prof);
+int target_start(struct target *t, struct psc_evlist *evlist);
+const char *target_start_error(const struct target *t, char *buf, size_t len);
 
 /* For the session: 1 + *status when the command has exited, 0 when not (or no command). */
 int target_reap(struct target *t, int *status);

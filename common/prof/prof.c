@@ -516,13 +516,21 @@ static int open_target(struct prof *p)
 	return 0;
 }
 
+/* The session's lines, on stderr under the profiler's name, as every line of the skeleton. */
+static void hook_say(void *ctx, const char *line)
+{
+	const struct prof *p = ctx;
+
+	fprintf(stderr, "perfscope %s: %s\n", p->name, line);
+}
+
 static int start_session(struct prof *p)
 {
 	bool rings = p->decl->needs & PROF_RINGS;
 
 	PSC_OPTS(session_opts, so, .order = rings && p->order,
 		 .interval_ms = p->opts.interval_ms, .duration_s = p->opts.duration_s,
-		 .prof = p->name, .target = &p->target,
+		 .target = &p->target,
 		 .watch_pids = p->opts.nr_pids ? p->opts.pids : p->opts.tids,
 		 .nr_watch = p->opts.nr_pids ? p->opts.nr_pids : p->opts.nr_tids,
 		 .watch_is_thread = p->opts.nr_tids > 0, .counting = !rings,
@@ -538,6 +546,7 @@ static int start_session(struct prof *p)
 		.interval = hook_interval,
 		.sigusr1 = hook_sigusr1,
 		.stop_signal = hook_stop_signal,
+		.say = hook_say,
 	};
 
 	p->session = session__new(p->evlist, &so, &hooks);

@@ -76,7 +76,7 @@ void prof_report_stats(struct prof *p)
 	if (!(p->decl->needs & PROF_RINGS))
 		return;
 	if (!p->opts.quiet || prof_total_lost(p) || prof__kernel_dropped(p))
-		session__print_stats(p->session, stderr, false);
+		session__say_stats(p->session, false);
 	prof_expr__report(p);
 	if (p->limited)
 		fprintf(stderr,

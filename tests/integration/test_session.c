@@ -152,7 +152,7 @@ static void trace_child(long n, size_t pages, bool order, const char *filter, bo
 		assert_int_equal(psc_evsel__apply_filter(psc_evlist__at(evlist, 0), f), 0);
 	}
 	{
-		PSC_OPTS(session_opts, so, .order = order, .prof = "test", .watch_pid = ch.pid,
+		PSC_OPTS(session_opts, so, .order = order, .watch_pid = ch.pid,
 			 .quiet_stats = true, .slack_ns = child_slack_ns,
 			 .backlog_max = child_backlog_max);
 		const struct session_hooks hooks = { .ctx = c, .sample = count_sample };
@@ -315,7 +315,7 @@ static void test_extra_fds(void **state)
 	struct psc_cpumap *cpus = psc_cpumap__new_online();
 	struct psc_threadmap *threads = psc_threadmap__new_any();
 	struct psc_evlist *evlist = getppid_evlist(cpus, threads, 8);
-	PSC_OPTS(session_opts, so, .prof = "test", .quiet_stats = true, .duration_s = 30);
+	PSC_OPTS(session_opts, so, .quiet_stats = true, .duration_s = 30);
 	struct fdlog l = { .stop_after = 3 };
 	int in[2], late[2], gone[2];
 	struct session *s;
@@ -382,7 +382,7 @@ static void test_sigterm_and_duration(void **state)
 	struct psc_threadmap *threads = psc_threadmap__new_any();
 	struct psc_evlist *evlist = getppid_evlist(cpus, threads, 8);
 	struct session *s;
-	PSC_OPTS(session_opts, so, .prof = "test", .interval_ms = 20, .quiet_stats = true);
+	PSC_OPTS(session_opts, so, .interval_ms = 20, .quiet_stats = true);
 	struct session_hooks hooks = { .interval = send_term };
 
 	s = session__new(evlist, &so, &hooks);
@@ -427,7 +427,7 @@ static void test_stop_in_long_round(void **state)
 	struct psc_evlist *evlist;
 	struct session *s;
 	struct child ch;
-	PSC_OPTS(session_opts, so, .prof = "test", .quiet_stats = true);
+	PSC_OPTS(session_opts, so, .quiet_stats = true);
 	const struct session_hooks hooks = { .sample = slow_sample };
 
 	(void)state;
@@ -481,7 +481,7 @@ static void run_command(char **argv, int *run_ret, int *exit_code, enum session_
 	assert_int_equal(target_open(&t, evlist, "test"), 0);
 	assert_int_equal(psc_evlist__mmap(evlist, &mo), 0);
 	{
-		PSC_OPTS(session_opts, so, .prof = "test", .target = &t, .quiet_stats = true);
+		PSC_OPTS(session_opts, so, .target = &t, .quiet_stats = true);
 		const struct session_hooks hooks = { .ctx = &c, .sample = count_sample };
 
 		s = session__new(evlist, &so, &hooks);

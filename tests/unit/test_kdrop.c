@@ -72,21 +72,29 @@ static void test_weighs(void **state)
 	assert_false(kdrop__weighs(NULL));
 }
 
+/* The lines said, one after the other, into a memory stream. */
+static void to_stream(void *ctx, const char *line)
+{
+	fprintf(ctx, "%s\n", line);
+}
+
 static void test_print(void **state)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct say to = { to_stream, f };
 
 	(void)state;
 	assert_non_null(f);
-	kdrop__print(f, "trace", "sched:sched_wakeup", 1, -1, 40);
-	kdrop__print(f, "trace", "sched:sched_wakeup", -1, 4242, 3);
+	kdrop__say(&to, "sched:sched_wakeup", 1, -1, 40);
+	kdrop__say(&to, "sched:sched_wakeup", -1, 4242, 3);
+	kdrop__say(NULL, "sched:sched_wakeup", -1, 4242, 3); /* silent */
 	fclose(f);
-	assert_non_null(strstr(buf,
-			       "perfscope trace: sched:sched_wakeup: the kernel counted 40 hits "
-			       "on cpu 1 that never reached the ring"));
+	assert_non_null(strstr(buf, "sched:sched_wakeup: the kernel counted 40 hits "
+				    "on cpu 1 that never reached the ring"));
 	assert_non_null(strstr(buf, "counted 3 hits on thread 4242"));
+	assert_null(strstr(strstr(buf, "4242") + 4, "4242")); /* said once: NULL is silent */
 	free(buf);
 }
 
@@ -149,12 +157,13 @@ static void test_print_clock(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	struct say to = { to_stream, f };
 
 	(void)state;
 	assert_non_null(f);
-	kdrop__print_clock(f, "profile", "cpu-clock", 1, -1, 1700);
+	kdrop__say_clock(&to, "cpu-clock", 1, -1, 1700);
 	fclose(f);
-	assert_non_null(strstr(buf, "perfscope profile: cpu-clock: the kernel counted the time of "
+	assert_non_null(strstr(buf, "cpu-clock: the kernel counted the time of "
 				    "about 1700 more samples on cpu 1 than reached the ring"));
 	free(buf);
 }
