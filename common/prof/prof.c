@@ -56,6 +56,20 @@ struct callchain *prof__callchain(struct prof *p)
 	return p->state->cc;
 }
 
+/* The engines' lines, on stderr under the profiler's name, as every line of the skeleton. */
+static void say_line(void *ctx, const char *line)
+{
+	const struct prof *p = ctx;
+
+	fprintf(stderr, "perfscope %s: %s\n", p->name, line);
+}
+
+const struct say *prof__say(struct prof *p)
+{
+	p->state->say = (struct say){ say_line, p };
+	return &p->state->say;
+}
+
 void prof__stack_text(struct prof *p, const struct psc_sample *s)
 {
 	if (p->state->cc && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
@@ -414,7 +428,7 @@ static int prepare_streaming(struct prof *p)
 		}
 	}
 	if ((p->decl->needs & PROF_STACKS) && any_stack(p)) {
-		st->cc = callchain__new(p->name);
+		st->cc = callchain__new(prof__say(p));
 		if (!st->cc)
 			return -ENOMEM;
 	}
@@ -516,13 +530,6 @@ static int open_target(struct prof *p)
 	return 0;
 }
 
-/* The session's lines, on stderr under the profiler's name, as every line of the skeleton. */
-static void hook_say(void *ctx, const char *line)
-{
-	const struct prof *p = ctx;
-
-	fprintf(stderr, "perfscope %s: %s\n", p->name, line);
-}
 
 static int start_session(struct prof *p)
 {
@@ -546,7 +553,7 @@ static int start_session(struct prof *p)
 		.interval = hook_interval,
 		.sigusr1 = hook_sigusr1,
 		.stop_signal = hook_stop_signal,
-		.say = hook_say,
+		.say = say_line,
 	};
 
 	p->session = session__new(p->evlist, &so, &hooks);

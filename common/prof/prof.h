@@ -13,6 +13,7 @@
 
 #include "options.h"
 #include "output.h"
+#include "say.h"
 #include "target.h"
 
 struct expr;
@@ -230,6 +231,8 @@ void prof__stack_text(struct prof *p, const struct psc_sample *s);
 void prof__stack_json(struct prof *p, const struct psc_sample *s);
 /* The stack printer (PROF_STACKS and stacks asked for), NULL otherwise. */
 struct callchain *prof__callchain(struct prof *p);
+/* Where an engine the profiler makes says its lines: "perfscope NAME: line" on stderr. */
+const struct say *prof__say(struct prof *p);
 /*
  * A file descriptor for the session's loop to poll beside the rings (a BPF ring buffer, a
  * timer): cb runs as session__add_fd says (session.h), from the hooks' thread.

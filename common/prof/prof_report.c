@@ -84,9 +84,9 @@ void prof_report_stats(struct prof *p)
 			"CPU)\n",
 			p->name, (unsigned long long)p->limited, p->opts.sampling_limit);
 	if (p->state->cc)
-		callchain__print_unwind(p->state->cc, stderr, p->opts.quiet);
+		callchain__say_unwind(p->state->cc, p->opts.quiet);
 	if (p->state->cc && p->opts.verbose)
-		callchain__print_stats(p->state->cc, stderr);
+		callchain__say_stats(p->state->cc);
 	report_dropped(p);
 	if (p->opts.verbose)
 		out__print_stats(p->out, stderr, p->name);

@@ -25,7 +25,7 @@ struct pid_list {
 };
 
 struct callchain {
-	const char *prof; /* for messages: "perfscope PROF: ..."; NULL: none printed */
+	struct say say; /* its lines for the user: the first problem, the statistics */
 	struct symcache *sc;
 	bool problem_said;
 	bool hold_exits; /* callchain__hold_exits */
@@ -44,13 +44,14 @@ struct callchain {
 	uint64_t sym_ns, sym_stacks; /* symbolizing the unwound stacks */
 };
 
-struct callchain *callchain__new(const char *prof)
+struct callchain *callchain__new(const struct say *to)
 {
 	struct callchain *cc = calloc(1, sizeof(*cc));
 
 	if (!cc)
 		return NULL;
-	cc->prof = prof;
+	if (to)
+		cc->say = *to;
 	cc->sc = symcache__new(NULL);
 	if (!cc->sc) {
 		free(cc);
@@ -189,24 +190,14 @@ const char *callchain__problem(struct callchain *cc)
 	return symcache__problem(cc->sc);
 }
 
-/* "perfscope PROF: " before a line, or "perfscope: " for a caller that gave no name */
-static void print_prefix(const struct callchain *cc, FILE *f)
-{
-	if (cc->prof)
-		fprintf(f, "perfscope %s: ", cc->prof);
-	else
-		fputs("perfscope: ", f);
-}
-
-void callchain__print_stats(struct callchain *cc, FILE *f)
+void callchain__say_stats(struct callchain *cc)
 {
 	struct symcache_stats st;
 
 	symcache__stats(cc->sc, &st);
-	print_prefix(cc, f);
-	fprintf(f,
-		"symbols: %zu processes and %zu binaries held, %zu kernel "
-		"symbols; %llu of %llu frame lookups answered from the cache, %llu unknown\n",
+	say(&cc->say,
+	    "symbols: %zu processes and %zu binaries held, %zu kernel symbols; %llu of %llu "
+	    "frame lookups answered from the cache, %llu unknown",
 		st.procs, st.dsos, st.ksyms, (unsigned long long)st.hits,
 		(unsigned long long)st.lookups, (unsigned long long)st.unknown);
 }
@@ -281,8 +272,7 @@ static int resolve(struct callchain *cc, const struct psc_sample *s)
 	}
 
 	if (!cc->problem_said && (problem = symcache__problem(cc->sc))) {
-		if (cc->prof) /* else the caller asks callchain__problem */
-			fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
+		say(&cc->say, "%s", problem); /* or the caller asks callchain__problem */
 		cc->problem_said = true;
 	}
 	return n;
@@ -416,8 +406,7 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 
 	err = symcache__resolve(cc->sc, pid, lookup, kernel, &sym);
 	if (!cc->problem_said && (problem = symcache__problem(cc->sc))) {
-		if (cc->prof) /* else the caller asks callchain__problem */
-			fprintf(stderr, "perfscope %s: %s\n", cc->prof, problem);
+		say(&cc->say, "%s", problem); /* or the caller asks callchain__problem */
 		cc->problem_said = true;
 	}
 	*f = (struct cc_frame){
@@ -521,12 +510,15 @@ static uint64_t truncated(const struct unwind_stats *st)
 	return n;
 }
 
-void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet)
+void callchain__say_unwind(struct callchain *cc, bool quiet)
 {
 	struct callchain_sym_stats sym;
 	struct unwind_stats st;
 	uint64_t trunc, user;
 	const char *sep = " (";
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
 
 	if (!callchain__unwind_stats(cc, &st, &sym))
 		return;
@@ -534,7 +526,10 @@ void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet)
 	if (quiet && !trunc)
 		return;
 	user = st.stacks - st.stops[UNWIND_NO_USER];
-	print_prefix(cc, f);
+	/* a line of parts, each there when its count is not zero: made in memory, then said */
+	f = open_memstream(&line, &len);
+	if (!f)
+		return;
 	fprintf(f, "DWARF unwinding: %llu user stacks, %llu complete, %llu truncated",
 		(unsigned long long)user, (unsigned long long)st.stops[UNWIND_COMPLETE],
 		(unsigned long long)trunc);
@@ -553,18 +548,19 @@ void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet)
 			(unsigned long long)st.stops[UNWIND_NO_USER]);
 	fprintf(f,
 		"; %.1f us unwinding + %.1f us symbolizing per stack, %llu frames; %llu processes "
-		"(%llu libdw sessions), %llu binaries reported\n",
+		"(%llu libdw sessions), %llu binaries reported",
 		st.stacks ? (double)st.ns / 1e3 / (double)st.stacks : 0,
 		sym.stacks ? (double)sym.ns / 1e3 / (double)sym.stacks : 0,
 		(unsigned long long)st.frames, (unsigned long long)st.procs_seen,
 		(unsigned long long)st.dwfls, (unsigned long long)st.reports);
-	if (st.stops[UNWIND_STACK_SHORT]) {
-		print_prefix(cc, f);
-		fprintf(f,
-			"%llu stacks were deeper than the stack copied per sample; a "
-			"larger SIZE (--call-graph dwarf,SIZE, at most %d) reaches further\n",
-			(unsigned long long)st.stops[UNWIND_STACK_SHORT], 65528);
-	}
+	if (!fclose(f))
+		say(&cc->say, "%s", line);
+	free(line);
+	if (st.stops[UNWIND_STACK_SHORT])
+		say(&cc->say,
+		    "%llu stacks were deeper than the stack copied per sample; a larger SIZE "
+		    "(--call-graph dwarf,SIZE, at most %d) reaches further",
+		    (unsigned long long)st.stops[UNWIND_STACK_SHORT], 65528);
 }
 
 void callchain__unwind_json(struct callchain *cc, struct json *j)

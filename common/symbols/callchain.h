@@ -11,6 +11,7 @@
 #include <perfscope/record.h>
 
 #include "output.h"
+#include "say.h"
 
 /*
  * A profiler printing stacks keeps one: it feeds it the side-band records (process maps, forks,
@@ -24,12 +25,11 @@ struct callchain;
 #define CALLCHAIN_MAX_FRAMES 512
 
 /*
- * prof names the profiler in the messages it prints on stderr ("perfscope PROF: ..."): the first
- * problem met symbolizing (e.g. kernel addresses hidden), and callchain__print_stats. prof is
- * kept, not copied. prof NULL (a program using the engine alone): nothing is printed on its own;
- * the caller asks callchain__problem and prints what it wants. NULL + errno.
+ * to (copied) hears the first problem met symbolizing (e.g. kernel addresses hidden) and the
+ * statistics lines. NULL (a program using the engine alone): nothing is said; the caller asks
+ * callchain__problem. NULL + errno.
  */
-struct callchain *callchain__new(const char *prof);
+struct callchain *callchain__new(const struct say *to);
 void callchain__delete(struct callchain *cc);
 /* Feeds MMAP2/FORK/EXIT/COMM-exec records to the process maps. */
 void callchain__record(struct callchain *cc, const struct psc_record *rec);
@@ -37,11 +37,11 @@ void callchain__record(struct callchain *cc, const struct psc_record *rec);
 void callchain__round_end(struct callchain *cc);
 /*
  * The first problem met symbolizing, for people ("kernel addresses are hidden ..."), or NULL:
- * what callchain__new(prof) prints once on stderr, for a caller that gave no prof.
+ * what callchain__new's say hears once, for a caller that gave none.
  */
 const char *callchain__problem(struct callchain *cc);
-/* "perfscope PROF: symbols: ..." (processes and binaries held, cache hits) for -v. */
-void callchain__print_stats(struct callchain *cc, FILE *f);
+/* Says "symbols: ..." (processes and binaries held, cache hits), for -v. */
+void callchain__say_stats(struct callchain *cc);
 /* One line per frame, innermost first: "\t    ffffffff81234567 func+0x1a (module)". */
 void callchain__text(struct callchain *cc, struct out *out, const struct psc_sample *s);
 /* [{"ip":"0x...","name":"func","sym":"func","off":26,"dso":"module","kernel":true}, ...] */
@@ -120,11 +120,11 @@ struct callchain_sym_stats {
 bool callchain__unwind_stats(struct callchain *cc, struct unwind_stats *st,
 			     struct callchain_sym_stats *sym);
 /*
- * "perfscope PROF: DWARF unwinding: N user stacks, N complete, N truncated (N stack copy too
+ * Says "DWARF unwinding: N user stacks, N complete, N truncated (N stack copy too
  * short, ...); X us unwinding + Y us symbolizing per stack" when any stack was unwound; with
  * quiet only when some were truncated.
  */
-void callchain__print_unwind(struct callchain *cc, FILE *f, bool quiet);
+void callchain__say_unwind(struct callchain *cc, bool quiet);
 /* The same as a JSON object: {"stacks","truncated","complete","stack_short",...,"unwind_ns"} */
 void callchain__unwind_json(struct callchain *cc, struct json *j);
 

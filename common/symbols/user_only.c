@@ -65,12 +65,12 @@ bool user_only__apply(int *state, struct perf_event_attr *attr, bool *first)
 	return true;
 }
 
-void user_only__message(char *buf, size_t len, const char *prof, bool sampling)
+void user_only__say(const struct say *to, bool sampling)
 {
-	snprintf(buf, len,
-		 "perfscope %s: perf_event_paranoid is 2 or more and this user may not %s the "
-		 "kernel: %s user space only (events marked :u). As root, with CAP_PERFMON, or "
-		 "with /proc/sys/kernel/perf_event_paranoid at 1 the kernel is %s too.",
-		 prof, sampling ? "sample" : "count", sampling ? "sampling" : "counting",
-		 sampling ? "sampled" : "counted");
+	say(to,
+	    "perf_event_paranoid is 2 or more and this user may not %s the kernel: %s user space "
+	    "only (events marked :u). As root, with CAP_PERFMON, or with "
+	    "/proc/sys/kernel/perf_event_paranoid at 1 the kernel is %s too.",
+	    sampling ? "sample" : "count", sampling ? "sampling" : "counting",
+	    sampling ? "sampled" : "counted");
 }

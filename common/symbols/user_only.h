@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 
 #include "options.h"
+#include "say.h"
 
 /*
  * True when this user may not measure the kernel: perf_event_paranoid is 2 or more and the
@@ -31,9 +32,9 @@ bool user_only__task_target(const struct cli_opts *o);
 bool user_only__apply(int *state, struct perf_event_attr *attr, bool *first);
 
 /*
- * "perfscope PROF: perf_event_paranoid is 2 or more and this user may not count the kernel:
- * counting user space only (events marked :u). As root, ..." (sampling: "sample", "sampling").
+ * Says "perf_event_paranoid is 2 or more and this user may not count the kernel: counting user
+ * space only (events marked :u). As root, ..." (sampling: "sample", "sampling").
  */
-void user_only__message(char *buf, size_t len, const char *prof, bool sampling);
+void user_only__say(const struct say *to, bool sampling);
 
 #endif

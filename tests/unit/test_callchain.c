@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "callchain.h"
+#include "said.h"
 
 /* A function of this binary, out of line so that its address is its own. */
 __attribute__((noinline)) int callchain_unit_leaf(int x);
@@ -38,7 +39,7 @@ static void t_text_json(void **state)
 	struct psc_sample s = { .sample_type = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_TID };
 	int fd = memfd_create("out", 0);
 	struct out *o = out__new(fd, 0);
-	struct callchain *cc = callchain__new("unitprof");
+	struct callchain *cc = callchain__new(&(struct say){ said_line, "unitprof" });
 	char want[256], *stats;
 	struct json j;
 	size_t len;
@@ -73,9 +74,10 @@ static void t_text_json(void **state)
 
 	/* statistics name the profiler given, not "trace" */
 	stats = NULL;
-	f = open_memstream(&stats, &len);
-	callchain__print_stats(cc, f);
+	said_to = f = open_memstream(&stats, &len);
+	callchain__say_stats(cc);
 	fclose(f);
+	said_to = NULL;
 	assert_true(
 		!strncmp(stats, "perfscope unitprof: symbols: 1 processes and 1 binaries held",
 			 strlen("perfscope unitprof: symbols: 1 processes and 1 binaries held")));
@@ -94,7 +96,7 @@ static void t_exit_rounds(void **state)
 	struct psc_record exit_rec = { .type = PERF_RECORD_EXIT };
 	int fd = memfd_create("out", 0);
 	struct out *o = out__new(fd, 0);
-	struct callchain *cc = callchain__new("unitprof");
+	struct callchain *cc = callchain__new(&(struct say){ said_line, "unitprof" });
 	char *stats = NULL;
 	size_t len;
 	FILE *f;
@@ -109,9 +111,10 @@ static void t_exit_rounds(void **state)
 	callchain__round_end(cc); /* its samples may still be in other rings: kept */
 	callchain__text(cc, o, &s);
 	callchain__round_end(cc); /* now dropped */
-	f = open_memstream(&stats, &len);
-	callchain__print_stats(cc, f);
+	said_to = f = open_memstream(&stats, &len);
+	callchain__say_stats(cc);
 	fclose(f);
+	said_to = NULL;
 	assert_non_null(strstr(stats, "symbols: 0 processes"));
 	free(stats);
 	assert_int_equal(out__flush(o), 0);
@@ -135,7 +138,7 @@ static void t_exit_older_than_known(void **state)
 	struct psc_record exit_rec = { .type = PERF_RECORD_EXIT };
 	int fd = memfd_create("out", 0);
 	struct out *o = out__new(fd, 0);
-	struct callchain *cc = callchain__new("unitprof");
+	struct callchain *cc = callchain__new(&(struct say){ said_line, "unitprof" });
 	char *stats = NULL;
 	size_t len;
 	FILE *f;
@@ -150,9 +153,10 @@ static void t_exit_older_than_known(void **state)
 	callchain__record(cc, &exit_rec);
 	callchain__round_end(cc);
 	callchain__round_end(cc);
-	f = open_memstream(&stats, &len);
-	callchain__print_stats(cc, f);
+	said_to = f = open_memstream(&stats, &len);
+	callchain__say_stats(cc);
 	fclose(f);
+	said_to = NULL;
 	assert_non_null(strstr(stats, "symbols: 1 processes"));
 	free(stats);
 	stats = NULL;
@@ -164,9 +168,10 @@ static void t_exit_older_than_known(void **state)
 	callchain__record(cc, &exit_rec);
 	callchain__round_end(cc);
 	callchain__round_end(cc);
-	f = open_memstream(&stats, &len);
-	callchain__print_stats(cc, f);
+	said_to = f = open_memstream(&stats, &len);
+	callchain__say_stats(cc);
 	fclose(f);
+	said_to = NULL;
 	assert_non_null(strstr(stats, "symbols: 0 processes"));
 	free(stats);
 	callchain__delete(cc);

@@ -318,7 +318,7 @@ static void t_stack(void **state)
 	uint64_t ips[] = { (uint64_t)PERF_CONTEXT_USER, ip };
 	struct psc_sample s = { .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 					       PERF_SAMPLE_CALLCHAIN };
-	struct callchain *cc = callchain__new("unit");
+	struct callchain *cc = callchain__new(NULL);
 	struct evprint *p = evprint__new(NULL);
 	struct evprint_event ev;
 	char want[256];

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "callchain.h"
+#include "said.h"
 #include "sample_keep.h"
 #include "symcache.h"
 #include "unwind.h"
@@ -126,7 +127,7 @@ static struct psc_sample sample(uint64_t size)
 
 static void t_unwind_own_stack(void **state)
 {
-	struct callchain *cc = callchain__new("unitprof");
+	struct callchain *cc = callchain__new(&(struct say){ said_line, "unitprof" });
 	struct unwind_stats st;
 	struct psc_sample s;
 	char buf[4096];
@@ -159,7 +160,7 @@ static void t_unwind_own_stack(void **state)
 
 static void t_truncated(void **state)
 {
-	struct callchain *cc = callchain__new("unitprof");
+	struct callchain *cc = callchain__new(&(struct say){ said_line, "unitprof" });
 	struct unwind_stats st;
 	struct psc_sample s;
 	char buf[4096], *text = NULL;
@@ -185,9 +186,10 @@ static void t_truncated(void **state)
 	assert_int_equal(st.stops[UNWIND_STACK_SHORT], 1);
 	assert_int_equal(st.stops[UNWIND_COMPLETE], 0);
 
-	f = open_memstream(&text, &len);
-	callchain__print_unwind(cc, f, false);
+	said_to = f = open_memstream(&text, &len);
+	callchain__say_unwind(cc, false);
 	fclose(f);
+	said_to = NULL;
 	assert_non_null(strstr(text,
 			       "perfscope unitprof: DWARF unwinding: 1 user stacks, 0 complete, "
 			       "1 truncated (1 stack copy too short)"));
@@ -265,7 +267,7 @@ static void t_no_user(void **state)
  */
 static void t_kept_copy(void **state)
 {
-	struct callchain *cc = callchain__new("unitprof");
+	struct callchain *cc = callchain__new(&(struct say){ said_line, "unitprof" });
 	struct unwind_stats st;
 	struct psc_sample s, *kept;
 	char buf[4096];
@@ -302,7 +304,7 @@ static void t_kept_copy(void **state)
  */
 static void t_no_stack(void **state)
 {
-	struct callchain *cc = callchain__new("unitprof");
+	struct callchain *cc = callchain__new(&(struct say){ said_line, "unitprof" });
 	struct symcache *sc = symcache__new(NULL);
 	struct unwind *uw = unwind__new(symcache__usyms(sc));
 	struct unwind_stats st;
@@ -358,9 +360,10 @@ static void t_no_stack(void **state)
 	assert_true(callchain__fold(cc, &s, "unit", buf, sizeof(buf)) > 0);
 	assert_non_null(strstr(buf, "unwind_unit_capture"));
 	assert_null(strstr(buf, "unwind_unit_b"));
-	f = open_memstream(&text, &len);
-	callchain__print_unwind(cc, f, false);
+	said_to = f = open_memstream(&text, &len);
+	callchain__say_unwind(cc, false);
 	fclose(f);
+	said_to = NULL;
 	assert_non_null(strstr(text, "DWARF unwinding: 1 user stacks, 0 complete, 1 truncated "
 				     "(1 no stack copy)"));
 	free(text);

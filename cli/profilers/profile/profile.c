@@ -61,12 +61,8 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 
 		if (user_only__apply(&pf->kernel_refused, a, &first))
 			pf->user_only = true;
-		if (first) {
-			char msg[400];
-
-			user_only__message(msg, sizeof(msg), p->name, true);
-			fprintf(stderr, "%s\n", msg);
-		}
+		if (first)
+			user_only__say(prof__say(p), true);
 	}
 	/* what the first event samples at is what the outputs say (every event of a tracepoint) */
 	if (ev->idx == 0) {

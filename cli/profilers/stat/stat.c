@@ -103,12 +103,8 @@ static int stat_event(struct prof *p, void *priv, struct prof_event *pev,
 		bool first;
 
 		if (user_only__apply(&s->no_kernel, attr, &first)) {
-			if (first) {
-				char msg[400];
-
-				user_only__message(msg, sizeof(msg), "stat", false);
-				fprintf(stderr, "%s\n", msg);
-			}
+			if (first)
+				user_only__say(prof__say(p), false);
 			if (!ev->duration) {
 				char *name;
 

@@ -124,7 +124,7 @@ static int trigger_start(struct prof *p, void *priv)
 	if (t->process)
 		cpustat__task_init(&t->task,
 				   p->opts.nr_pids ? p->opts.pids[0] : p->target.launch.pid);
-	t->cc = callchain__new(p->name);
+	t->cc = callchain__new(prof__say(p));
 	if (!t->cc)
 		return -ENOMEM;
 	callchain__prepare(t->cc); /* kallsyms now, not in the loop at the first capture */
