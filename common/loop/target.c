@@ -13,36 +13,8 @@
 
 #include "caret.h"
 #include "namelist.h"
-#include "options.h"
 #include "rlimit.h"
 #include "target.h"
-
-const char *cli_parse_hint(int ret, const struct psc_parse_error *err)
-{
-	if (ret == -ENOENT && err && strstr(err->msg, "no function '"))
-		return "'perfscope list uprobe:BINARY' shows the functions a binary offers";
-	if (ret == -ENOENT &&
-	    !(err && (strstr(err->msg, PSC_SUGGEST_PREFIX) || strstr(err->msg, "perfscope list") ||
-		      strstr(err->msg, "no binary "))))
-		return "'perfscope list' shows the events and tracepoints of this machine";
-	if (ret == -ENODEV) /* tracefs is not mounted: the CLI tried psc_tracefs__mount() */
-		return geteuid() ? "tracefs: mounting it needs root; as root run: mount -t tracefs "
-				   "nodev /sys/kernel/tracing"
-				 : "tracefs: mounting it at /sys/kernel/tracing failed (is "
-				   "CONFIG_TRACING enabled in this kernel?)";
-	return NULL;
-}
-
-void cli_report_parse_error(const char *prof, const char *input,
-				const struct psc_parse_error *err, int ret)
-{
-	const char *hint = cli_parse_hint(ret, err);
-
-	fprintf(stderr, "perfscope %s: %s\n", prof, err->msg[0] ? err->msg : "invalid event list");
-	caret__print(stderr, "  ", NULL, input, err->pos);
-	if (hint)
-		fprintf(stderr, "perfscope %s: %s\n", prof, hint);
-}
 
 static void command_title(char *title, size_t len, char **argv)
 {
@@ -65,29 +37,29 @@ static void cpus_title(char *title, size_t len, const char *cpus)
 }
 
 /* Why -G CGROUP cannot be used, and how to name one instead: 2 for a wrong name, 1 otherwise. */
-static int cgroup_error(const char *prof, const char *cgroup, int err)
+static int cgroup_error(const struct say *to, const char *cgroup, int err)
 {
 	static const char how[] = "give a cgroup directory: a path in the cgroup2 mount (see "
 				  "'findmnt -t cgroup2'), absolute or relative to it, e.g. "
 				  "system.slice/ssh.service";
 
 	if (err == -ENODEV) {
-		fprintf(stderr,
-			"perfscope %s: cannot use cgroup '%s': no cgroup2 file system (nor a v1 "
+		say(to,
+			"cannot use cgroup '%s': no cgroup2 file system (nor a v1 "
 			"perf_event hierarchy) is mounted; mount one (mount -t cgroup2 none "
-			"/sys/fs/cgroup)\n",
-			prof, cgroup);
+			"/sys/fs/cgroup)",
+			cgroup);
 		return 1;
 	}
 	if (err == -ENOENT || err == -ENOTDIR || err == -EINVAL) {
-		fprintf(stderr, "perfscope %s: cannot use cgroup '%s': %s; %s\n", prof, cgroup,
+		say(to, "cannot use cgroup '%s': %s; %s", cgroup,
 			err == -ENOENT	  ? "no such cgroup"
 			: err == -ENOTDIR ? "not a cgroup that perf can count"
 					  : "an empty name",
 			how);
 		return 2;
 	}
-	fprintf(stderr, "perfscope %s: cannot use cgroup '%s': %s\n", prof, cgroup, strerror(-err));
+	say(to, "cannot use cgroup '%s': %s", cgroup, strerror(-err));
 	return 1;
 }
 
@@ -100,7 +72,7 @@ static bool task_exists(pid_t id, bool procs)
 	return !access(path, F_OK);
 }
 
-int target_check_tasks(const struct cli_opts *o, const char *prof)
+int target_check_tasks(const struct target_spec *o, const struct say *to)
 {
 	bool procs = o->nr_pids > 0;
 	int nr = procs ? o->nr_pids : o->nr_tids;
@@ -109,15 +81,21 @@ int target_check_tasks(const struct cli_opts *o, const char *prof)
 		pid_t id = procs ? o->pids[i] : o->tids[i];
 
 		if (!task_exists(id, procs)) {
-			fprintf(stderr, "perfscope %s: no %s with %s %d\n", prof,
-				procs ? "process" : "thread", procs ? "pid" : "tid", (int)id);
+			say(to, "no %s with %s %d", procs ? "process" : "thread", procs ? "pid" : "tid", (int)id);
 			return 1;
 		}
 	}
 	return 0;
 }
 
-int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
+bool target_spec__tasks(const struct target_spec *o)
+{
+	if (o->nr_pids || o->nr_tids)
+		return true;
+	return !(o->all_cpus || o->cpus || o->cgroup || !o->command);
+}
+
+int target_setup(struct target *t, const struct target_spec *o, const struct say *to,
 		 char *title, size_t title_len)
 {
 	struct psc_parse_error perr = { .pos = -1 };
@@ -128,21 +106,23 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 	/* -a/-C with a COMMAND: those CPUs, every task, while it runs (perf stat -a -- cmd) */
 	bool wide_command = o->command && (o->cpus || o->all_cpus);
 
-	if ((o->pid || o->tid) && o->all_cpus) {
-		fprintf(stderr,
-			"perfscope %s: -a counts every CPU system-wide; with -p or -t the threads are "
-			"followed on every CPU already (-C CPUS: only while they run there). Give one.\n",
-			prof);
+	if ((o->nr_pids || o->nr_tids) && o->all_cpus) {
+		say(to,
+			"-a counts every CPU system-wide; with -p or -t the threads are "
+			"followed on every CPU already (-C CPUS: only while they run there). Give one.");
 		return 2;
 	}
-	if ((o->pid || o->tid || (o->command && !wide_command)) && !o->cpus) {
+	if ((o->nr_pids || o->nr_tids || (o->command && !wide_command)) && !o->cpus) {
 		t->cpus = psc_cpumap__new_any();
 	} else if (o->cpus) {
 		/* with -p/-t (as perf-prof): the threads, only while they run on these CPUs */
 		t->cpus = psc_cpumap__parse(o->cpus, &perr);
 		if (!t->cpus) {
-			fprintf(stderr, "perfscope %s: bad CPU list: %s\n", prof, perr.msg);
-			caret__print(stderr, "  ", "-C ", o->cpus, perr.pos);
+			char caret[512];
+
+			/* the caret's lines after the message's, without a prefix that would shift them */
+			caret__snprint(caret, sizeof(caret), "  ", "-C ", o->cpus, perr.pos);
+			say(to, "bad CPU list: %s%s%s", perr.msg, caret[0] ? "\n" : "", caret);
 			return 2;
 		}
 	} else {
@@ -165,8 +145,8 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 				goto nomem;
 			if (!one) {
 				/* target_check_tasks saw it: it exited while the profiler set up */
-				fprintf(stderr, "perfscope %s: %s %d exited before its events were opened\n",
-					prof, procs ? "process" : "thread", (int)id);
+				say(to, "%s %d exited before its events were opened",
+					procs ? "process" : "thread", (int)id);
 				continue;
 			}
 			both = t->threads ? psc_threadmap__merge(t->threads, one) : one;
@@ -185,8 +165,7 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 	} else if (o->command) {
 		err = launch_prepare(&t->launch, o->command);
 		if (err) {
-			fprintf(stderr, "perfscope %s: cannot start '%s': %s\n", prof,
-				o->command[0], strerror(-err));
+			say(to, "cannot start '%s': %s", o->command[0], strerror(-err));
 			return 1;
 		}
 		t->has_command = true;
@@ -204,7 +183,7 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 		if (o->cgroup) {
 			t->cgroup_fd = psc_cgroup__open(o->cgroup);
 			if (t->cgroup_fd < 0)
-				return cgroup_error(prof, o->cgroup, t->cgroup_fd);
+				return cgroup_error(to, o->cgroup, t->cgroup_fd);
 			snprintf(title, title_len, "cgroup '%s'", o->cgroup);
 		} else {
 			cpus_title(title, title_len, o->cpus);
@@ -214,12 +193,12 @@ int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
 		goto nomem;
 	return 0;
 nomem:
-	fprintf(stderr, "perfscope %s: out of memory\n", prof);
+	say(to, "out of memory");
 	return 1;
 }
 
 /* One fd per event, CPU and thread: raise the soft limit toward the hard one when short. */
-static int ensure_fd_limit(struct target *t, int nr_events, const char *prof)
+static int ensure_fd_limit(struct target *t, int nr_events, const struct say *to)
 {
 	uint64_t need =
 		(uint64_t)nr_events * psc_cpumap__nr(t->cpus) * psc_threadmap__nr(t->threads) + 32;
@@ -227,16 +206,16 @@ static int ensure_fd_limit(struct target *t, int nr_events, const char *prof)
 	int err = rlimit__raise_nofile(need, &rl);
 
 	if (err == -ERANGE) {
-		fprintf(stderr,
-			"perfscope %s: %llu file descriptors are needed (one per event, CPU and thread) but "
-			"the limit is %llu; raise it (ulimit -n %llu) or count fewer events, CPUs or threads\n",
-			prof, (unsigned long long)need, (unsigned long long)rl.rlim_max,
+		say(to,
+			"%llu file descriptors are needed (one per event, CPU and thread) but "
+			"the limit is %llu; raise it (ulimit -n %llu) or count fewer events, CPUs or threads",
+			(unsigned long long)need, (unsigned long long)rl.rlim_max,
 			(unsigned long long)need);
 		return 1;
 	}
 	if (err < 0) {
-		fprintf(stderr, "perfscope %s: cannot raise the open-files limit to %llu: %s\n",
-			prof, (unsigned long long)need, strerror(-err));
+		say(to, "cannot raise the open-files limit to %llu: %s",
+			(unsigned long long)need, strerror(-err));
 		return 1;
 	}
 	return 0;
@@ -246,9 +225,11 @@ static int ensure_fd_limit(struct target *t, int nr_events, const char *prof)
  * An event's cpus=LIST must name some of the CPUs the run watches (all of them unless -C), or
  * the event would open nowhere: a usage error naming the event and those CPUs.
  */
-static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, const char *prof)
+static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, const struct say *to)
 {
 	struct psc_evsel *evsel;
+	char cpus[1024];
+	size_t used;
 	int i, c;
 
 	if (psc_cpumap__nr(t->cpus) < 1 || psc_cpumap__cpu(t->cpus, 0) < 0)
@@ -262,11 +243,13 @@ static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, c
 			any |= psc_cpumap__idx(t->cpus, psc_cpumap__cpu(own, c)) >= 0;
 		if (!own || any)
 			continue;
-		fprintf(stderr, "perfscope %s: %s: its cpus= names none of the CPUs this run watches (",
-			prof, psc_evsel__name(evsel));
-		for (c = 0; c < psc_cpumap__nr(t->cpus); c++)
-			fprintf(stderr, "%s%d", c ? "," : "", psc_cpumap__cpu(t->cpus, c));
-		fprintf(stderr, "); give some of those, or widen -C\n");
+		for (c = 0, used = 0; c < psc_cpumap__nr(t->cpus) && used < sizeof(cpus); c++)
+			used += (size_t)snprintf(cpus + used, sizeof(cpus) - used, "%s%d",
+						 c ? "," : "", psc_cpumap__cpu(t->cpus, c));
+		say(to,
+		    "%s: its cpus= names none of the CPUs this run watches (%s); give some of those, "
+		    "or widen -C",
+		    psc_evsel__name(evsel), cpus);
 		return 2;
 	}
 	return 0;
@@ -276,10 +259,11 @@ static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, c
  * The events this machine cannot count, in one line: without a PMU that is every hardware event,
  * expected, and a line for each (the library logs them at info level: -v) would bury the rest.
  */
-static void report_unsupported(struct psc_evlist *evlist, const char *prof)
+static void report_unsupported(struct psc_evlist *evlist, const struct say *to)
 {
 	struct psc_evsel *evsel;
 	struct namelist l;
+	char names[sizeof(l.buf) + 32];
 	int i;
 
 	namelist__init(&l, NAMELIST_SHORT);
@@ -291,15 +275,13 @@ static void report_unsupported(struct psc_evlist *evlist, const char *prof)
 	}
 	if (!l.nr)
 		return;
-	fprintf(stderr,
-		"perfscope %s: not supported on this machine (the CPU, hypervisor or kernel does "
-		"not provide them), not counted: ",
-		prof);
-	namelist__print(&l, stderr);
-	fprintf(stderr, " (-v: each with its errno)\n");
+	say(to,
+	    "not supported on this machine (the CPU, hypervisor or kernel does not provide them), "
+	    "not counted: %s (-v: each with its errno)",
+	    namelist__str(&l, names, sizeof(names)));
 }
 
-int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
+int target_open(struct target *t, struct psc_evlist *evlist, const struct say *to)
 {
 	bool task_command = t->has_command && !t->per_cpu; /* counted from its exec on */
 	PSC_OPTS(psc_evlist_open_opts, oo, .skip_unsupported = true,
@@ -309,9 +291,9 @@ int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 	char msg[512];
 	int err;
 
-	if (ensure_fd_limit(t, psc_evlist__nr(evlist), prof))
+	if (ensure_fd_limit(t, psc_evlist__nr(evlist), to))
 		return 1;
-	if ((err = check_event_cpus(t, evlist, prof)))
+	if ((err = check_event_cpus(t, evlist, to)))
 		return err;
 	psc_evlist__set_maps(evlist, t->cpus, t->threads);
 	err = psc_evlist__open(evlist, &oo);
@@ -325,16 +307,14 @@ int target_open(struct target *t, struct psc_evlist *evlist, const char *prof)
 			if (psc_evsel__open_errno(evsel) == -err)
 				name = psc_evsel__name(evsel);
 		}
-		fprintf(stderr, "perfscope %s: %s%s\n", prof,
-			psc_strerror_open(err, name, msg, sizeof(msg)),
+		say(to, "%s%s", psc_strerror_open(err, name, msg, sizeof(msg)),
 			psc_errno_is_unsupported(err) ? "; 'perfscope list' shows what it provides"
 						      : "");
 		return 1;
 	}
-	report_unsupported(evlist, prof);
+	report_unsupported(evlist, to);
 	if (psc_evlist__nr_open(evlist) == 0) {
-		fprintf(stderr, "perfscope %s: none of the events can be counted on this machine\n",
-			prof);
+		say(to, "none of the events can be counted on this machine");
 		return 1;
 	}
 	return 0;

@@ -5,15 +5,26 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "launch.h"
+#include "say.h"
 
-/* The skeleton's options (common/prof/options.h): only target_setup reads them. */
-struct cli_opts;
 struct psc_evlist;
 struct psc_cpumap;
 struct psc_threadmap;
 struct psc_parse_error;
+
+/* What to measure, as a command line gives it (the CLI: -a/-C/-p/-t/-G/-- COMMAND). */
+struct target_spec {
+	const char *cpus; /* -C list; NULL: every online CPU */
+	bool all_cpus; /* -a */
+	const pid_t *pids, *tids; /* -p PID,... or -t TID,... */
+	int nr_pids, nr_tids;
+	const char *tasks_text; /* the -p or -t list as typed, for titles */
+	const char *cgroup; /* -G: a path under the cgroup2 mount, or absolute */
+	char **command; /* after --, NULL-terminated; NULL: none */
+};
 
 struct target {
 	struct psc_cpumap *cpus;
@@ -33,7 +44,7 @@ struct target {
  * Builds the maps from -a/-C/-p/-t/-G/-- COMMAND (system-wide on every online CPU when none is
  * given; -a/-C with a command: those CPUs while it runs) and forks a given command held before
  * exec. title receives "'CMD ARGS'", "process id '12'", "'system wide'", "'CPU(s) 0-3'"
- * for report headers. Prints the problem and returns 2 (usage) or 1 (runtime).
+ * for report headers. Says the problem (to) and returns 2 (usage) or 1 (runtime).
  * A -p/-t task that target_check_tasks saw and that is gone now has exited meanwhile (a slow
  * setup: probes, symbols): it is left out with a note, and TARGET_GONE is returned when every
  * one has, for the caller to end as -p does when its tasks exit (status 0).
@@ -43,16 +54,21 @@ struct target {
  * Whether every -p/-t task exists, checked first, before a profiler spends seconds on its setup:
  * "no process with pid N" (returns 1) at once for a mistyped id. 0 when all are there.
  */
-int target_check_tasks(const struct cli_opts *o, const char *prof);
-int target_setup(struct target *t, const struct cli_opts *o, const char *prof,
-		     char *title, size_t title_len);
+int target_check_tasks(const struct target_spec *o, const struct say *to);
+/*
+ * Whether o names tasks (-p, -t, a COMMAND), not whole CPUs: where user space alone can be
+ * measured (a CPU-wide event needs more privilege than the kernel's part).
+ */
+bool target_spec__tasks(const struct target_spec *o);
+int target_setup(struct target *t, const struct target_spec *o, const struct say *to,
+		 char *title, size_t title_len);
 
 /*
  * Opens the evlist on the target (inherit + enable_on_exec for a command), skipping and
  * reporting events this machine does not support, raising RLIMIT_NOFILE when the fds needed
- * exceed it. Prints what went wrong and returns 1 when nothing could be opened.
+ * exceed it. Says what went wrong and returns 1 when nothing could be opened.
  */
-int target_open(struct target *t, struct psc_evlist *evlist, const char *prof);
+int target_open(struct target *t, struct psc_evlist *evlist, const struct say *to);
 
 /*
  * Enables the counters, or releases the command (the kernel enables them at its exec).
@@ -82,14 +98,5 @@ int target_stop_command(struct target *t, int *status);
  */
 bool target_alive(const struct target *t);
 void target_release(struct target *t);
-
-/*
- * Prints the event text with a caret under err->pos and the message, then the CLI's hint for
- * ret (psc_parse_events' return; the library's messages give no CLI advice); for every profiler.
- */
-void cli_report_parse_error(const char *prof, const char *input,
-				const struct psc_parse_error *err, int ret);
-/* The CLI's advice for an error of psc_parse_events, or NULL: 'perfscope list', tracefs. */
-const char *cli_parse_hint(int ret, const struct psc_parse_error *err);
 
 #endif

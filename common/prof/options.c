@@ -11,6 +11,7 @@
 #include <perfscope/perfscope.h>
 
 #include "options.h"
+#include "target.h"
 
 enum {
 	OPT_DURATION = 256,
@@ -725,6 +726,29 @@ __attribute__((format(printf, 2, 0))) static void log_to_stderr(enum psc_log_lev
 		return;
 	fputs("perfscope: ", stderr);
 	vfprintf(stderr, fmt, ap);
+}
+
+void cli_opts_target_spec(const struct cli_opts *o, struct target_spec *spec)
+{
+	*spec = (struct target_spec){
+		.cpus = o->cpus,
+		.all_cpus = o->all_cpus,
+		.pids = o->pids,
+		.tids = o->tids,
+		.nr_pids = o->nr_pids,
+		.nr_tids = o->nr_tids,
+		.tasks_text = o->tasks_text,
+		.cgroup = o->cgroup,
+		.command = o->command,
+	};
+}
+
+bool cli_opts_task_target(const struct cli_opts *o)
+{
+	struct target_spec spec;
+
+	cli_opts_target_spec(o, &spec);
+	return target_spec__tasks(&spec);
 }
 
 void cli_print_version(FILE *f)

@@ -147,4 +147,10 @@ void cli_opts_each(unsigned int flags,
  * none). */
 void cli_setup_log(int verbose);
 
+/* The target the command line names (-a/-C/-p/-t/-G/-- COMMAND), for target_setup. */
+struct target_spec;
+void cli_opts_target_spec(const struct cli_opts *o, struct target_spec *spec);
+/* target_spec__tasks of that target: -p, -t or a COMMAND, not whole CPUs. */
+bool cli_opts_task_target(const struct cli_opts *o);
+
 #endif

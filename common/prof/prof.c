@@ -490,9 +490,11 @@ static int prepare_streaming(struct prof *p)
 static int open_target(struct prof *p)
 {
 	bool rings = p->decl->needs & PROF_RINGS;
+	struct target_spec spec;
 	int ret;
 
-	ret = target_setup(&p->target, &p->opts, p->name, p->title, sizeof(p->title));
+	cli_opts_target_spec(&p->opts, &spec);
+	ret = target_setup(&p->target, &spec, prof__say(p), p->title, sizeof(p->title));
 	if (ret)
 		return ret;
 	if (p->opts.per_cpu && !p->target.per_cpu)
@@ -502,7 +504,7 @@ static int open_target(struct prof *p)
 	p->target.inherit_followed = !rings;
 	if (rings && per_cpu_maps(&p->target))
 		return -ENOMEM;
-	ret = target_open(&p->target, p->evlist, p->name);
+	ret = target_open(&p->target, p->evlist, prof__say(p));
 	if (ret)
 		return ret;
 	if (rings && !nr_events_open(p)) {
@@ -665,6 +667,7 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 {
 	struct prof_state st = { .usage_fd = -1 };
 	struct prof p = { .decl = decl, .name = decl->name, .stop_fd = -1, .state = &st };
+	struct target_spec spec;
 	int ret;
 
 	p.target.cgroup_fd = -1;
@@ -683,7 +686,8 @@ int prof__main(const struct profiler *decl, int argc, char **argv)
 	/* a flame graph is made of stacks */
 	p.callchain = p.opts.callchain || p.opts.user_callchain == 1 ||
 		      p.opts.kernel_callchain == 1 || p.opts.flame_graph;
-	if ((ret = target_check_tasks(&p.opts, p.name)))
+	cli_opts_target_spec(&p.opts, &spec);
+	if ((ret = target_check_tasks(&spec, prof__say(&p))))
 		goto out;
 	if (decl->check && (ret = decl->check(&p, p.priv))) {
 		ret = ret == 1 ? 0 : hook_status(ret);

@@ -233,6 +233,15 @@ void prof__stack_json(struct prof *p, const struct psc_sample *s);
 struct callchain *prof__callchain(struct prof *p);
 /* Where an engine the profiler makes says its lines: "perfscope NAME: line" on stderr. */
 const struct say *prof__say(struct prof *p);
+
+/*
+ * Prints the event text with a caret under err->pos and the message, then the CLI's hint for
+ * ret (psc_parse_events' return; the library's messages give no CLI advice); for every profiler.
+ */
+void cli_report_parse_error(const char *prof, const char *input,
+			    const struct psc_parse_error *err, int ret);
+/* The CLI's advice for an error of psc_parse_events, or NULL: 'perfscope list', tracefs. */
+const char *cli_parse_hint(int ret, const struct psc_parse_error *err);
 /*
  * A file descriptor for the session's loop to poll beside the rings (a BPF ring buffer, a
  * timer): cb runs as session__add_fd says (session.h), from the hooks' thread.

@@ -41,13 +41,6 @@ bool user_only__kernel_refused(void)
 	return err == -EACCES || err == -EPERM;
 }
 
-bool user_only__task_target(const struct cli_opts *o)
-{
-	if (o->nr_pids || o->nr_tids)
-		return true;
-	return !(o->all_cpus || o->cpus || o->cgroup || !o->command);
-}
-
 bool user_only__apply(int *state, struct perf_event_attr *attr, bool *first)
 {
 	*first = false;

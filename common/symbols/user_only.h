@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <linux/perf_event.h>
 
-#include "options.h"
 #include "say.h"
 
 /*
@@ -18,16 +17,10 @@
 bool user_only__kernel_refused(void);
 
 /*
- * The target is tasks (-p, -t, a COMMAND), not whole CPUs: only there does user space alone
- * answer (a CPU-wide event needs more privilege than the kernel's part).
- */
-bool user_only__task_target(const struct cli_opts *o);
-
-/*
  * One profiler's fallback: state starts at -1 (not asked yet). For an attr that would measure
  * the kernel, asks once whether the kernel is refused, and when it is makes attr user space
  * only (exclude_kernel, exclude_hv, exclude_callchain_kernel). Returns true when attr was
- * changed; *first is set true on the first such change (to say it once: user_only__message).
+ * changed; *first is set true on the first such change (to say it once: user_only__say).
  */
 bool user_only__apply(int *state, struct perf_event_attr *attr, bool *first);
 

@@ -20,7 +20,6 @@
 #include <perfscope/ring.h>
 #include <perfscope/tracefs.h>
 
-#include "options.h"
 #include "session.h"
 #include "target.h"
 
@@ -455,7 +454,7 @@ static void test_stop_in_long_round(void **state)
 static void run_command(char **argv, int *run_ret, int *exit_code, enum session_end *end,
 			uint64_t *samples)
 {
-	struct cli_opts o = { .command = argv };
+	struct target_spec o = { .command = argv };
 	struct target t;
 	struct psc_evlist *evlist;
 	struct session *s;
@@ -471,14 +470,14 @@ static void run_command(char **argv, int *run_ret, int *exit_code, enum session_
 	};
 	PSC_OPTS(psc_mmap_opts, mo, .pages = 0);
 
-	assert_int_equal(target_setup(&t, &o, "test", title, sizeof(title)), 0);
+	assert_int_equal(target_setup(&t, &o, NULL, title, sizeof(title)), 0);
 	/* inherited events are mmapped per CPU */
 	psc_cpumap__put(t.cpus);
 	t.cpus = psc_cpumap__new_online();
 	evlist = psc_evlist__new();
 	assert_int_equal(psc_evlist__add(evlist, psc_evsel__new(&a, "getppid")), 0);
 	assert_int_equal(session_config_evlist(evlist, 0, SIDEBAND_COMM), 0);
-	assert_int_equal(target_open(&t, evlist, "test"), 0);
+	assert_int_equal(target_open(&t, evlist, NULL), 0);
 	assert_int_equal(psc_evlist__mmap(evlist, &mo), 0);
 	{
 		PSC_OPTS(session_opts, so, .target = &t, .quiet_stats = true);

@@ -56,7 +56,7 @@ static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
 	 * perf_event_paranoid >= 2 and no privilege: a task's samples of its user space, as stat
 	 * counts it and perf does, rather than none. Whole CPUs need more: refused as before.
 	 */
-	if (!pf->exclude_user && user_only__task_target(&p->opts)) {
+	if (!pf->exclude_user && cli_opts_task_target(&p->opts)) {
 		bool first;
 
 		if (user_only__apply(&pf->kernel_refused, a, &first))

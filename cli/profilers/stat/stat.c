@@ -27,7 +27,7 @@
  */
 static bool wide(const struct cli_opts *o)
 {
-	return !user_only__task_target(o);
+	return !cli_opts_task_target(o);
 }
 
 static int stat_check(struct prof *p, void *priv)
