@@ -6,37 +6,19 @@
 
 #include "internal.h"
 
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	return level;
-}
+#include <perfscope/kernel.h>
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
 #endif
 
 /*
- * Whether the caller already has what perf_event_paranoid asks for (CAP_PERFMON or
- * CAP_SYS_ADMIN in its effective set): then a refusal is not about the paranoid level and the
- * advice to become root would be wrong. capget(2) directly, to need no libcap.
+ * Whether the caller already has what perf_event_paranoid asks for: then a refusal is not about
+ * the paranoid level and the advice to become root would be wrong.
  */
 static bool perf_privileged(void)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { 0 };
-
-	if (syscall(SYS_capget, &hdr, data))
-		return geteuid() == 0;
-	return (data[CAP_TO_INDEX(CAP_PERFMON)].effective & CAP_TO_MASK(CAP_PERFMON)) ||
-	       (data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN));
+	return psc_kernel__has_cap(CAP_PERFMON) || psc_kernel__has_cap(CAP_SYS_ADMIN);
 }
 
 int psc_errno_is_unsupported(int err)
@@ -70,7 +52,7 @@ const char *psc_strerror_open(int err, const char *event, char *buf, size_t len)
 			"lower it with sysctl -w kernel.perf_event_paranoid=N: 2 allows user-space "
 			"counting of your own processes, 1 the kernel too, 0 whole CPUs and cgroups, "
 			"-1 everything",
-			ev, read_paranoid());
+			ev, (int)psc_kernel__sysctl("perf_event_paranoid", 2));
 		break;
 	case ENOENT:
 	case EOPNOTSUPP:

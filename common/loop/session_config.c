@@ -1,30 +1,6 @@
 /* session_config: an evlist set up for the session loop: the side-band event, ring sizes, wakeups. */
 #include "session_internal.h"
 
-/* PERF_FORMAT_LOST exists since Linux 6.0; older kernels refuse the attr with EINVAL. */
-static bool kernel_has_format_lost(void)
-{
-	static int known = -1;
-	struct perf_event_attr a = {
-		.size = sizeof(a),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_DUMMY,
-		.read_format = PERF_FORMAT_LOST,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
-	long fd;
-
-	if (known < 0) {
-		fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-		known = fd >= 0;
-		if (fd >= 0)
-			close((int)fd);
-	}
-	return known;
-}
-
 bool session_is_sideband(const struct psc_evsel *evsel)
 {
 	const struct perf_event_attr *a = psc_evsel__attr(evsel);
@@ -71,35 +47,6 @@ static int add_sideband(struct psc_evlist *evlist, unsigned int sideband)
 #define RING_MIN_BYTES (512ull << 10)
 #define RING_RAM_FRACTION 64
 
-static long read_long(const char *path, long dflt)
-{
-	FILE *f = fopen(path, "re");
-	long v;
-
-	if (!f)
-		return dflt;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = dflt;
-	fclose(f);
-	return v;
-}
-
-/* CAP_IPC_LOCK in the effective set: the kernel then lets perf rings exceed every lock limit. */
-bool session_has_ipc_lock(void)
-{
-	char line[256];
-	unsigned long long eff = 0;
-	bool found = false;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return geteuid() == 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "CapEff: %llx", &eff) == 1;
-	fclose(f);
-	return found ? (eff >> 14) & 1 : geteuid() == 0; /* CAP_IPC_LOCK is 14 */
-}
-
 static uint64_t rounddown_pow2(uint64_t v)
 {
 	while (v & (v - 1))
@@ -118,7 +65,7 @@ size_t session_default_ring_pages(int nr_cpus)
 		online = 1;
 	if (nr_cpus <= 0)
 		nr_cpus = (int)online;
-	if (session_has_ipc_lock() || read_long("/proc/sys/kernel/perf_event_paranoid", 2) < 0) {
+	if (psc_kernel__has_cap(CAP_IPC_LOCK) || psc_kernel__sysctl("perf_event_paranoid", 2) < 0) {
 		bytes = RING_PRIV_BYTES;
 		ram_pages = sysconf(_SC_PHYS_PAGES);
 		if (ram_pages > 0) {
@@ -134,7 +81,7 @@ size_t session_default_ring_pages(int nr_cpus)
 		 * perf_event_mlock_kb times the online CPUs (then RLIMIT_MEMLOCK, which other
 		 * mlock users share: not counted on).
 		 */
-		uint64_t budget = (uint64_t)read_long("/proc/sys/kernel/perf_event_mlock_kb", 516) *
+		uint64_t budget = (uint64_t)psc_kernel__sysctl("perf_event_mlock_kb", 516) *
 				  1024 * (uint64_t)online;
 
 		bytes = budget / (uint64_t)nr_cpus;
@@ -146,7 +93,7 @@ size_t session_default_ring_pages(int nr_cpus)
 
 int session_config_evlist(struct psc_evlist *evlist, size_t pages, unsigned int sideband)
 {
-	bool lost_fmt = kernel_has_format_lost();
+	bool lost_fmt = psc_kernel__has_format_lost();
 	struct psc_evsel *evsel;
 	long page = sysconf(_SC_PAGESIZE);
 	int i, err;

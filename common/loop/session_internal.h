@@ -21,6 +21,8 @@
 #include <perfscope/bpf.h>
 #include <perfscope/cpumap.h>
 #include <perfscope/evsel.h>
+#include <perfscope/kernel.h>
+#include <linux/capability.h>
 #include <perfscope/threadmap.h>
 #include <perfscope/ring.h>
 
@@ -114,7 +116,6 @@ void session_hook_result(struct session *s, int ret);
 bool session_pending_records(const struct session *s);
 
 /* session_config.c: whether we may lock memory beyond the limit (ring sizing, advice) */
-bool session_has_ipc_lock(void);
 
 /* session_stats.c: the kernel's lost counts read (only: those rings; NULL: all), kernel drops */
 void session_refresh_lost(struct session *s, const bool *only);

@@ -196,19 +196,6 @@ uint64_t session__evsel_kdropped(const struct session *s, int idx)
 	return n;
 }
 
-static int max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 static double mib(uint64_t bytes)
 {
 	return (double)bytes / (1 << 20);
@@ -231,7 +218,8 @@ static void say_loss_advice(struct session *s)
 		"per CPU%s); a kernel filter, so that only the events wanted are recorded "
 		"(-e 'sys:name/FIELD==VALUE/')%s",
 		(unsigned long long)(pages ? pages * 4 : 1024), (unsigned long long)pages,
-		mib(pages * page), session_has_ipc_lock() ? "" : "; over perf_event_mlock_kb as root only",
+		mib(pages * page),
+		psc_kernel__has_cap(CAP_IPC_LOCK) ? "" : "; over perf_event_mlock_kb as root only",
 		s->opts.order ? "; or --no-order, which delivers each CPU's events as they come "
 				"and costs less per event"
 			      : "");
@@ -355,7 +343,7 @@ void session__say_stats(struct session *s, bool interval)
 				"samples of it for the rest of a tick (over "
 				"kernel.perf_event_max_sample_rate=%d per second); use a larger period= "
 				"or a lower freq=",
-				name, (unsigned long long)s->throttled[i], max_sample_rate());
+				name, (unsigned long long)s->throttled[i], (int)psc_kernel__sysctl("perf_event_max_sample_rate", -1));
 	}
 	brief_say(s, &brief, when);
 	if (!interval) {

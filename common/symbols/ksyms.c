@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <perfscope/kernel.h>
+
 #include "bsearch.h"
 #include "ksyms.h"
 
@@ -156,19 +158,6 @@ static int cmp_raw(const void *a, const void *b)
 	return rank(y, sort_names) - rank(x, sort_names);
 }
 
-static int read_sysctl_int(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	int v = INT_MIN;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = INT_MIN;
-		fclose(f);
-	}
-	return v;
-}
-
 /*
  * Why /proc/kallsyms shows zeros (kernel/kallsyms.c, kallsyms_show_value): kptr_restrict 0 shows
  * addresses to CAP_SYSLOG and, when perf_event_paranoid <= 1, to everyone; 1 to CAP_SYSLOG only;
@@ -213,8 +202,8 @@ static void set_problem(struct ksyms *ks, const char *path, bool zero_addr)
 	ks->has_problem = true;
 	if (zero_addr)
 		ksyms_hidden_reason(ks->problem, sizeof(ks->problem), path,
-					read_sysctl_int("/proc/sys/kernel/kptr_restrict"),
-					read_sysctl_int("/proc/sys/kernel/perf_event_paranoid"));
+					(int)psc_kernel__sysctl("kptr_restrict", INT_MIN),
+					(int)psc_kernel__sysctl("perf_event_paranoid", INT_MIN));
 	else
 		snprintf(ks->problem, sizeof(ks->problem),
 			 "%s lists no kernel text symbols, so kernel frames show raw addresses "

@@ -7,6 +7,7 @@
 
 #include <perfscope/cpumap.h>
 #include <perfscope/evsel.h>
+#include <perfscope/kernel.h>
 #include <perfscope/threadmap.h>
 
 bool user_only__kernel_refused(void)
@@ -17,18 +18,12 @@ bool user_only__kernel_refused(void)
 		.config = PERF_COUNT_SW_TASK_CLOCK,
 		.disabled = 1,
 	};
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
 	struct psc_evsel *evsel;
 	struct psc_cpumap *cpus;
 	struct psc_threadmap *self;
-	int level = 2, err;
+	int err;
 
-	if (f) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	if (level < 2)
+	if (psc_kernel__sysctl("perf_event_paranoid", 2) < 2)
 		return false;
 	/* opened as it is: psc_attr__probe would try user space only by itself */
 	evsel = psc_evsel__new(&a, "task-clock");

@@ -15,6 +15,7 @@
 #include <perfscope/record.h>
 #include <perfscope/measure.h>
 #include <perfscope/cgroup.h>
+#include <perfscope/kernel.h>
 #include <perfscope/bpf.h>
 
 #endif
