@@ -20,6 +20,32 @@ struct psc_evparse {
 	int tracefs_errno; /* why tracefs_dir could not be resolved, 0 until tried */
 };
 
+/* One call of psc_parse_events: the shared state, the input and the list being built. */
+struct parser {
+	struct psc_evparse p;
+	const char *s;
+	struct psc_event_list *list;
+	int alloc;
+};
+
+/* parse.c: the list and its groups. */
+/* Frees what spec owns and zeroes it. */
+void psc_event_spec__free(struct psc_event_spec *spec);
+/* Where an event ends: the end, ',', '}' or whitespace. */
+bool psc_evparse__is_event_end(char c);
+
+/* parse_event.c: parses the event at *pos, appends it (or a tracepoint glob's expansions) to
+ * ps->list and moves *pos past it. */
+int psc_evparse__event(struct parser *ps, int *pos);
+
+/* parse_mods.c: reads ":MODS" at *pos (which is at ':'), applies them and appends ":MODS" to
+ * spec->name. */
+int psc_evparse__modifiers(struct parser *ps, int *pos, struct psc_event_spec *spec);
+
+/* parse_attrs.c: the tail "/FILTER/ATTR/.../" at *pos (which is at the first '/'); a filter
+ * only when is_tp. */
+int psc_evparse__slash(struct parser *ps, int *pos, struct psc_event_spec *spec, bool is_tp);
+
 /* Fills p->err (position pos, printf message) and returns ret, so callers can `return
  * psc_evparse_fail(...)`. */
 int psc_evparse_fail(struct psc_evparse *p, int ret, int pos, const char *fmt, ...)
