@@ -2,6 +2,7 @@
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -15,7 +16,9 @@ long psc_kernel__sysctl(const char *name, long dflt)
 	long v;
 	FILE *f;
 
-	if (!name || snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name) >= (int)sizeof(path))
+	/* a name, not a path: nothing outside /proc/sys/kernel is read */
+	if (!name || !*name || strchr(name, '/') ||
+	    snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name) >= (int)sizeof(path))
 		return dflt;
 	f = fopen(path, "re");
 	if (!f)
