@@ -114,7 +114,7 @@ static int dispatch(int argc, char **argv)
 			return suggest_and_fail(argv[2]);
 		argv[1] = argv[2];
 		argv[2] = verbose;
-		return prof__main(prof, argc - 1, argv + 1);
+		return prof__main(prof, profiler_find, argc - 1, argv + 1);
 	}
 	/* perf's spellings: -v, --version and version all print the version. */
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-v") ||
@@ -153,7 +153,7 @@ static int dispatch(int argc, char **argv)
 	prof = profiler_find(argv[1]);
 	if (!prof)
 		return suggest_and_fail(argv[1]);
-	return prof__main(prof, argc - 1, argv + 1);
+	return prof__main(prof, profiler_find, argc - 1, argv + 1);
 }
 
 int main(int argc, char **argv)
@@ -162,7 +162,6 @@ int main(int argc, char **argv)
 
 	keep_std_fds();
 	block_async_signals();
-	prof_lookup = profiler_find; /* -e profile/-F 200/: a profiler as an event source */
 	ret = dispatch(argc, argv);
 	/*
 	 * Help and version go through stdio, whose errors show only at the flush: a help text that

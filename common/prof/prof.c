@@ -230,7 +230,7 @@ static int parse_events(struct prof *p)
 	}
 	/* profile/-F 200/untraced/: the event profile samples (the carets below point as typed) */
 	typed = p->state->typed = p->events;
-	if ((ret = prof_embed__rewrite(p->name, typed, &p->state->embed)))
+	if ((ret = prof_embed__rewrite(p->name, typed, p->state->find, &p->state->embed)))
 		return ret;
 	if (p->state->embed.text) {
 		p->events = p->state->embed.text;
@@ -663,9 +663,9 @@ static int hook_status(int ret)
 	return ret < 0 ? 1 : ret;
 }
 
-int prof__main(const struct profiler *decl, int argc, char **argv)
+int prof__main(const struct profiler *decl, prof_find_fn find, int argc, char **argv)
 {
-	struct prof_state st = { .usage_fd = -1 };
+	struct prof_state st = { .usage_fd = -1, .find = find };
 	struct prof p = { .decl = decl, .name = decl->name, .stop_fd = -1, .state = &st };
 	struct target_spec spec;
 	int ret;

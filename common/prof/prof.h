@@ -12,6 +12,7 @@
 #include <perfscope/tp.h>
 
 #include "options.h"
+#include "prof_embed.h"
 #include "output.h"
 #include "say.h"
 #include "target.h"
@@ -276,8 +277,11 @@ void prof__expr_opts(struct prof *p, const struct prof_event *ev, struct expr_op
  * returns 2, for a hook to return. */
 int prof_usage(const struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Runs a declaration: argv[0] is the profiler's name. Returns the process exit status. */
-int prof__main(const struct profiler *decl, int argc, char **argv);
+/*
+ * Runs a declaration: argv[0] is the profiler's name. find looks the others up (-e NAME/OPTS/:
+ * a profiler as an event source); NULL: none can be. Returns the process exit status.
+ */
+int prof__main(const struct profiler *decl, prof_find_fn find, int argc, char **argv);
 /* Writes the --help text of a declaration (generated for declared profilers). */
 void prof__help(const struct profiler *decl, FILE *out);
 

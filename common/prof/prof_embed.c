@@ -9,7 +9,6 @@
 #include "prof.h"
 #include "prof_embed.h"
 
-const struct profiler *(*prof_lookup)(const char *name);
 
 static bool name_char(char c)
 {
@@ -101,7 +100,8 @@ static int rewrite_item(const char *prof, const char *events, const struct profi
 	return 0;
 }
 
-int prof_embed__rewrite(const char *prof, const char *events, struct prof_embed *e)
+int prof_embed__rewrite(const char *prof, const char *events, prof_find_fn find,
+			struct prof_embed *e)
 {
 	struct prof_embed_seg *segs = NULL;
 	int len = (int)strlen(events), i = 0, last = 0, nr = 0, ret = 0;
@@ -134,7 +134,7 @@ int prof_embed__rewrite(const char *prof, const char *events, struct prof_embed 
 			    !memchr(events + from, ':', name_end - from)) {
 				memcpy(name, events + from, name_end - from);
 				name[name_end - from] = 0;
-				pr = prof_lookup ? prof_lookup(name) : NULL;
+				pr = find ? find(name) : NULL;
 			}
 			if (!pr && dash) {
 				fprintf(stderr,

@@ -6,9 +6,8 @@
 
 struct profiler;
 
-/* Set by the CLI (cli/main.c): the profiler named NAME, or NULL. common/ does not know the table.
- */
-extern const struct profiler *(*prof_lookup)(const char *name);
+/* The profiler named NAME, or NULL: the CLI's table (common/ does not know it), passed in. */
+typedef const struct profiler *(*prof_find_fn)(const char *name);
 
 /* One rewritten item: where it was in the typed text and where it is in the rewritten one. */
 struct prof_embed_seg {
@@ -23,10 +22,12 @@ struct prof_embed {
 };
 
 /*
- * Rewrites the items of EVENTS that name a profiler able to be an event source. 0: done (e->text
- * NULL when none did), 2: a usage error (said on stderr, for profiler PROF), 1: no memory.
+ * Rewrites the items of EVENTS that name a profiler (found by find; NULL: none is) able to be an
+ * event source. 0: done (e->text NULL when none did), 2: a usage error (said on stderr, for
+ * profiler PROF), 1: no memory.
  */
-int prof_embed__rewrite(const char *prof, const char *events, struct prof_embed *e);
+int prof_embed__rewrite(const char *prof, const char *events, prof_find_fn find,
+			struct prof_embed *e);
 /* A position in e->text, as a position in the text that was typed. */
 int prof_embed__pos(const struct prof_embed *e, int pos);
 void prof_embed__free(struct prof_embed *e);

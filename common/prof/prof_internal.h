@@ -67,6 +67,7 @@ void prof_expr__free(struct prof *p);
 
 /* The engine's own state, beside what struct prof shows the hooks. */
 struct prof_state {
+	prof_find_fn find; /* the CLI's table: prof__main's find */
 	struct say say; /* prof__say */
 	struct comm_cache comm;
 	bool comm_ready;

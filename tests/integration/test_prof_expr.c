@@ -84,7 +84,7 @@ static int run(const char *events, char *err, size_t len)
 	fflush(stderr);
 	dup2(fileno(f), 2);
 	seen[0] = 0;
-	ret = prof__main(&test_prof, 3, argv);
+	ret = prof__main(&test_prof, NULL, 3, argv);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

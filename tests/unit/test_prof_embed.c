@@ -41,8 +41,7 @@ static void t_rewrite(void **state)
 	const char *in = "sched:a/x==1/key=y/,profile/-F 200/untraced/,sched:b";
 
 	(void)state;
-	prof_lookup = fake_lookup;
-	assert_int_equal(prof_embed__rewrite("t", in, &e), 0);
+	assert_int_equal(prof_embed__rewrite("t", in, fake_lookup, &e), 0);
 	assert_string_equal(e.text, "sched:a/x==1/key=y/,cpu-clock//freq=200/untraced/:k,sched:b");
 	/* before, in the profiler's part, in the ATTRs typed, after */
 	assert_int_equal(prof_embed__pos(&e, 2), 2);
@@ -56,17 +55,18 @@ static void t_rewrite(void **state)
 
 	/* no profiler named: nothing rewritten; commas in quotes and a tracepoint "profile:" stay
 	 */
-	assert_int_equal(prof_embed__rewrite(
-				 "t", "sched:a/comm==\"x,profile/-F 1/\"/,cpu-clock//stack/", &e),
+	assert_int_equal(prof_embed__rewrite("t",
+					     "sched:a/comm==\"x,profile/-F 1/\"/,cpu-clock//stack/",
+					     fake_lookup, &e),
 			 0);
 	assert_null(e.text);
-	assert_int_equal(prof_embed__rewrite("t", "profile:x/a==1/", &e), 0);
+	assert_int_equal(prof_embed__rewrite("t", "profile:x/a==1/", fake_lookup, &e), 0);
 	assert_null(e.text);
 	/* the last item, no ATTRs of its own, and ATTRs without their last '/' */
-	assert_int_equal(prof_embed__rewrite("t", "profile/-F 5/", &e), 0);
+	assert_int_equal(prof_embed__rewrite("t", "profile/-F 5/", fake_lookup, &e), 0);
 	assert_string_equal(e.text, "cpu-clock//freq=5/:k");
 	prof_embed__free(&e);
-	assert_int_equal(prof_embed__rewrite("t", "sched:b,profile/-F 5/stack", &e), 0);
+	assert_int_equal(prof_embed__rewrite("t", "sched:b,profile/-F 5/stack", fake_lookup, &e), 0);
 	assert_string_equal(e.text, "sched:b,cpu-clock//freq=5/stack/:k");
 	prof_embed__free(&e);
 }
@@ -76,16 +76,14 @@ static void t_errors(void **state)
 	struct prof_embed e;
 
 	(void)state;
-	prof_lookup = fake_lookup;
-	assert_int_equal(prof_embed__rewrite("t", "sched:a,profile/-F 1 -x/", &e), 2);
+	assert_int_equal(prof_embed__rewrite("t", "sched:a,profile/-F 1 -x/", fake_lookup, &e), 2);
 	assert_null(e.text);
-	assert_int_equal(prof_embed__rewrite("t", "task-state/-S/", &e), 2);
-	assert_int_equal(prof_embed__rewrite("t", "page-faults/-N 10/", &e), 2);
-	assert_int_equal(prof_embed__rewrite("t", "profile/-F 1", &e), 2);
+	assert_int_equal(prof_embed__rewrite("t", "task-state/-S/", fake_lookup, &e), 2);
+	assert_int_equal(prof_embed__rewrite("t", "page-faults/-N 10/", fake_lookup, &e), 2);
+	assert_int_equal(prof_embed__rewrite("t", "profile/-F 1", fake_lookup, &e), 2);
 	/* without the CLI's table nothing is a profiler: options where a filter goes are an error
 	 */
-	prof_lookup = NULL;
-	assert_int_equal(prof_embed__rewrite("t", "profile/-F 1/", &e), 2);
+	assert_int_equal(prof_embed__rewrite("t", "profile/-F 1/", NULL, &e), 2);
 	assert_null(e.text);
 }
 
