@@ -677,7 +677,7 @@ int prof__main(const struct profiler *decl, prof_find_fn find, int argc, char **
 		return hook_status(-ENOMEM);
 	ret = prof_opts__parse(&p, argc, argv);
 	if (ret) {
-		ret = ret == 1 ? 0 : ret;
+		ret = ret == PROF_DONE ? 0 : ret; /* --help */
 		goto out;
 	}
 	cli_setup_log(p.opts.verbose);
@@ -690,7 +690,7 @@ int prof__main(const struct profiler *decl, prof_find_fn find, int argc, char **
 	if ((ret = target_check_tasks(&spec, prof__say(&p))))
 		goto out;
 	if (decl->check && (ret = decl->check(&p, p.priv))) {
-		ret = ret == 1 ? 0 : hook_status(ret);
+		ret = ret == PROF_DONE ? 0 : hook_status(ret);
 		goto out;
 	}
 	if ((ret = parse_events(&p)))

@@ -123,10 +123,16 @@ struct prof_opt {
 	const char *help; /* may hold '\n' for more lines */
 };
 
+/* What a profiler's int hook returns, or -errno for a runtime failure. */
+enum prof_ret {
+	PROF_GO = 0, /* go on */
+	PROF_DONE = 1, /* stop cleanly (after start), or end with exit status 0 (before) */
+	PROF_USAGE = 2, /* a usage error, said (prof_usage): exit status 2 */
+};
+
 /*
- * The declaration. Hooks are optional; an int hook returns 0 to go on, 1 to stop cleanly (after
- * start) or to end with exit 0 (before), 2 for a usage error (it printed why), or -errno for a
- * runtime failure. A profiler with `run` set is a plain command (list, exporter): the engine
+ * The declaration. Hooks are optional; an int hook returns an enum prof_ret: PROF_GO, PROF_DONE,
+ * PROF_USAGE, or -errno for a runtime failure. A profiler with `run` set is a plain command (list, exporter): the engine
  * only dispatches to it, and `help` is its whole help text.
  */
 struct profiler {
@@ -274,7 +280,7 @@ void prof__stop(struct prof *p);
 struct expr_opts;
 void prof__expr_opts(struct prof *p, const struct prof_event *ev, struct expr_opts *o);
 /* A usage error in the engine's form ("perfscope NAME: what\nSee 'perfscope help NAME'."):
- * returns 2, for a hook to return. */
+ * returns PROF_USAGE, for a hook to return. */
 int prof_usage(const struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*

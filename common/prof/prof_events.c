@@ -132,7 +132,7 @@ static int attr_error(struct prof *p, int pos, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	prof_events_caret(p, pos);
-	return 2;
+	return PROF_USAGE;
 }
 
 static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_event_attr *in,
@@ -159,7 +159,7 @@ static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_eve
 			p->name, in->name, ev->spec->name, p->name, hint, hint[0] ? " " : "; ",
 			p->name, list);
 		prof_events_caret(p, in->pos);
-		return 2;
+		return PROF_USAGE;
 	}
 	if (!decl->repeat && prof_event__attr(ev, decl->name))
 		return attr_error(p, in->pos, "ATTR '%s' is given twice on %s", decl->name,
@@ -205,7 +205,7 @@ static int bind_attr(struct prof *p, struct prof_event *ev, const struct psc_eve
 		if (!out->field) {
 			attr_error(p, in->value_pos, "%s=%s: no such field", decl->name, in->value);
 			print_fields(ev);
-			return 2;
+			return PROF_USAGE;
 		}
 		return 0;
 	}
@@ -365,7 +365,7 @@ int prof_events__setup(struct prof *p)
 		if (rings)
 			config_sampling(p, ev, a);
 		if (p->decl->event && (err = p->decl->event(p, p->priv, ev, a)))
-			return err == 1 ? PROF_SETUP_DONE : err;
+			return err == PROF_DONE ? PROF_SETUP_DONE : err;
 	}
 	return 0;
 }

@@ -63,7 +63,7 @@ int prof_expr__bind(struct prof *p, struct prof_event *ev, const struct psc_even
 	prof_events_caret(p, in->value_pos + (err.pos > 0 ? err.pos : 0));
 	if (err.unknown_name)
 		expr_print_names(stderr, "  ", ev->spec->name, &o);
-	return 2;
+	return PROF_USAGE;
 }
 
 int prof_expr__filter(struct prof *p, struct prof_event *ev, const struct psc_parse_error *perr)
@@ -94,13 +94,13 @@ int prof_expr__filter(struct prof *p, struct prof_event *ev, const struct psc_pa
 			"  (perfscope %s counts in the kernel, where only the kernel's filters "
 			"run)\n",
 			p->name);
-		return 2;
+		return PROF_USAGE;
 	}
 	fprintf(stderr, "  nor can it run in user space: %s\n", err.msg);
 	caret__print(stderr, "  ", NULL, filter, err.pos);
 	if (err.unknown_name)
 		expr_print_names(stderr, "  ", ev->spec->name, &o);
-	return 2;
+	return PROF_USAGE;
 }
 
 bool prof_expr__pass(struct prof_event *ev, const struct psc_sample *s)

@@ -20,7 +20,7 @@ int prof_usage(const struct prof *p, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nSee 'perfscope help %s'.\n", p->name);
-	return 2;
+	return PROF_USAGE;
 }
 
 static int set_value(struct prof *p, const struct prof_opt *o, const char *arg)
