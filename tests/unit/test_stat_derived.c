@@ -1,7 +1,7 @@
 /* Unit tests of stat's derived figures (cli/profilers/stat/stat_derived.c): perf stat's CPUs
- * utilized,
- * rates, IPC and miss ratios from counts this machine's missing PMU cannot give, the mean and
- * spread of repeated runs, and the sysfs topology reader (stat_topo.c) on a made-up tree. */
+ * utilized, rates, IPC and miss ratios from counts this machine's missing PMU cannot give, the mean
+ * and spread of repeated runs, and the sysfs topology reader (common/stats/cpu_topo.c) on a
+ * made-up tree. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "stat_derived.h"
-#include "stat_topo.h"
+#include "cpu_topo.h"
 
 #define HW(c)                                                           \
 	{                                                               \
@@ -264,7 +264,7 @@ static void put(int cpu, const char *file, int v)
 static void t_topo(void **state)
 {
 	char path[256], cmd[300];
-	struct stat_topo t;
+	struct cpu_topo t;
 
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/psc_topo.XXXXXX");
@@ -278,25 +278,25 @@ static void t_topo(void **state)
 		if (cpu != 7)
 			put(cpu, "die_id", 0);
 	}
-	assert_int_equal(stat_topo__read(root, 5, &t), 0);
+	assert_int_equal(cpu_topo__read(root, 5, &t), 0);
 	assert_int_equal(t.socket, 1);
 	assert_int_equal(t.die, 0);
 	assert_int_equal(t.core, 0);
-	assert_int_equal(stat_topo__read(root, 3, &t), 0);
+	assert_int_equal(cpu_topo__read(root, 3, &t), 0);
 	assert_true(t.socket == 0 && t.core == 1);
 	/* before Linux 5.2 there is no die_id: die 0 */
-	assert_int_equal(stat_topo__read(root, 7, &t), 0);
+	assert_int_equal(cpu_topo__read(root, 7, &t), 0);
 	assert_true(t.socket == 1 && t.core == 1 && t.die == 0);
 	/* a socket the firmware cannot tell (-1) is socket 0, as perf shows it */
 	put(6, "physical_package_id", -1);
-	assert_int_equal(stat_topo__read(root, 6, &t), 0);
+	assert_int_equal(cpu_topo__read(root, 6, &t), 0);
 	assert_int_equal(t.socket, 0);
 	/* a CPU that is not there */
-	assert_int_equal(stat_topo__read(root, 8, &t), -ENOENT);
+	assert_int_equal(cpu_topo__read(root, 8, &t), -ENOENT);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
 	/* this machine's own sysfs answers for CPU 0 */
-	assert_int_equal(stat_topo__read(NULL, 0, &t), 0);
+	assert_int_equal(cpu_topo__read(NULL, 0, &t), 0);
 	assert_true(t.socket >= 0 && t.core >= 0);
 }
 
