@@ -1,0 +1,140 @@
+/* Unit tests of the counter aggregation engine (common/stats/aggr.c) on a made-up sysfs tree. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include <perfscope/perfscope.h>
+
+#include "aggr.h"
+
+static char root[64];
+
+static void put(int cpu, const char *file, int v)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", v);
+	fclose(f);
+}
+
+/* CPUs 0-7: socket cpu / 4, core (cpu / 2) % 2, listed out of order; CPU 9 has no topology. */
+static int make_tree(void **state)
+{
+	char cmd[300];
+
+	snprintf(root, sizeof(root), "/tmp/psc_aggr.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	for (int cpu = 0; cpu < 8; cpu++) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/devices/system/cpu/cpu%d/topology'", root,
+			 cpu);
+		assert_int_equal(system(cmd), 0);
+		put(cpu, "physical_package_id", cpu / 4);
+		put(cpu, "core_id", (cpu / 2) % 2);
+		put(cpu, "die_id", 0);
+	}
+	return 0;
+}
+
+static int rm_tree(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static struct psc_cpumap *cpus(const char *list)
+{
+	struct psc_parse_error err = { .pos = -1 };
+	struct psc_cpumap *m = psc_cpumap__parse_syntax(list, &err);
+
+	assert_non_null(m);
+	return m;
+}
+
+static void t_global_cpu(void **state)
+{
+	struct psc_cpumap *m = cpus("1,3,6");
+	struct aggr a;
+	int bad = -1;
+
+	assert_int_equal(aggr__init(&a, AGGR_GLOBAL, m, root, &bad), 0);
+	assert_int_equal(a.nr_units, 1);
+	assert_int_equal(a.units[0].nr_cpus, 3);
+	assert_int_equal(aggr__unit(&a, 6), 0);
+	assert_true(aggr__covers(&a, m, 0));
+	aggr__exit(&a);
+
+	assert_int_equal(aggr__init(&a, AGGR_CPU, m, root, &bad), 0);
+	assert_int_equal(a.nr_units, 3);
+	assert_int_equal(a.units[2].cpu, 6);
+	assert_int_equal(aggr__unit(&a, 3), 1);
+	assert_int_equal(aggr__unit(&a, 99), 0); /* outside the map: the first unit */
+	aggr__exit(&a);
+	psc_cpumap__put(m);
+}
+
+static void t_core_socket(void **state)
+{
+	struct psc_cpumap *m = cpus("7,0,5,2,1"), *pmu = cpus("0,5");
+	struct aggr a;
+	int bad = -1;
+
+	/* cores in perf's order: S0-C0 {0,1}, S0-C1 {2}, S1-C0 {5}, S1-C1 {7} */
+	assert_int_equal(aggr__init(&a, AGGR_CORE, m, root, &bad), 0);
+	assert_int_equal(a.nr_units, 4);
+	assert_true(a.units[0].socket == 0 && a.units[0].core == 0 && a.units[0].nr_cpus == 2);
+	assert_true(a.units[1].socket == 0 && a.units[1].core == 1 && a.units[1].nr_cpus == 1);
+	assert_true(a.units[3].socket == 1 && a.units[3].core == 1 && a.units[3].cpu == -1);
+	assert_int_equal(aggr__unit(&a, 1), 0);
+	assert_int_equal(aggr__unit(&a, 5), 2);
+	/* a PMU counting on CPUs 0 and 5 only has no line for the cores without them */
+	assert_true(aggr__covers(&a, pmu, 0));
+	assert_false(aggr__covers(&a, pmu, 1));
+	assert_true(aggr__covers(&a, pmu, 2));
+	assert_false(aggr__covers(&a, pmu, 3));
+	aggr__exit(&a);
+
+	assert_int_equal(aggr__init(&a, AGGR_SOCKET, m, root, &bad), 0);
+	assert_int_equal(a.nr_units, 2);
+	assert_int_equal(a.units[0].nr_cpus, 3);
+	assert_int_equal(a.units[1].nr_cpus, 2);
+	assert_int_equal(aggr__unit(&a, 7), 1);
+	aggr__exit(&a);
+	psc_cpumap__put(pmu);
+	psc_cpumap__put(m);
+}
+
+static void t_no_topology(void **state)
+{
+	struct psc_cpumap *m = cpus("0,9");
+	struct aggr a;
+	int bad = -1;
+
+	/* the engine says which CPU; the caller says it */
+	assert_int_equal(aggr__init(&a, AGGR_SOCKET, m, root, &bad), -ENOENT);
+	assert_int_equal(bad, 9);
+	aggr__exit(&a);
+	psc_cpumap__put(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_global_cpu),
+		cmocka_unit_test(t_core_socket),
+		cmocka_unit_test(t_no_topology),
+	};
+
+	return cmocka_run_group_tests(tests, make_tree, rm_tree);
+}
