@@ -1,5 +1,4 @@
-/* toptable: rows keyed by a u64 that sum columns, sorted by chosen columns, shown as top's table.
- */
+/* toptable: u64-keyed rows summing columns, sorted by chosen columns, shown as top's table. */
 #ifndef PERFSCOPE_COMMON_TOPTABLE_H
 #define PERFSCOPE_COMMON_TOPTABLE_H
 

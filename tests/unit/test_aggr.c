@@ -1,5 +1,4 @@
-/* Unit tests of the counter aggregation engine and its topology reader (common/stats/), on made-up
- * sysfs trees. */
+/* Unit tests of the aggregation engine and its topology reader (common/stats) on made-up sysfs. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

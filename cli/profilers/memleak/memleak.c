@@ -1,5 +1,4 @@
-/* perfscope memleak: a process's heap allocations never freed, by user stack, through uprobes on
- * libc's allocator functions (entry: the arguments and the stack; return: the pointer). */
+/* perfscope memleak: a process's heap allocations never freed, by user stack (uprobes on libc). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
