@@ -7,35 +7,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "caret.h"
 #include "expr.h"
-#include "keymap.h"
 #include "profiler.h"
-
-#define TOP_NAME_LEN 48 /* comm= values (file names, symbols) are cut here */
-
-/* One column of the table: a top-by=, a top-add=, or an event's count when it has neither. */
-struct top_col {
-	const char *title;
-	char title_buf[64];
-	struct expr *e; /* NULL: the event count */
-	bool by; /* sorted by */
-	int width;
-};
+#include "toptable.h"
 
 struct top_ev {
 	struct expr *key; /* -k, compiled here; else the key= ATTR's (owned by the engine) */
 	bool own_key;
-	int col0, nr_cols; /* its columns in top->cols */
+	int col0, nr_cols; /* its columns in the table */
 	struct expr *comm; /* comm= */
 	uint64_t errors; /* events whose key or value could not be computed */
-};
-
-/* A row: the key's name, its event count, then one u64 per column. */
-struct top_row {
-	char name[TOP_NAME_LEN];
-	uint64_t events;
-	uint64_t vals[];
 };
 
 struct top {
@@ -44,18 +25,16 @@ struct top {
 	bool cumulative; /* --cumulative: -i tables of totals since the start, not per interval */
 	bool cleared; /* an interval's rows were printed and let go */
 	long rows; /* --rows */
-	struct top_col *cols;
-	int nr_cols, cap_cols;
-	int *order; /* column indexes in sort order */
-	struct keymap map;
+	struct toptable table;
+	struct expr **col_e; /* per column: the EXPR it sums; NULL: the event count */
+	int cap_col_e;
 	bool name_from_key; /* the key is a pid: its comm names the row */
 	bool have_name; /* a name column */
 	struct expr *printkey;
 	const char *key_title;
 	bool tty; /* redraw in place */
 	int fd; /* where the table goes without -o: tty tests and window size */
-	uint64_t refresh;
-	uint64_t dropped; /* rows not created: no memory */
+	struct prof *p; /* for the table's callbacks */
 };
 
 static const char *const printkey_vars[] = { "key", NULL };
@@ -66,8 +45,10 @@ static const struct prof_attr top_attrs[] = {
 	{ "top-add", PROF_ATTR_EXPR, true, "top-add=EXPR: a column summing EXPR, shown" },
 	{ "comm", PROF_ATTR_EXPR, false, "comm=EXPR: the row's name (default: the key's comm)",
 	  true },
-	{ "printkey", PROF_ATTR_EXPR, false, "printkey=EXPR: how the key is shown, e.g. "
-	  "printf(\"0x%x\", key)", true, printkey_vars },
+	{ "printkey", PROF_ATTR_EXPR, false,
+	  "printkey=EXPR: how the key is shown, e.g. "
+	  "printf(\"0x%x\", key)",
+	  true, printkey_vars },
 	{ NULL },
 };
 
@@ -89,19 +70,24 @@ static bool pid_like(const char *text)
 	return n >= 3 && !strcmp(text + n - 3, "pid") && !strchr(text, ' ') && !strchr(text, '(');
 }
 
-static struct top_col *add_col(struct top *t)
+/* A column of the table and the EXPR it sums (NULL: it counts the events). */
+static int add_col(struct top *t, const char *title, bool by, struct expr *e)
 {
-	if (t->nr_cols == t->cap_cols) {
-		int cap = t->cap_cols ? 2 * t->cap_cols : 8;
-		struct top_col *c = realloc(t->cols, (size_t)cap * sizeof(*c));
+	int i;
 
-		if (!c)
-			return NULL;
-		t->cols = c;
-		t->cap_cols = cap;
+	if (t->table.nr_cols == t->cap_col_e) {
+		int cap = t->cap_col_e ? 2 * t->cap_col_e : 8;
+		struct expr **v = realloc(t->col_e, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->col_e = v;
+		t->cap_col_e = cap;
 	}
-	memset(&t->cols[t->nr_cols], 0, sizeof(t->cols[0]));
-	return &t->cols[t->nr_cols++];
+	i = toptable__add_col(&t->table, title, by);
+	if (i >= 0)
+		t->col_e[i] = e;
+	return i < 0 ? i : 0;
 }
 
 static int top_event(struct prof *p, void *priv, struct prof_event *ev,
@@ -111,8 +97,9 @@ static int top_event(struct prof *p, void *priv, struct prof_event *ev,
 	struct top_ev *te = ev->priv;
 	const struct prof_attr_val *key = prof_event__attr(ev, "key");
 	const char *key_text = key ? key->value : t->key_text ? t->key_text : "_pid";
-	const char *title = ev->spec->alias ? ev->spec->alias : ev->spec->event ? ev->spec->event
-										: ev->name;
+	const char *title = ev->spec->alias   ? ev->spec->alias
+			    : ev->spec->event ? ev->spec->event
+					      : ev->name;
 	int nr_by = 0, nr_add = 0;
 
 	if (key && t->key_text && !p->opts.quiet && ev->idx == 0)
@@ -121,32 +108,18 @@ static int top_event(struct prof *p, void *priv, struct prof_event *ev,
 	if (key) {
 		te->key = key->expr;
 	} else {
-		struct expr_opts o;
-		struct expr_error err;
-		int pos = 0;
+		int ret = prof__expr_compile(p, ev, "-k", key_text, true, &te->key);
 
-		prof__expr_opts(p, ev, &o);
-		o.want_int = true;
-		te->key = expr__compile(key_text, &o, &err);
-		if (!te->key) {
-			if (errno == ENOMEM)
-				return -ENOMEM;
-			fprintf(stderr, "perfscope top: -k %s on %s: %s\n", key_text, ev->name,
-				err.msg);
-			pos = err.pos > 0 ? err.pos : 0;
-			caret__print(stderr, "  ", NULL, key_text, pos);
-			if (err.unknown_name)
-				expr_print_names(stderr, "  ", ev->spec->name, &o);
-			return 2;
-		}
+		if (ret)
+			return ret;
 		te->own_key = true;
 	}
 	if (ev->idx == 0) {
 		t->name_from_key = pid_like(key_text);
-		t->key_title = !strcmp(key_text, "_cpu") ? "CPU"
+		t->key_title = !strcmp(key_text, "_cpu")   ? "CPU"
 			       : !strcmp(key_text, "_tid") ? "TID"
-			       : t->name_from_key	  ? "PID"
-							  : "KEY";
+			       : t->name_from_key	   ? "PID"
+							   : "KEY";
 	}
 	te->comm = prof_event__attr(ev, "comm") ? prof_event__attr(ev, "comm")->expr : NULL;
 	if (te->comm)
@@ -154,71 +127,40 @@ static int top_event(struct prof *p, void *priv, struct prof_event *ev,
 	if (!t->printkey && prof_event__attr(ev, "printkey"))
 		t->printkey = prof_event__attr(ev, "printkey")->expr;
 
-	te->col0 = t->nr_cols;
+	te->col0 = t->table.nr_cols;
 	for (int i = 0; i < ev->nr_attrs; i++) {
 		const struct prof_attr_val *a = &ev->attrs[i];
 		bool by = !strcmp(a->decl->name, "top-by");
-		struct top_col *c;
+		int err;
 
 		if (!by && strcmp(a->decl->name, "top-add"))
 			continue;
-		c = add_col(t);
-		if (!c)
-			return -ENOMEM;
-		c->e = a->expr;
-		c->by = by;
 		/* perf-prof's titles: the alias for an event's first column, else the EXPR */
-		if (nr_by + nr_add == 0 && ev->spec->alias)
-			snprintf(c->title_buf, sizeof(c->title_buf), "%s", ev->spec->alias);
-		else
-			snprintf(c->title_buf, sizeof(c->title_buf), "%s", a->value);
+		err = add_col(t,
+			      nr_by + nr_add == 0 && ev->spec->alias ? ev->spec->alias : a->value,
+			      by, a->expr);
+		if (err)
+			return err;
 		by ? nr_by++ : nr_add++;
 	}
 	if (!nr_by && !nr_add) {
-		struct top_col *c = add_col(t);
+		int err = add_col(t, title, false, NULL);
 
-		if (!c)
-			return -ENOMEM;
-		snprintf(c->title_buf, sizeof(c->title_buf), "%s", title);
+		if (err)
+			return err;
 	}
-	te->nr_cols = t->nr_cols - te->col0;
+	te->nr_cols = t->table.nr_cols - te->col0;
 	return 0;
 }
 
 static int top_start(struct prof *p, void *priv)
 {
 	struct top *t = priv;
-	int n = 0;
 
 	if (t->name_from_key)
 		t->have_name = true;
-	if (keymap__init(&t->map, sizeof(struct top_row) + (size_t)t->nr_cols * sizeof(uint64_t),
-			 1024))
-		return -ENOMEM;
-	t->order = calloc((size_t)t->nr_cols, sizeof(int));
-	if (!t->order)
-		return -ENOMEM;
-	/* top-by columns first, in the order given; then the others */
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < t->nr_cols; i++)
-			if (t->cols[i].by == !pass)
-				t->order[n++] = i;
-	for (int i = 0; i < t->nr_cols; i++) {
-		struct top_col *c = &t->cols[i];
-		int w = (int)strlen(c->title_buf);
-
-		c->title = c->title_buf;
-		c->width = w > 12 ? w : 12;
-	}
-	return 0;
-}
-
-static void set_name(struct top_row *r, const char *s, size_t len)
-{
-	if (len >= sizeof(r->name))
-		len = sizeof(r->name) - 1;
-	memcpy(r->name, s, len);
-	r->name[len] = '\0';
+	t->p = p;
+	return toptable__start(&t->table);
 }
 
 static int top_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
@@ -229,42 +171,40 @@ static int top_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu
 	const void *raw = s->raw.data;
 	uint32_t size = s->raw.size;
 	struct expr_val v;
-	struct top_row *r;
+	struct toptable_row *r;
 	bool created;
 
 	if (expr__eval(te->key, raw, size, s, &v)) {
 		te->errors++;
 		return 0;
 	}
-	r = keymap__insert(&t->map, v.i, &created);
-	if (!r) {
-		t->dropped++;
+	r = toptable__row(&t->table, v.i, &created);
+	if (!r)
 		return 0;
-	}
 	if (created && t->name_from_key && !te->comm) {
 		const char *c = prof__comm(p, (uint32_t)v.i, (uint32_t)v.i);
 
-		set_name(r, c, strlen(c));
+		toptable_row__set_name(r, c, strlen(c));
 	}
 	if (te->comm && expr__eval(te->comm, raw, size, s, &v)) {
 		te->errors++; /* the row keeps the name it has: counted, not silent */
 	} else if (te->comm) {
 		if (expr__type(te->comm).kind == EXPR_STR) {
-			set_name(r, v.s, v.len);
+			toptable_row__set_name(r, v.s, v.len);
 		} else {
 			char buf[32];
 			int len = expr_val__snprint(expr__type(te->comm), &v, buf, sizeof(buf));
 
-			set_name(r, buf, (size_t)len);
+			toptable_row__set_name(r, buf, (size_t)len);
 		}
 	}
 	r->events++;
 	for (int i = te->col0; i < te->col0 + te->nr_cols; i++) {
-		struct top_col *c = &t->cols[i];
+		struct expr *e = t->col_e[i];
 
-		if (!c->e)
+		if (!e)
 			r->vals[i]++;
-		else if (!expr__eval(c->e, raw, size, s, &v))
+		else if (!expr__eval(e, raw, size, s, &v))
 			r->vals[i] += v.i;
 		else
 			te->errors++;
@@ -272,31 +212,10 @@ static int top_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu
 	return 0;
 }
 
-/* The rows sorted for printing. */
-struct top_sorted {
-	uint64_t key;
-	struct top_row *row;
-};
-
-/* Rows by the top-by columns in order, then events, then key (qsort_r: no global state). */
-static int cmp_rows(const void *a, const void *b, void *ctx)
+/* printkey=: the key as the user shows it; else (or when it cannot run) its number. */
+static void key_text(void *ctx, uint64_t key, char *buf, size_t len)
 {
-	const struct top_sorted *x = a, *y = b;
-	const struct top *sort_top = ctx;
-
-	for (int i = 0; i < sort_top->nr_cols; i++) {
-		int c = sort_top->order[i];
-
-		if (x->row->vals[c] != y->row->vals[c])
-			return x->row->vals[c] < y->row->vals[c] ? 1 : -1;
-	}
-	if (x->row->events != y->row->events)
-		return x->row->events < y->row->events ? 1 : -1;
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-static void key_text(struct top *t, uint64_t key, char *buf, size_t len)
-{
+	struct top *t = ctx;
 	struct expr_val v;
 
 	if (t->printkey) {
@@ -307,6 +226,11 @@ static void key_text(struct top *t, uint64_t key, char *buf, size_t len)
 		}
 	}
 	snprintf(buf, len, "%llu", (unsigned long long)key);
+}
+
+static double elapsed(void *ctx)
+{
+	return prof__elapsed(((struct top *)ctx)->p);
 }
 
 static long screen_rows(const struct top *t)
@@ -320,124 +244,34 @@ static long screen_rows(const struct top *t)
 	return 0; /* all */
 }
 
-static void print_json(struct prof *p, struct top *t, struct top_sorted *rows, size_t n,
-		       bool final)
-{
-	char buf[128];
-
-	for (size_t i = 0; i < n; i++) {
-		struct top_row *r = rows[i].row;
-
-		json__begin(&p->json, p->out);
-		JSON_KEY(&p->json, "time");
-		json__dbl(&p->json, prof__elapsed(p));
-		if (final) {
-			JSON_KEY(&p->json, "final");
-			json__bool(&p->json, true);
-		}
-		JSON_KEY(&p->json, "key");
-		if (t->printkey) {
-			key_text(t, rows[i].key, buf, sizeof(buf));
-			json__str(&p->json, buf);
-		} else {
-			json__u64(&p->json, rows[i].key);
-		}
-		JSON_KEY(&p->json, "name");
-		if (t->have_name)
-			json__str(&p->json, r->name);
-		else
-			json__null(&p->json);
-		JSON_KEY(&p->json, "columns");
-		json__obj(&p->json);
-		for (int c = 0; c < t->nr_cols; c++) {
-			json__key(&p->json, t->cols[c].title);
-			json__u64(&p->json, r->vals[c]);
-		}
-		json__end(&p->json);
-		JSON_KEY(&p->json, "events");
-		json__u64(&p->json, r->events);
-		json__end_line(&p->json);
-	}
-}
-
-static void print_text(struct prof *p, struct top *t, struct top_sorted *rows, size_t n,
-		       size_t total, bool final)
-{
-	char buf[128];
-	int kw = 8, nw = 16;
-	time_t now = time(NULL);
-	struct tm tm;
-
-	for (size_t i = 0; i < n; i++) {
-		int l = (int)strlen(rows[i].row->name);
-
-		if (l > nw)
-			nw = l;
-
-		key_text(t, rows[i].key, buf, sizeof(buf));
-		l = (int)strlen(buf);
-		if (l > kw)
-			kw = l;
-	}
-	localtime_r(&now, &tm);
-	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
-	if (t->tty && !final)
-		out__puts(p->out, "\033[H\033[2J");
-	out__printf(p->out, "%s %s: %zu rows", buf,
-		    !final ? "perfscope top" : t->cleared ? "since the last interval" : "totals",
-		    total);
-	if (n < total)
-		out__printf(p->out, ", top %zu shown", n);
-	out__printf(p->out, ", %.1f s\n", prof__elapsed(p));
-	if (!t->only_comm)
-		out__printf(p->out, "%*s ", kw, t->printkey ? "KEY" : t->key_title);
-	if (t->have_name)
-		out__printf(p->out, "%-*s ", nw, "COMM");
-	for (int c = 0; c < t->nr_cols; c++)
-		out__printf(p->out, "%*s ", t->cols[c].width, t->cols[c].title);
-	out__printf(p->out, "%10s\n", "EVENTS");
-	for (size_t i = 0; i < n; i++) {
-		struct top_row *r = rows[i].row;
-
-		if (!t->only_comm) {
-			key_text(t, rows[i].key, buf, sizeof(buf));
-			out__printf(p->out, "%*s ", kw, buf);
-		}
-		if (t->have_name)
-			out__printf(p->out, "%-*s ", nw, r->name);
-		for (int c = 0; c < t->nr_cols; c++)
-			out__printf(p->out, "%*llu ", t->cols[c].width,
-				    (unsigned long long)r->vals[c]);
-		out__printf(p->out, "%10llu\n", (unsigned long long)r->events);
-	}
-	if (!t->tty || final)
-		out__puts(p->out, "\n");
-}
-
 static int top_print(struct prof *p, struct top *t, bool final)
 {
-	size_t total = keymap__nr(&t->map), n = 0, shown;
-	struct top_sorted *rows = malloc((total ? total : 1) * sizeof(*rows));
-	struct keymap_iter it;
-	struct top_row *r;
-	uint64_t key;
+	size_t n, shown;
+	struct keymap_entry *rows = toptable__sorted(&t->table, &n);
 	long lim = final ? 0 : screen_rows(t);
+	const struct toptable_show sh = {
+		.key_text = t->printkey ? key_text : NULL,
+		.ctx = t,
+		.key_title = t->only_comm  ? NULL
+			     : t->printkey ? "KEY"
+					   : t->key_title,
+		.have_name = t->have_name,
+		.heading = !final	? "perfscope top"
+			   : t->cleared ? "since the last interval"
+					: "totals",
+		.elapsed = elapsed,
+		.final = final,
+		.redraw = t->tty && !final,
+	};
 
 	if (!rows)
 		return -ENOMEM;
-	keymap__for_each(&t->map, &it, key, r)
-	{
-		rows[n].key = key;
-		rows[n++].row = r;
-	}
-	qsort_r(rows, n, sizeof(*rows), cmp_rows, t);
 	shown = lim > 0 && (size_t)lim < n ? (size_t)lim : n;
 	if (p->json_fmt)
-		print_json(p, t, rows, shown, final);
+		toptable__print_json(&t->table, &p->json, p->out, rows, shown, &sh);
 	else
-		print_text(p, t, rows, shown, n, final);
+		toptable__print_text(&t->table, p->out, rows, shown, n, &sh);
 	free(rows);
-	t->refresh++;
 	return 0;
 }
 
@@ -448,7 +282,7 @@ static int top_interval(struct prof *p, void *priv, uint64_t now_ns)
 	int ret = top_print(p, t, false);
 
 	if (!ret && !t->cumulative) {
-		keymap__clear(&t->map);
+		toptable__clear(&t->table);
 		t->cleared = true;
 	}
 	return ret;
@@ -468,9 +302,9 @@ static int top_report(struct prof *p, void *priv)
 				"outside the record or a division by zero); they are not counted\n",
 				p->events_arr[i].name, (unsigned long long)te->errors);
 	}
-	if (t->dropped)
+	if (t->table.dropped)
 		fprintf(stderr, "perfscope top: %llu events not counted: no memory for their row\n",
-			(unsigned long long)t->dropped);
+			(unsigned long long)t->table.dropped);
 	return ret;
 }
 
@@ -484,9 +318,8 @@ static void top_teardown(struct prof *p, void *priv)
 		if (te && te->own_key)
 			expr__delete(te->key);
 	}
-	keymap__exit(&t->map);
-	free(t->cols);
-	free(t->order);
+	toptable__exit(&t->table);
+	free(t->col_e);
 }
 
 static const struct prof_opt top_opts[] = {
@@ -506,9 +339,10 @@ static const struct prof_opt top_opts[] = {
 const struct profiler profiler_top = {
 	.name = "top",
 	.summary = "sum events per key (pid, CPU, any EXPR) into a table sorted by top-by= columns",
-	.usage = "-e EVENT[,EVENT...] [-k EXPR] [--only-comm] [--rows N] [-i MS [--cumulative]]\n"
-		 "                       [-C CPUS] [-p PID | -t TID] [--format text|json] [-o FILE]\n"
-		 "                       [-- COMMAND ARGS...]",
+	.usage =
+		"-e EVENT[,EVENT...] [-k EXPR] [--only-comm] [--rows N] [-i MS [--cumulative]]\n"
+		"                       [-C CPUS] [-p PID | -t TID] [--format text|json] [-o FILE]\n"
+		"                       [-- COMMAND ARGS...]",
 	.description =
 		"A table of (key, name, columns) as perf-prof's top builds it: each event goes to the\n"
 		"row of its key (key=EXPR on the event, or -k EXPR; default its pid), counts there, and\n"
@@ -520,17 +354,18 @@ const struct profiler profiler_top = {
 		"titled by alias= or by the EXPR. Every row also counts the events it summed (EVENTS).",
 	.events_help = "the events to sum, with ATTRs: key=EXPR, top-by=EXPR, top-add=EXPR,\n"
 		       "comm=EXPR, printkey=EXPR, alias=TITLE (see perfscope expr)",
-	.notes = "With -i the table is printed every interval (sorted, cut to --rows or the\n"
-		 "terminal, redrawn in place on a terminal) and counts that interval's events, as\n"
-		 "perf-prof's top does; at exit the events since the last one (the totals without\n"
-		 "-i). --cumulative makes every table the running totals since the start.\n"
-		 "With a COMMAND and no -o the text table goes to standard error.\n"
-		 "--format json gives one object per row per refresh: time, key, name, columns\n"
-		 "(title: sum) and events; the rows at exit have \"final\": true.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
-		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
-		 "a runtime failure, 2 on a usage error.",
+	.notes =
+		"With -i the table is printed every interval (sorted, cut to --rows or the\n"
+		"terminal, redrawn in place on a terminal) and counts that interval's events, as\n"
+		"perf-prof's top does; at exit the events since the last one (the totals without\n"
+		"-i). --cumulative makes every table the running totals since the start.\n"
+		"With a COMMAND and no -o the text table goes to standard error.\n"
+		"--format json gives one object per row per refresh: time, key, name, columns\n"
+		"(title: sum) and events; the rows at exit have \"final\": true.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
+		"process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
+		"a runtime failure, 2 on a usage error.",
 	.examples =
 		"top -e 'syscalls:sys_enter_write//key=common_pid/top-by=count/' -- dd "
 		"if=/dev/zero of=/dev/null bs=4096 count=1000 status=none\n"

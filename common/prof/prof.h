@@ -279,6 +279,14 @@ void prof__stop(struct prof *p);
  */
 struct expr_opts;
 void prof__expr_opts(struct prof *p, const struct prof_event *ev, struct expr_opts *o);
+/*
+ * text, the EXPR of an option (what: how the user gave it, "-k"), compiled against ev's format
+ * into *out (an integer one if want_int). 0; 2 after printing why not, with a caret under text
+ * and, for an unknown name, the names it may use; -ENOMEM.
+ */
+struct expr;
+int prof__expr_compile(struct prof *p, struct prof_event *ev, const char *what, const char *text,
+		       bool want_int, struct expr **out);
 /* A usage error in the engine's form ("perfscope NAME: what\nSee 'perfscope help NAME'."):
  * returns PROF_USAGE, for a hook to return. */
 int prof_usage(const struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -44,6 +44,26 @@ void prof__expr_opts(struct prof *p, const struct prof_event *ev, struct expr_op
 	o->ctx = p;
 }
 
+int prof__expr_compile(struct prof *p, struct prof_event *ev, const char *what, const char *text,
+		       bool want_int, struct expr **out)
+{
+	struct expr_opts o;
+	struct expr_error err;
+
+	prof__expr_opts(p, ev, &o);
+	o.want_int = want_int;
+	*out = expr__compile(text, &o, &err);
+	if (*out)
+		return 0;
+	if (errno == ENOMEM)
+		return -ENOMEM;
+	fprintf(stderr, "perfscope %s: %s %s on %s: %s\n", p->name, what, text, ev->name, err.msg);
+	caret__print(stderr, "  ", NULL, text, err.pos > 0 ? err.pos : 0);
+	if (err.unknown_name)
+		expr_print_names(stderr, "  ", ev->spec->name, &o);
+	return 2;
+}
+
 int prof_expr__bind(struct prof *p, struct prof_event *ev, const struct psc_event_attr *in,
 		    struct prof_attr_val *out)
 {

@@ -1,7 +1,6 @@
 /* Unit tests of stat's derived figures (cli/profilers/stat/stat_derived.c): perf stat's CPUs
- * utilized,
- * rates, IPC and miss ratios from counts this machine's missing PMU cannot give, the mean and
- * spread of repeated runs, and the sysfs topology reader (stat_topo.c) on a made-up tree. */
+ * utilized, rates, IPC and miss ratios from counts this machine's missing PMU cannot give, the mean
+ * and spread of repeated runs (the topology reader is tested with the aggregation, test_aggr.c). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -16,7 +15,6 @@
 #include <cmocka.h>
 
 #include "stat_derived.h"
-#include "stat_topo.h"
 
 #define HW(c)                                                           \
 	{                                                               \
@@ -246,66 +244,13 @@ static void t_runs(void **state)
 	assert_int_equal(stat_precision(0), 9);
 }
 
-/* A made-up sysfs: 2 sockets, 2 cores each, 2 threads per core; cpu7 without die_id. */
-static char root[64];
-
-static void put(int cpu, const char *file, int v)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "%d\n", v);
-	fclose(f);
-}
-
-static void t_topo(void **state)
-{
-	char path[256], cmd[300];
-	struct stat_topo t;
-
-	(void)state;
-	snprintf(root, sizeof(root), "/tmp/psc_topo.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	for (int cpu = 0; cpu < 8; cpu++) {
-		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology", root, cpu);
-		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
-		assert_int_equal(system(cmd), 0);
-		put(cpu, "physical_package_id", cpu / 4);
-		put(cpu, "core_id", (cpu / 2) % 2);
-		if (cpu != 7)
-			put(cpu, "die_id", 0);
-	}
-	assert_int_equal(stat_topo__read(root, 5, &t), 0);
-	assert_int_equal(t.socket, 1);
-	assert_int_equal(t.die, 0);
-	assert_int_equal(t.core, 0);
-	assert_int_equal(stat_topo__read(root, 3, &t), 0);
-	assert_true(t.socket == 0 && t.core == 1);
-	/* before Linux 5.2 there is no die_id: die 0 */
-	assert_int_equal(stat_topo__read(root, 7, &t), 0);
-	assert_true(t.socket == 1 && t.core == 1 && t.die == 0);
-	/* a socket the firmware cannot tell (-1) is socket 0, as perf shows it */
-	put(6, "physical_package_id", -1);
-	assert_int_equal(stat_topo__read(root, 6, &t), 0);
-	assert_int_equal(t.socket, 0);
-	/* a CPU that is not there */
-	assert_int_equal(stat_topo__read(root, 8, &t), -ENOENT);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
-	/* this machine's own sysfs answers for CPU 0 */
-	assert_int_equal(stat_topo__read(NULL, 0, &t), 0);
-	assert_true(t.socket >= 0 && t.core >= 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_kinds),    cmocka_unit_test(t_software),
-		cmocka_unit_test(t_hardware), cmocka_unit_test(t_runs),
-		cmocka_unit_test(t_topo),
+		cmocka_unit_test(t_kinds),
+		cmocka_unit_test(t_software),
+		cmocka_unit_test(t_hardware),
+		cmocka_unit_test(t_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

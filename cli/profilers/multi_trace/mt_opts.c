@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "caret.h"
 #include "duration.h"
 #include "expr.h"
 
@@ -175,23 +174,11 @@ static int event_group(const struct prof *p, const struct prof_event *ev)
 static int compile_key(struct prof *p, struct prof_event *ev, struct mt_ev *me, const char *text,
 		       const char *what)
 {
-	struct expr_opts o;
-	struct expr_error err;
+	int ret = prof__expr_compile(p, ev, what, text, true, &me->key);
 
-	prof__expr_opts(p, ev, &o);
-	o.want_int = true;
-	me->key = expr__compile(text, &o, &err);
-	if (me->key) {
+	if (!ret)
 		me->own_key = true;
-		return 0;
-	}
-	if (errno == ENOMEM)
-		return -ENOMEM;
-	fprintf(stderr, "perfscope %s: %s %s on %s: %s\n", p->name, what, text, ev->name, err.msg);
-	caret__print(stderr, "  ", NULL, text, err.pos > 0 ? err.pos : 0);
-	if (err.unknown_name)
-		expr_print_names(stderr, "  ", ev->spec->name, &o);
-	return 2;
+	return ret;
 }
 
 /* An integer field of the event, NULL when it has none (read inline per event: cheaper). */

@@ -5,13 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include <perfscope/perfscope.h>
 
 #include "profiler.h"
 #include "stat.h"
-#include "stat_topo.h"
 #include "user_only.h"
 
 /* perf stat's default set: what every machine should show, hardware ones where present. */
@@ -52,10 +50,10 @@ static int stat_check(struct prof *p, void *priv)
 				  "--per-%s needs system-wide counting (-a, -C or -G); a "
 				  "process or command is followed across CPUs instead",
 				  s->per_core ? "core" : "socket");
-	s->aggr = o->per_cpu	  ? STAT_AGGR_CPU
-		  : s->per_core	  ? STAT_AGGR_CORE
-		  : s->per_socket ? STAT_AGGR_SOCKET
-				  : STAT_AGGR_GLOBAL;
+	s->aggr.mode = o->per_cpu      ? AGGR_CPU
+		       : s->per_core   ? AGGR_CORE
+		       : s->per_socket ? AGGR_SOCKET
+				       : AGGR_GLOBAL;
 	if (!s->repeat)
 		s->repeat = 1;
 	if (s->repeat > 1 && !o->command)
@@ -124,111 +122,18 @@ static int stat_event(struct prof *p, void *priv, struct prof_event *pev,
 
 /* ---- aggregation units ---- */
 
-static int cmp_unit(const void *a, const void *b)
+static int make_units(struct prof *p, struct stat_ctx *s, enum aggr_mode mode)
 {
-	const struct stat_unit *x = a, *y = b;
+	int cpu = -1, err = aggr__init(&s->aggr, mode, psc_evlist__cpus(p->evlist), NULL, &cpu);
 
-	if (x->socket != y->socket)
-		return x->socket < y->socket ? -1 : 1;
-	if (x->die != y->die)
-		return x->die < y->die ? -1 : 1;
-	return x->core < y->core ? -1 : x->core > y->core;
-}
-
-/* The unit of CPU cpu in units[0..n) by its topology (core: socket, die, core; socket: socket) */
-static int find_unit(const struct stat_ctx *s, const struct stat_topo *t)
-{
-	for (int k = 0; k < s->nr_units; k++) {
-		const struct stat_unit *u = &s->units[k];
-
-		if (u->socket == t->socket &&
-		    (s->aggr == STAT_AGGR_SOCKET || (u->die == t->die && u->core == t->core)))
-			return k;
+	if (err && cpu >= 0) {
+		fprintf(stderr,
+			"perfscope stat: cannot tell the core and socket of CPU %d from "
+			"/sys/devices/system/cpu/cpu%d/topology: %s\n",
+			cpu, cpu, strerror(-err));
+		return -EINVAL;
 	}
-	return -1;
-}
-
-static int make_units(struct prof *p, struct stat_ctx *s)
-{
-	struct psc_cpumap *cpus = psc_evlist__cpus(p->evlist);
-	int n = psc_cpumap__nr(cpus);
-	struct stat_topo *topo;
-
-	s->max_cpu = 0;
-	for (int i = 0; i < n; i++)
-		if (psc_cpumap__cpu(cpus, i) > s->max_cpu)
-			s->max_cpu = psc_cpumap__cpu(cpus, i);
-	s->unit_of = calloc((size_t)s->max_cpu + 1, sizeof(*s->unit_of));
-	s->units = calloc((size_t)n, sizeof(*s->units));
-	topo = calloc((size_t)n, sizeof(*topo));
-	if (!s->unit_of || !s->units || !topo) {
-		free(topo);
-		return -ENOMEM;
-	}
-	if (s->aggr == STAT_AGGR_GLOBAL) {
-		s->nr_units = 1;
-		s->units[0].nr_cpus = n;
-		free(topo);
-		return 0;
-	}
-	for (int i = 0; i < n; i++) {
-		int cpu = psc_cpumap__cpu(cpus, i), err;
-
-		if (s->aggr == STAT_AGGR_CPU) {
-			s->units[i] = (struct stat_unit){ .cpu = cpu, .nr_cpus = 1 };
-			s->unit_of[cpu] = i;
-			continue;
-		}
-		err = stat_topo__read(NULL, cpu, &topo[i]);
-		if (err) {
-			fprintf(stderr,
-				"perfscope stat: cannot tell the core and socket of CPU %d from "
-				"/sys/devices/system/cpu/cpu%d/topology: %s\n",
-				cpu, cpu, strerror(-err));
-			free(topo);
-			return -EINVAL;
-		}
-		if (find_unit(s, &topo[i]) < 0)
-			s->units[s->nr_units++] = (struct stat_unit){
-				.cpu = -1,
-				.socket = topo[i].socket,
-				.die = s->aggr == STAT_AGGR_CORE ? topo[i].die : 0,
-				.core = s->aggr == STAT_AGGR_CORE ? topo[i].core : 0,
-			};
-	}
-	if (s->aggr == STAT_AGGR_CPU) {
-		s->nr_units = n;
-		free(topo);
-		return 0;
-	}
-	/* in the order perf prints them, then each CPU to its unit */
-	qsort(s->units, (size_t)s->nr_units, sizeof(*s->units), cmp_unit);
-	for (int i = 0; i < n; i++) {
-		int k = find_unit(s, &topo[i]);
-
-		s->unit_of[psc_cpumap__cpu(cpus, i)] = k;
-		s->units[k].nr_cpus++;
-	}
-	free(topo);
-	return 0;
-}
-
-static int unit_for(const struct stat_ctx *s, int cpu)
-{
-	if (s->aggr == STAT_AGGR_GLOBAL || cpu < 0 || cpu > s->max_cpu)
-		return 0;
-	return s->unit_of[cpu];
-}
-
-static void children_time(double *user, double *sys)
-{
-	struct rusage ru;
-
-	*user = *sys = 0;
-	if (getrusage(RUSAGE_CHILDREN, &ru))
-		return;
-	*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	return err;
 }
 
 static int stat_start(struct prof *p, void *priv)
@@ -239,10 +144,10 @@ static int stat_start(struct prof *p, void *priv)
 
 	if (s->nr_ev != p->nr_events)
 		return -EINVAL; /* every event went through stat_event */
-	err = make_units(p, s);
+	err = make_units(p, s, s->aggr.mode);
 	if (err)
 		return err;
-	n = (size_t)s->nr_ev * (size_t)s->nr_units;
+	n = (size_t)s->nr_ev * (size_t)s->aggr.nr_units;
 	s->now = calloc(n ? n : 1, sizeof(*s->now));
 	s->prev = calloc(n ? n : 1, sizeof(*s->prev));
 	s->figs = calloc(n ? n : 1, sizeof(*s->figs));
@@ -258,92 +163,8 @@ static int stat_start(struct prof *p, void *priv)
 			s->unit_width = (int)strlen(u);
 	}
 	/* the command's CPU time is what its reaping adds to ours */
-	children_time(&s->children_user, &s->children_sys);
+	stat_children_time(&s->children_user, &s->children_sys);
 	return 0;
-}
-
-/* ---- figures ---- */
-
-/* Every event's counts per unit now, summed over the unit's CPUs and the threads. */
-static void gather(struct prof *p, struct stat_ctx *s)
-{
-	memset(s->now, 0, (size_t)s->nr_ev * (size_t)s->nr_units * sizeof(*s->now));
-	for (int i = 0; i < s->nr_ev; i++) {
-		struct psc_evsel *evsel = p->events_arr[i].evsel;
-		struct psc_cpumap *cpus;
-		int nc, nt;
-
-		if (!psc_evsel__is_open(evsel))
-			continue;
-		cpus = psc_evsel__cpus(evsel);
-		nc = psc_cpumap__nr(cpus);
-		nt = psc_threadmap__nr(psc_evsel__threads(evsel));
-		for (int ci = 0; ci < nc; ci++) {
-			struct psc_counts *c =
-				&s->now[i * s->nr_units + unit_for(s, psc_cpumap__cpu(cpus, ci))];
-
-			for (int th = 0; th < nt; th++) {
-				struct psc_counts t;
-
-				if (psc_evsel__counts(evsel, ci, th, &t))
-					continue; /* a slot it was not opened on */
-				c->val += t.val;
-				c->ena += t.ena;
-				c->run += t.run;
-			}
-		}
-	}
-}
-
-/* s->figs from counts c (totals, or deltas of an interval) over wall_ns. */
-static void make_figs(struct stat_ctx *s, const struct psc_counts *c, double wall_ns)
-{
-	for (int i = 0; i < s->nr_ev; i++)
-		for (int u = 0; u < s->nr_units; u++) {
-			int k = i * s->nr_units + u;
-			struct stat_fig *f = &s->figs[k];
-
-			if (s->ev[i].duration) {
-				*f =
-					(struct stat_fig){ wall_ns, wall_ns, wall_ns,
-							   wall_ns, 0,	     true };
-				continue;
-			}
-			*f = (struct stat_fig){
-				.value = psc_counts__scaled(&c[k]),
-				.raw = (double)c[k].val,
-				.ena = (double)c[k].ena,
-				.run = (double)c[k].run,
-				.counted = c[k].run > 0,
-			};
-		}
-}
-
-/* The mean of the runs, with perf's spread. */
-static void mean_figs(struct stat_ctx *s)
-{
-	for (int k = 0; k < s->nr_ev * s->nr_units; k++) {
-		const struct stat_acc *a = &s->acc[k];
-
-		s->figs[k] = (struct stat_fig){
-			.value = a->value.mean,
-			.raw = a->raw / s->runs,
-			.ena = a->ena / s->runs,
-			.run = a->run / s->runs,
-			.noise_pct = stat_stats__rel_pct(&a->value),
-			.counted = a->counted > 0,
-		};
-	}
-}
-
-static int read_counters(struct prof *p, const char *when)
-{
-	int err = psc_evlist__read(p->evlist);
-
-	if (err) /* never a silently missing report */
-		fprintf(stderr, "perfscope stat: reading the counters %s failed: %s\n", when,
-			strerror(-err));
-	return err;
 }
 
 /* What --all would have shown, said once at the end where the output has no place for it. */
@@ -358,89 +179,16 @@ static void hidden_note(struct stat_ctx *s)
 
 /* ---- hooks ---- */
 
-/* Each run's counts into the sums of the runs, its wall-clock time, its command's CPU time. */
-static int stat_run_end(struct prof *p, void *priv)
-{
-	struct stat_ctx *s = priv;
-	double wall = prof__elapsed(p) * 1e9, user, sys;
-
-	if (read_counters(p, "at the end of the run"))
-		return 0; /* the report says so again, from what it has */
-	gather(p, s);
-	make_figs(s, s->now, wall);
-	for (int k = 0; k < s->nr_ev * s->nr_units; k++) {
-		const struct stat_fig *f = &s->figs[k];
-		struct stat_acc *a = &s->acc[k];
-
-		stat_stats__add(&a->value, f->value);
-		a->raw += f->raw;
-		a->ena += f->ena;
-		a->run += f->run;
-		a->counted += f->counted;
-	}
-	stat_stats__add(&s->wall, wall);
-	s->runs++;
-	children_time(&user, &sys);
-	s->user_s += user - s->children_user;
-	s->sys_s += sys - s->children_sys;
-	s->children_user = user;
-	s->children_sys = sys;
-	return 0;
-}
-
-/* One interval's lines: what was counted since the last one. */
-static void print_interval(struct prof *p, struct stat_ctx *s)
-{
-	double now = prof__elapsed(p);
-	size_t n = (size_t)s->nr_ev * (size_t)s->nr_units;
-
-	if (read_counters(p, "for an interval"))
-		return;
-	gather(p, s);
-	for (size_t k = 0; k < n; k++) {
-		struct psc_counts d = {
-			s->now[k].val - s->prev[k].val,
-			s->now[k].ena - s->prev[k].ena,
-			s->now[k].run - s->prev[k].run,
-			0,
-			0,
-		};
-
-		s->prev[k] = s->now[k];
-		s->now[k] = d;
-	}
-	make_figs(s, s->now, (now - s->last_interval) * 1e9);
-	stat_print_rows(p, s, (now - s->last_interval) * 1e9, now);
-	s->last_interval = now;
-}
-
 static int stat_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	print_interval(p, priv);
+	stat_print_interval(p, priv);
 	return 0;
-}
-
-/* The totals of this run so far, as the final report shows them. */
-static void print_totals(struct prof *p, struct stat_ctx *s)
-{
-	double elapsed = prof__elapsed(p);
-	uint64_t hidden = s->hidden; /* -i: what the intervals left out, said at the end */
-
-	if (read_counters(p, "for the report"))
-		return;
-	gather(p, s);
-	make_figs(s, s->now, elapsed * 1e9);
-	s->hidden = 0;
-	stat_print_header(p, s, 0);
-	stat_print_rows(p, s, elapsed * 1e9, -1);
-	stat_print_footer(p, s, elapsed, 0, 0, false);
-	s->hidden = p->opts.interval_ms ? hidden : s->hidden;
 }
 
 /* SIGUSR1: the totals so far; intervals go on unchanged. */
 static int stat_sigusr1(struct prof *p, void *priv)
 {
-	print_totals(p, priv);
+	stat_print_totals(p, priv);
 	return 0;
 }
 
@@ -449,14 +197,14 @@ static int stat_report(struct prof *p, void *priv)
 	struct stat_ctx *s = priv;
 
 	if (p->opts.interval_ms) {
-		print_interval(p, s); /* the last, shorter interval */
+		stat_print_interval(p, s); /* the last, shorter interval */
 		hidden_note(s);
 		return 0;
 	}
 	if (!s->runs) { /* the run ended without its counts: what they hold now */
-		print_totals(p, s);
+		stat_print_totals(p, s);
 	} else {
-		mean_figs(s);
+		stat_mean_figs(s);
 		s->hidden = 0;
 		stat_print_header(p, s, s->runs);
 		stat_print_rows(p, s, s->wall.mean, -1);
@@ -477,8 +225,7 @@ static void stat_teardown(struct prof *p, void *priv)
 	free(s->ev);
 	free(s->events_text);
 	free(s->dur_pos);
-	free(s->units);
-	free(s->unit_of);
+	aggr__exit(&s->aggr);
 	free(s->now);
 	free(s->prev);
 	free(s->figs);

@@ -7,16 +7,9 @@
 
 #include <perfscope/parse.h>
 
+#include "aggr.h"
 #include "prof.h"
 #include "stat_derived.h"
-
-/* What one line stands for: the whole target, a CPU, a core, a socket. */
-enum stat_aggr {
-	STAT_AGGR_GLOBAL,
-	STAT_AGGR_CPU, /* --per-cpu */
-	STAT_AGGR_CORE, /* --per-core */
-	STAT_AGGR_SOCKET, /* --per-socket */
-};
 
 enum stat_out {
 	STAT_OUT_TEXT,
@@ -33,12 +26,6 @@ struct stat_event {
 	bool user_only; /* the kernel left out: this user may not count it */
 	enum stat_kind kind;
 	unsigned int ctx;
-};
-
-struct stat_unit {
-	int cpu; /* STAT_AGGR_CPU */
-	int socket, die, core; /* STAT_AGGR_CORE (all three), STAT_AGGR_SOCKET (socket) */
-	int nr_cpus; /* CPUs counted in it */
 };
 
 /* One row's figures: a run, an interval, the totals so far, or the mean of runs. */
@@ -62,7 +49,6 @@ struct stat_ctx {
 	const char *sep; /* -x */
 	bool per_core, per_socket, all;
 	enum stat_out out;
-	enum stat_aggr aggr;
 	/* events */
 	char *events_text; /* -e with each duration_time made a placeholder of the same length */
 	int *dur_pos; /* where each duration_time starts in it */
@@ -70,11 +56,8 @@ struct stat_ctx {
 	struct stat_event *ev; /* [p->nr_events] */
 	int nr_ev;
 	int no_kernel; /* -1: not asked yet; 1: the kernel may not be counted by this user */
-	/* aggregation */
-	struct stat_unit *units;
-	int nr_units;
-	int *unit_of; /* [CPU number]: its unit */
-	int max_cpu;
+	/* what one line stands for: the whole target, a CPU (--per-cpu), a core, a socket */
+	struct aggr aggr;
 	int unit_width; /* of the unit column (msec, Joules) */
 	/* figures, [event * nr_units + unit] */
 	struct psc_counts *now, *prev; /* read now; at the last interval line */
@@ -103,6 +86,19 @@ char *stat_typed_name(const char *text, const struct psc_event_spec *spec, bool 
  */
 int stat_duration_prepare(struct prof *p, struct stat_ctx *s, const char *events);
 bool stat_is_duration(const struct stat_ctx *s, const struct psc_event_spec *spec);
+
+/* stat_counts.c */
+
+/* The command's CPU time (its children's too) so far: RUSAGE_CHILDREN, in seconds. */
+void stat_children_time(double *user, double *sys);
+/* -r: the figures as the mean of the runs, with perf's spread. */
+void stat_mean_figs(struct stat_ctx *s);
+/* The run_end hook: each run's counts into the sums of the runs, its wall-clock and CPU time. */
+int stat_run_end(struct prof *p, void *priv);
+/* One interval's lines: what was counted since the last one. */
+void stat_print_interval(struct prof *p, struct stat_ctx *s);
+/* The totals of this run so far, as the final report shows them (SIGUSR1, a run without -r). */
+void stat_print_totals(struct prof *p, struct stat_ctx *s);
 
 /* stat_print.c */
 

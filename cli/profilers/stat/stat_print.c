@@ -87,21 +87,21 @@ static const char *open_error(const struct psc_evsel *evsel, char *buf, size_t l
 }
 
 /* What a row stands for, as a text or CSV prefix (perf's columns); unit NULL: blank. */
-static void aggr_prefix(struct line *l, const struct stat_ctx *s, const struct stat_unit *u)
+static void aggr_prefix(struct line *l, const struct stat_ctx *s, const struct aggr_unit *u)
 {
 	bool csv = s->out == STAT_OUT_CSV;
 	const char *sep = csv ? s->sep : " ";
 
-	switch (s->aggr) {
-	case STAT_AGGR_GLOBAL:
+	switch (s->aggr.mode) {
+	case AGGR_GLOBAL:
 		return;
-	case STAT_AGGR_CPU:
+	case AGGR_CPU:
 		if (!u)
 			add(l, csv ? "%s" : "%11s", csv ? sep : "");
 		else
 			add(l, csv ? "CPU%d%s" : "CPU%-7d%s", u->cpu, sep);
 		return;
-	case STAT_AGGR_CORE:
+	case AGGR_CORE:
 		if (!u)
 			add(l, csv ? "%s%s" : "%21s", csv ? sep : "", csv ? sep : "");
 		else if (csv)
@@ -111,7 +111,7 @@ static void aggr_prefix(struct line *l, const struct stat_ctx *s, const struct s
 			add(l, "S%d-D%d-C%-8d%s%4d%s", u->socket, u->die, u->core, sep, u->nr_cpus,
 			    sep);
 		return;
-	case STAT_AGGR_SOCKET:
+	case AGGR_SOCKET:
 		if (!u)
 			add(l, csv ? "%s%s" : "%12s", csv ? sep : "", csv ? sep : "");
 		else if (csv)
@@ -123,7 +123,7 @@ static void aggr_prefix(struct line *l, const struct stat_ctx *s, const struct s
 }
 
 static void text_row(struct prof *p, struct stat_ctx *s, const struct stat_event *ev,
-		     const struct psc_evsel *evsel, const struct stat_unit *u,
+		     const struct psc_evsel *evsel, const struct aggr_unit *u,
 		     const struct stat_fig *f, const struct stat_metric *m, double interval_s)
 {
 	bool supported = psc_evsel__is_open(evsel);
@@ -160,7 +160,7 @@ static void text_row(struct prof *p, struct stat_ctx *s, const struct stat_event
 }
 
 static void csv_row(struct prof *p, struct stat_ctx *s, const struct stat_event *ev,
-		    const struct psc_evsel *evsel, const struct stat_unit *u,
+		    const struct psc_evsel *evsel, const struct aggr_unit *u,
 		    const struct stat_fig *f, const struct stat_metric *m, double interval_s)
 {
 	bool supported = psc_evsel__is_open(evsel);
@@ -192,7 +192,7 @@ static void csv_row(struct prof *p, struct stat_ctx *s, const struct stat_event 
 }
 
 static void json_row(struct prof *p, struct stat_ctx *s, const struct stat_event *ev,
-		     const struct psc_evsel *evsel, const struct stat_unit *u,
+		     const struct psc_evsel *evsel, const struct aggr_unit *u,
 		     const struct stat_fig *f, const struct stat_metric *m, double interval_s)
 {
 	bool supported = psc_evsel__is_open(evsel);
@@ -205,13 +205,13 @@ static void json_row(struct prof *p, struct stat_ctx *s, const struct stat_event
 		json__key(&j, "interval");
 		json__dbl(&j, interval_s);
 	}
-	if (u && s->aggr == STAT_AGGR_CPU) {
+	if (u && s->aggr.mode == AGGR_CPU) {
 		json__key(&j, "cpu");
 		json__i64(&j, u->cpu);
-	} else if (u && s->aggr != STAT_AGGR_GLOBAL) {
+	} else if (u && s->aggr.mode != AGGR_GLOBAL) {
 		json__key(&j, "socket");
 		json__i64(&j, u->socket);
-		if (s->aggr == STAT_AGGR_CORE) {
+		if (s->aggr.mode == AGGR_CORE) {
 			json__key(&j, "die");
 			json__i64(&j, u->die);
 			json__key(&j, "core");
@@ -270,15 +270,15 @@ static void json_row(struct prof *p, struct stat_ctx *s, const struct stat_event
 static void interval_header(struct prof *p, struct stat_ctx *s)
 {
 	static const char *const aggr[] = {
-		[STAT_AGGR_GLOBAL] = "",
-		[STAT_AGGR_CPU] = " CPU       ",
-		[STAT_AGGR_CORE] = " core            cpus",
-		[STAT_AGGR_SOCKET] = " socket cpus",
+		[AGGR_GLOBAL] = "",
+		[AGGR_CPU] = " CPU       ",
+		[AGGR_CORE] = " core            cpus",
+		[AGGR_SOCKET] = " socket cpus",
 	};
 
 	if (s->out != STAT_OUT_TEXT || s->intervals++ % 25)
 		return;
-	out__printf(p->out, "#%15s%s%19s %-*s events\n", "time", aggr[s->aggr], "counts",
+	out__printf(p->out, "#%15s%s%19s %-*s events\n", "time", aggr[s->aggr.mode], "counts",
 		    s->unit_width, "unit");
 }
 
@@ -287,20 +287,21 @@ static void row(struct prof *p, struct stat_ctx *s, int i, int u, double wall_ns
 {
 	const struct stat_event *ev = &s->ev[i];
 	struct psc_evsel *evsel = p->events_arr[i].evsel;
-	const struct stat_unit *unit = s->aggr == STAT_AGGR_GLOBAL || u < 0 ? NULL : &s->units[u];
+	const struct aggr_unit *unit =
+		s->aggr.mode == AGGR_GLOBAL || u < 0 ? NULL : &s->aggr.units[u];
 	struct stat_fig zero = { 0 };
 	const struct stat_fig *f = &zero;
 	struct stat_metric m = { .fmt = STAT_METRIC_NONE };
 
 	if (psc_evsel__is_open(evsel)) {
-		f = &s->figs[i * s->nr_units + u];
+		f = &s->figs[i * s->aggr.nr_units + u];
 		if (ev->wildcard && !s->all && (!f->counted || !f->value)) {
 			s->hidden++;
 			return;
 		}
 		/* the figures of this unit, for what relates them */
 		for (int k = 0; k < s->nr_ev; k++) {
-			const struct stat_fig *g = &s->figs[k * s->nr_units + u];
+			const struct stat_fig *g = &s->figs[k * s->aggr.nr_units + u];
 
 			s->cs[k] = (struct stat_counter){
 				.kind = s->ev[k].kind,
@@ -325,17 +326,7 @@ static void row(struct prof *p, struct stat_ctx *s, int i, int u, double wall_ns
  */
 static bool counts_in_unit(struct prof *p, struct stat_ctx *s, int i, int u)
 {
-	struct psc_cpumap *cpus = psc_evsel__cpus(p->events_arr[i].evsel);
-
-	if (s->aggr == STAT_AGGR_GLOBAL)
-		return true;
-	for (int ci = 0; ci < psc_cpumap__nr(cpus); ci++) {
-		int cpu = psc_cpumap__cpu(cpus, ci);
-
-		if (cpu < 0 || cpu > s->max_cpu || s->unit_of[cpu] == u)
-			return true;
-	}
-	return false;
+	return aggr__covers(&s->aggr, psc_evsel__cpus(p->events_arr[i].evsel), u);
 }
 
 void stat_print_rows(struct prof *p, struct stat_ctx *s, double wall_ns, double interval_s)
@@ -343,8 +334,8 @@ void stat_print_rows(struct prof *p, struct stat_ctx *s, double wall_ns, double 
 	if (interval_s >= 0)
 		interval_header(p, s);
 	/* perf's orders: a core's or socket's events together; each event's CPUs together */
-	if (s->aggr == STAT_AGGR_CORE || s->aggr == STAT_AGGR_SOCKET) {
-		for (int u = 0; u < s->nr_units; u++)
+	if (s->aggr.mode == AGGR_CORE || s->aggr.mode == AGGR_SOCKET) {
+		for (int u = 0; u < s->aggr.nr_units; u++)
 			for (int i = 0; i < s->nr_ev; i++)
 				if (!psc_evsel__is_open(p->events_arr[i].evsel) ||
 				    counts_in_unit(p, s, i, u))
@@ -357,7 +348,7 @@ void stat_print_rows(struct prof *p, struct stat_ctx *s, double wall_ns, double 
 			row(p, s, i, -1, wall_ns, interval_s);
 			continue;
 		}
-		for (int u = 0; u < s->nr_units; u++)
+		for (int u = 0; u < s->aggr.nr_units; u++)
 			if (counts_in_unit(p, s, i, u))
 				row(p, s, i, u, wall_ns, interval_s);
 	}

@@ -1,11 +1,8 @@
-/* perfscope memleak: a process's heap allocations never freed, by user stack, through uprobes on
- * libc's allocator functions (entry: the arguments and the stack; return: the pointer). */
+/* perfscope memleak: a process's heap allocations never freed, by user stack (uprobes on libc). */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
 #endif
@@ -13,74 +10,8 @@
 
 #include <perfscope/probe.h>
 
-#include "callchain.h"
-#include "clock.h"
 #include "duration.h"
-#include "keymap.h"
-#include "leak.h"
-#include "profiler.h"
-
-enum ml_kind {
-	ML_ALLOC, /* ret is the block; size from args */
-	ML_REALLOC, /* arg1's block is replaced by ret */
-	ML_FREE, /* arg ptr_arg is freed, at the entry */
-	ML_MEMALIGN_PTR, /* posix_memalign: the block is written to *arg1, ret 0 on success */
-};
-
-struct ml_fn {
-	const char *name;
-	enum ml_kind kind;
-	int size_a, size_b; /* the size is arg size_a (times arg size_b when given) */
-	int ptr_arg; /* ML_FREE, ML_REALLOC: the old block; ML_MEMALIGN_PTR: where it goes */
-	bool mmap; /* --mmap only */
-};
-
-static const struct ml_fn fns[] = {
-	{ "malloc", ML_ALLOC, 1, 0, 0, false },
-	{ "calloc", ML_ALLOC, 1, 2, 0, false },
-	{ "realloc", ML_REALLOC, 2, 0, 1, false },
-	{ "reallocarray", ML_REALLOC, 2, 3, 1, false },
-	{ "free", ML_FREE, 0, 0, 1, false },
-	{ "posix_memalign", ML_MEMALIGN_PTR, 3, 0, 1, false },
-	{ "aligned_alloc", ML_ALLOC, 2, 0, 0, false },
-	{ "memalign", ML_ALLOC, 2, 0, 0, false },
-	{ "valloc", ML_ALLOC, 1, 0, 0, false },
-	{ "pvalloc", ML_ALLOC, 1, 0, 0, false },
-	{ "mmap", ML_ALLOC, 2, 0, 0, true },
-	{ "munmap", ML_FREE, 0, 0, 1, true },
-};
-#define NR_FNS (sizeof(fns) / sizeof(fns[0]))
-
-/* A call entered and not returned yet, per thread. */
-struct ml_call {
-	int fn;
-	uint32_t stack;
-	uint64_t size, ptr;
-};
-
-struct ml_ev {
-	int fn; /* index in fns, -1: not ours */
-	bool ret;
-	const struct psc_tp_field *arg[4], *retval, *caller;
-};
-
-struct ml {
-	const char *libc_opt; /* --libc */
-	bool mmap; /* --mmap */
-	uint64_t than; /* --than */
-	const char *than_text;
-	long top; /* --top */
-	long max_pending; /* --max-pending */
-	char libc[PATH_MAX];
-	char *events;
-	struct leak *lk;
-	struct keymap calls; /* tid -> struct ml_call */
-	uint64_t last_time;
-	uint64_t unmatched_ret; /* returns whose entry was not seen (or was a nested call's) */
-	uint64_t memptr_unread; /* posix_memalign results that could not be read */
-	uint64_t call_nomem;
-	pid_t self;
-};
+#include "memleak.h"
 
 static int opt_than(struct prof *p, void *priv, const char *arg)
 {
@@ -142,15 +73,15 @@ static int libc_of(pid_t pid, char *buf, size_t len)
 }
 
 struct have {
-	bool found[NR_FNS];
+	bool found[ML_NR_FNS];
 };
 
 static int mark_fn(const char *name, uint64_t addr, uint64_t size, void *ctx)
 {
 	struct have *h = ctx;
 
-	for (size_t i = 0; i < NR_FNS; i++)
-		if (!strcmp(name, fns[i].name))
+	for (size_t i = 0; i < ML_NR_FNS; i++)
+		if (!strcmp(name, ml_fns[i].name))
 			h->found[i] = true;
 	return 0;
 }
@@ -200,8 +131,8 @@ static int ml_check(struct prof *p, void *priv)
 	if (!ml->events)
 		return -ENOMEM;
 	ml->events[0] = '\0';
-	for (size_t i = 0; i < NR_FNS; i++) {
-		const struct ml_fn *f = &fns[i];
+	for (size_t i = 0; i < ML_NR_FNS; i++) {
+		const struct ml_fn *f = &ml_fns[i];
 		int n;
 
 		if (!have.found[i] || (f->mmap && !ml->mmap))
@@ -243,8 +174,8 @@ static int ml_event(struct prof *p, void *priv, struct prof_event *ev, struct pe
 	me->fn = -1;
 	if (!pr || !ev->fmt)
 		return 0;
-	for (size_t i = 0; i < NR_FNS; i++)
-		if (!strcmp(pr->func, fns[i].name))
+	for (size_t i = 0; i < ML_NR_FNS; i++)
+		if (!strcmp(pr->func, ml_fns[i].name))
 			me->fn = (int)i;
 	me->ret = pr->retprobe;
 	for (int i = 1; i <= 3; i++)
@@ -260,168 +191,13 @@ static int ml_event(struct prof *p, void *priv, struct prof_event *ev, struct pe
 	 * is mostly the caller's stack, so the return's sample carries the top of the user stack
 	 * and sp, race-free (read from the process later, it may have exited).
 	 */
-	if (me->ret && me->fn >= 0 && fns[me->fn].kind == ML_MEMALIGN_PTR) {
+	if (me->ret && me->fn >= 0 && ml_fns[me->fn].kind == ML_MEMALIGN_PTR) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = 1ull << PERF_REG_X86_SP;
 		a->sample_stack_user = 4096;
 	}
 #endif
 	return 0;
-}
-
-static uint64_t field(const struct psc_tp_field *f, const struct psc_sample *s)
-{
-	uint64_t v = 0;
-
-	if (!f || f->offset + 8 > s->raw.size)
-		return 0;
-	memcpy(&v, (const char *)s->raw.data + f->offset, 8);
-	return v;
-}
-
-#define MAX_FRAMES CALLCHAIN_MAX_FRAMES
-
-/*
- * The stack at an allocator's entry, with its direct caller: a frame-pointer unwind there starts
- * from the caller's frame, i.e. at the caller's caller, unless the kernel already added the
- * return address (it does when the function starts by pushing %rbp). The probe fetched it.
- */
-static const struct psc_sample *with_caller(const struct psc_sample *s, uint64_t caller,
-					    struct psc_sample *copy, uint64_t *ips)
-{
-	uint64_t nr = s->callchain.nr, i = 0;
-
-	if (!caller || !(s->sample_type & PERF_SAMPLE_CALLCHAIN) || !nr || nr >= MAX_FRAMES)
-		return s;
-	while (i < nr && s->callchain.ips[i] >= PERF_CONTEXT_MAX)
-		i++; /* the context markers before the first frame */
-	if (i >= nr || (i + 1 < nr && s->callchain.ips[i + 1] == caller))
-		return s;
-	memcpy(ips, s->callchain.ips, (i + 1) * sizeof(*ips));
-	ips[i + 1] = caller;
-	memcpy(ips + i + 2, s->callchain.ips + i + 1, (nr - i - 1) * sizeof(*ips));
-	*copy = *s;
-	copy->callchain.ips = ips;
-	copy->callchain.nr = nr + 1;
-	return copy;
-}
-
-/* Blocks are told apart by process too (-a, -G): its pid above the 47 bits of a user address. */
-static uint64_t block_key(uint32_t pid, uint64_t ptr)
-{
-	return ptr ^ ((uint64_t)pid << 47);
-}
-
-static int on_return(struct ml *ml, const struct ml_fn *f, const struct ml_call *c,
-		     const struct psc_sample *s, uint64_t r)
-{
-	switch (f->kind) {
-	case ML_ALLOC:
-		if (r && !(f->mmap && r == UINT64_MAX))
-			leak__alloc(ml->lk, block_key(s->pid, r), c->size, c->stack, s->time,
-				    (int)s->cpu, s->pid, s->tid);
-		break;
-	case ML_REALLOC:
-		if (!r)
-			break; /* failed: the old block stays; realloc(p, 0) freed it through free
-				*/
-		if (c->ptr)
-			leak__free(ml->lk, block_key(s->pid, c->ptr), s->time, (int)s->cpu, s->pid,
-				   s->tid);
-		leak__alloc(ml->lk, block_key(s->pid, r), c->size, c->stack, s->time, (int)s->cpu,
-			    s->pid, s->tid);
-		break;
-	case ML_MEMALIGN_PTR: {
-		uint64_t block = 0;
-		struct iovec local = { &block, sizeof(block) };
-		struct iovec remote = { (void *)(uintptr_t)c->ptr, sizeof(block) };
-
-		if (r)
-			break; /* an error number: nothing allocated */
-		/* the block went to *memptr: in the stack the sample carries, else still there */
-		if ((s->sample_type & PERF_SAMPLE_STACK_USER) && s->regs_user.abi &&
-		    s->regs_user.nr == 1 && c->ptr >= s->regs_user.regs[0] &&
-		    c->ptr - s->regs_user.regs[0] + sizeof(block) <= s->stack_user.dyn_size) {
-			memcpy(&block,
-			       (const char *)s->stack_user.data + (c->ptr - s->regs_user.regs[0]),
-			       sizeof(block));
-		} else if (process_vm_readv((pid_t)s->pid, &local, 1, &remote, 1, 0) !=
-			   sizeof(block)) {
-			ml->memptr_unread++;
-			break;
-		}
-		if (block)
-			leak__alloc(ml->lk, block_key(s->pid, block), c->size, c->stack, s->time,
-				    (int)s->cpu, s->pid, s->tid);
-		break;
-	}
-	case ML_FREE:
-		break;
-	}
-	return 0;
-}
-
-static int ml_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
-		     const struct psc_sample *s)
-{
-	struct ml *ml = priv;
-	struct ml_ev *me = ev->priv;
-	const struct ml_fn *f;
-	struct ml_call *c;
-	bool created;
-
-	if (me->fn < 0 || s->pid == (uint32_t)ml->self)
-		return 0;
-	f = &fns[me->fn];
-	if (s->time > ml->last_time)
-		ml->last_time = s->time;
-	if (f->kind == ML_FREE) {
-		uint64_t ptr = field(me->arg[f->ptr_arg], s);
-
-		if (ptr)
-			leak__free(ml->lk, block_key(s->pid, ptr), s->time, cpu, s->pid, s->tid);
-		return 0;
-	}
-	if (!me->ret) {
-		c = keymap__insert(&ml->calls, s->tid, &created);
-		if (!c) {
-			ml->call_nomem++;
-			return 0;
-		}
-		/* a call nested in another (realloc(NULL, n) calls malloc) takes the thread's slot
-		 */
-		c->fn = me->fn;
-		c->size = field(me->arg[f->size_a], s);
-		if (f->size_b)
-			c->size *= field(me->arg[f->size_b], s);
-		c->ptr = f->ptr_arg ? field(me->arg[f->ptr_arg], s) : 0;
-		{
-			uint64_t ips[MAX_FRAMES + 1];
-			struct psc_sample copy;
-			const struct psc_sample *st =
-				with_caller(s, field(me->caller, s), &copy, ips);
-
-			c->stack = leak__stack(ml->lk, prof__callchain(p), st,
-					       prof__comm(p, s->pid, s->tid));
-		}
-		return 0;
-	}
-	c = keymap__find(&ml->calls, s->tid);
-	if (!c || c->fn != me->fn) {
-		ml->unmatched_ret++;
-		return 0;
-	}
-	on_return(ml, f, c, s, field(me->retval, s));
-	keymap__remove(&ml->calls, s->tid);
-	return 0;
-}
-
-static void ml_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
-{
-	struct ml *ml = priv;
-
-	/* a free may be what was lost: the allocations before this point are no longer reported */
-	leak__lost(ml->lk, mono_ns()); /* a loss heard now happened before now */
 }
 
 static int print_leaks(struct prof *p, struct ml *ml, bool final)
@@ -501,9 +277,9 @@ const struct profiler profiler_memleak = {
 	.examples = "memleak -- ./myprog\n"
 		    "memleak -p 1234 -i 10000 --than 5s --top 10\n"
 		    "memleak --mmap --format json -- ./myprog | jq -c 'select(.bytes > 4096)'",
-	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_CALLCHAIN | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
-		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET |
-		       CLI_OPT_USAGE_SELF,
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_CALLCHAIN | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
+		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = ml_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
 		 PROF_SUMMARY,

@@ -1,9 +1,9 @@
-/* Where a CPU sits, from sysfs (stat_topo.h). */
+/* Where a CPU sits, from sysfs (cpu_topo.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "stat_topo.h"
+#include "cpu_topo.h"
 
 /* One number from a topology file; -ENOENT when the file is absent. */
 static int read_id(const char *root, int cpu, const char *file, int *out)
@@ -24,7 +24,7 @@ static int read_id(const char *root, int cpu, const char *file, int *out)
 	return 0;
 }
 
-int stat_topo__read(const char *root, int cpu, struct stat_topo *t)
+int cpu_topo__read(const char *root, int cpu, struct cpu_topo *t)
 {
 	int err;
 

@@ -1,0 +1,183 @@
+/* Unit tests of the aggregation engine and its topology reader (common/stats) on made-up sysfs. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <perfscope/perfscope.h>
+
+#include "aggr.h"
+#include "cpu_topo.h"
+
+/* A made-up sysfs: 2 sockets, 2 cores each, 2 threads per core; cpu7 without die_id. */
+static char root[64];
+
+static void put(int cpu, const char *file, int v)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", v);
+	fclose(f);
+}
+
+static void t_topo(void **state)
+{
+	char path[256], cmd[300];
+	struct cpu_topo t;
+
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/psc_topo.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	for (int cpu = 0; cpu < 8; cpu++) {
+		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology", root, cpu);
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+		assert_int_equal(system(cmd), 0);
+		put(cpu, "physical_package_id", cpu / 4);
+		put(cpu, "core_id", (cpu / 2) % 2);
+		if (cpu != 7)
+			put(cpu, "die_id", 0);
+	}
+	assert_int_equal(cpu_topo__read(root, 5, &t), 0);
+	assert_int_equal(t.socket, 1);
+	assert_int_equal(t.die, 0);
+	assert_int_equal(t.core, 0);
+	assert_int_equal(cpu_topo__read(root, 3, &t), 0);
+	assert_true(t.socket == 0 && t.core == 1);
+	/* before Linux 5.2 there is no die_id: die 0 */
+	assert_int_equal(cpu_topo__read(root, 7, &t), 0);
+	assert_true(t.socket == 1 && t.core == 1 && t.die == 0);
+	/* a socket the firmware cannot tell (-1) is socket 0, as perf shows it */
+	put(6, "physical_package_id", -1);
+	assert_int_equal(cpu_topo__read(root, 6, &t), 0);
+	assert_int_equal(t.socket, 0);
+	/* a CPU that is not there */
+	assert_int_equal(cpu_topo__read(root, 8, &t), -ENOENT);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+	/* this machine's own sysfs answers for CPU 0 */
+	assert_int_equal(cpu_topo__read(NULL, 0, &t), 0);
+	assert_true(t.socket >= 0 && t.core >= 0);
+}
+
+/* CPUs 0-7: socket cpu / 4, core (cpu / 2) % 2, listed out of order; CPU 9 has no topology. */
+static int make_tree(void **state)
+{
+	char cmd[300];
+
+	snprintf(root, sizeof(root), "/tmp/psc_aggr.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	for (int cpu = 0; cpu < 8; cpu++) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/devices/system/cpu/cpu%d/topology'", root,
+			 cpu);
+		assert_int_equal(system(cmd), 0);
+		put(cpu, "physical_package_id", cpu / 4);
+		put(cpu, "core_id", (cpu / 2) % 2);
+		put(cpu, "die_id", 0);
+	}
+	return 0;
+}
+
+static int rm_tree(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static struct psc_cpumap *cpus(const char *list)
+{
+	struct psc_parse_error err = { .pos = -1 };
+	struct psc_cpumap *m = psc_cpumap__parse_syntax(list, &err);
+
+	assert_non_null(m);
+	return m;
+}
+
+static void t_global_cpu(void **state)
+{
+	struct psc_cpumap *m = cpus("1,3,6");
+	struct aggr a;
+	int bad = -1;
+
+	assert_int_equal(aggr__init(&a, AGGR_GLOBAL, m, root, &bad), 0);
+	assert_int_equal(a.nr_units, 1);
+	assert_int_equal(a.units[0].nr_cpus, 3);
+	assert_int_equal(aggr__unit(&a, 6), 0);
+	assert_true(aggr__covers(&a, m, 0));
+	aggr__exit(&a);
+
+	assert_int_equal(aggr__init(&a, AGGR_CPU, m, root, &bad), 0);
+	assert_int_equal(a.nr_units, 3);
+	assert_int_equal(a.units[2].cpu, 6);
+	assert_int_equal(aggr__unit(&a, 3), 1);
+	assert_int_equal(aggr__unit(&a, 99), 0); /* outside the map: the first unit */
+	aggr__exit(&a);
+	psc_cpumap__put(m);
+}
+
+static void t_core_socket(void **state)
+{
+	struct psc_cpumap *m = cpus("7,0,5,2,1"), *pmu = cpus("0,5");
+	struct aggr a;
+	int bad = -1;
+
+	/* cores in perf's order: S0-C0 {0,1}, S0-C1 {2}, S1-C0 {5}, S1-C1 {7} */
+	assert_int_equal(aggr__init(&a, AGGR_CORE, m, root, &bad), 0);
+	assert_int_equal(a.nr_units, 4);
+	assert_true(a.units[0].socket == 0 && a.units[0].core == 0 && a.units[0].nr_cpus == 2);
+	assert_true(a.units[1].socket == 0 && a.units[1].core == 1 && a.units[1].nr_cpus == 1);
+	assert_true(a.units[3].socket == 1 && a.units[3].core == 1 && a.units[3].cpu == -1);
+	assert_int_equal(aggr__unit(&a, 1), 0);
+	assert_int_equal(aggr__unit(&a, 5), 2);
+	/* a PMU counting on CPUs 0 and 5 only has no line for the cores without them */
+	assert_true(aggr__covers(&a, pmu, 0));
+	assert_false(aggr__covers(&a, pmu, 1));
+	assert_true(aggr__covers(&a, pmu, 2));
+	assert_false(aggr__covers(&a, pmu, 3));
+	aggr__exit(&a);
+
+	assert_int_equal(aggr__init(&a, AGGR_SOCKET, m, root, &bad), 0);
+	assert_int_equal(a.nr_units, 2);
+	assert_int_equal(a.units[0].nr_cpus, 3);
+	assert_int_equal(a.units[1].nr_cpus, 2);
+	assert_int_equal(aggr__unit(&a, 7), 1);
+	aggr__exit(&a);
+	psc_cpumap__put(pmu);
+	psc_cpumap__put(m);
+}
+
+static void t_no_topology(void **state)
+{
+	struct psc_cpumap *m = cpus("0,9");
+	struct aggr a;
+	int bad = -1;
+
+	/* the engine says which CPU; the caller says it */
+	assert_int_equal(aggr__init(&a, AGGR_SOCKET, m, root, &bad), -ENOENT);
+	assert_int_equal(bad, 9);
+	aggr__exit(&a);
+	psc_cpumap__put(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_topo),
+		cmocka_unit_test_setup_teardown(t_global_cpu, make_tree, rm_tree),
+		cmocka_unit_test_setup_teardown(t_core_socket, make_tree, rm_tree),
+		cmocka_unit_test_setup_teardown(t_no_topology, make_tree, rm_tree),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
