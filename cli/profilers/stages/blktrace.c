@@ -319,11 +319,11 @@ static void print_outlier(struct prof *p, struct bt *bt, const struct pair_entry
 static void add(struct bt *bt, struct prof *p, const struct pair_entry *start,
 		const struct bt_data *d, const struct pair_event *end, uint64_t id, uint64_t delta)
 {
-	struct stage_row *row = stage_rows__get(&bt->c.rows, id);
+	struct lat_row *row = lat_rows__get(&bt->c.rows, id);
 	bool over = bt->c.than && delta > bt->c.than;
 
 	if (row)
-		stage_row__add(row, delta, over);
+		lat_row__add(row, delta, over, false, true);
 	if (over) {
 		bt->c.outliers++;
 		print_outlier(p, bt, start, d, end, id, delta);
@@ -393,7 +393,7 @@ static void bt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, 
 	stage_core__lost(p, priv);
 }
 
-static void json_row(struct prof *p, void *ctx, const struct stage_row *r)
+static void json_row(struct prof *p, void *ctx, const struct lat_row *r)
 {
 	struct bt *bt = ctx;
 	char name[64];
@@ -405,7 +405,7 @@ static void json_row(struct prof *p, void *ctx, const struct stage_row *r)
 	json__str(&p->json, name);
 }
 
-static void text_label(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
+static void text_label(struct prof *p, void *ctx, const struct lat_row *r, char *buf,
 		       size_t len)
 {
 	char name[64];

@@ -381,17 +381,17 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 	struct ts_data *d = data;
 	const struct ts_ctx *c = end->ctx;
 	bool over = ts->c.than && delta > ts->c.than && row_shown(ts, d->row);
-	struct stage_row *row;
+	struct lat_row *row;
 
 	if (!row_shown(ts, d->row))
 		return;
-	row = stage_rows__get(&ts->c.rows, (uint64_t)d->row);
+	row = lat_rows__get(&ts->c.rows, (uint64_t)d->row);
 	if (row)
-		stage_row__add(row, delta, over);
+		lat_row__add(row, delta, over, false, true);
 	if (ts->perins) {
-		row = stage_rows__get(&ts->c.rows, (start->key + 1) << 8 | (uint64_t)d->row);
+		row = lat_rows__get(&ts->c.rows, (start->key + 1) << 8 | (uint64_t)d->row);
 		if (row)
-			stage_row__add(row, delta, over);
+			lat_row__add(row, delta, over, false, true);
 	}
 	if (over) {
 		ts->c.outliers++;
@@ -533,7 +533,7 @@ static void ts_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, 
 
 /* Per thread rows after the totals: ids with a thread come after the plain ones (R first,
  * sleeps by bit, RD and ? last: their ids are in that order already). */
-static void text_label(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
+static void text_label(struct prof *p, void *ctx, const struct lat_row *r, char *buf,
 		       size_t len)
 {
 	struct ts *ts = ctx;
@@ -548,7 +548,7 @@ static void text_label(struct prof *p, void *ctx, const struct stage_row *r, cha
 	}
 }
 
-static void json_row(struct prof *p, void *ctx, const struct stage_row *r)
+static void json_row(struct prof *p, void *ctx, const struct lat_row *r)
 {
 	struct ts *ts = ctx;
 
