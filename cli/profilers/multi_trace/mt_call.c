@@ -112,7 +112,7 @@ static int call_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	d->call_key = lk->mt->call->cur_key;
 	if (!lk->mt->print_outliers || !ev->sample)
 		return 0;
-	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
+	d->copy = pair_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
 	return d->copy ? 0 : -ENOMEM;
 }
 

@@ -1,27 +1,10 @@
-/* multi-trace's events: kept copies, their text or JSON members, the key as text, short names. */
+/* multi-trace's events: their text or JSON members, the key as text, short names. */
 #include "multi_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "expr.h"
-#include "sample_keep.h"
-
-struct mt_copy *mt_copy__new(const struct psc_sample *s, int ev_idx, int cpu, uint64_t key)
-{
-	size_t parts = sample_keep__bytes(s);
-	struct mt_copy *c = malloc(sizeof(*c) + parts);
-
-	if (!c)
-		return NULL;
-	/* printed later: it owns what printing reads (the user stack and registers with dwarf) */
-	sample_keep__into(&c->s, s, c + 1);
-	c->ev_idx = ev_idx;
-	c->cpu = cpu;
-	c->key = key;
-	c->bytes = sizeof(*c) + parts;
-	return c;
-}
 
 void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s,
 		    const char *indent)

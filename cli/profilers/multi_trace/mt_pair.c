@@ -19,7 +19,7 @@ static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct 
 		mt_kmem__alloc(ev->ctx, lk, d, ev);
 	if (!lk->mt->print_outliers || !ev->sample)
 		return 0;
-	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
+	d->copy = pair_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
 	return d->copy ? 0 : -ENOMEM;
 }
 

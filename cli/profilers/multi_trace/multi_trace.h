@@ -13,6 +13,7 @@
 #include "keymap.h"
 #include "lat_row.h"
 #include "pair.h"
+#include "pair_copy.h"
 #include "profiler.h"
 
 #define MT_MAX_GROUPS CLI_MAX_EVENT_ARGS
@@ -59,16 +60,6 @@ struct mt_link {
 	uint64_t dropped; /* latencies without a row: no memory */
 	struct mt_kmem *kmem; /* --impl kmemprof */
 	uint64_t ival_counts[PAIR_NR_OUTCOMES]; /* outcome counts at the last interval */
-};
-
-/* A copy of one sample for printing later (outliers, --detail). */
-struct mt_copy {
-	struct psc_sample s;
-	int ev_idx;
-	int cpu;
-	uint64_t key;
-	size_t bytes; /* of the allocation */
-	/* the sample's parts follow (sample_keep.h) */
 };
 
 /* Per -e event (ev_priv). */
@@ -185,11 +176,7 @@ int mt_interval(struct prof *p, void *priv, uint64_t now_ns);
 int mt_report(struct prof *p, void *priv);
 void mt_teardown(struct prof *p, void *priv);
 
-/*
- * mt_event.c: a copy of s kept past its ring round, owning all its parts (sample_keep.h); free()
- * it. The event's text or JSON members from a copy or a live sample.
- */
-struct mt_copy *mt_copy__new(const struct psc_sample *s, int ev_idx, int cpu, uint64_t key);
+/* mt_event.c: the event's text or JSON members from a copy (pair_copy.h) or a live sample. */
 void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 		    const struct psc_sample *s, const char *indent);
 void mt_json_event(struct prof *p, struct mt *mt, int ev_idx, int cpu,
@@ -211,7 +198,7 @@ void mt_kmem__print(struct prof *p, struct mt_link *lk);
 
 /* What a pending start keeps (the pair engine's per-entry data). */
 struct mt_data {
-	struct mt_copy *copy; /* the start event, when outliers are printed */
+	struct pair_copy *copy; /* the start event, when outliers are printed */
 	uint64_t size; /* kmemprof: bytes */
 	void *group; /* kmemprof: its allocation stack's group */
 	uint64_t call_key; /* call, call-delay: the key of its stack (the entry's is its frame's) */
@@ -249,7 +236,7 @@ void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 		    const struct psc_sample *s, uint64_t key);
 /* Keeps copies of an outlier's start (a copy of its copy) and end, printed with the events around
  * it later; one that cannot be copied is counted (nomem). */
-void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *start,
+void mt_detail__outlier(struct prof *p, struct mt *mt, const struct pair_copy *start,
 			const struct pair_event *end);
 void mt_detail__flush(struct prof *p, struct mt *mt, bool all);
 void mt_detail__report(struct prof *p, struct mt *mt);

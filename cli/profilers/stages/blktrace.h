@@ -38,7 +38,7 @@ struct bt {
 };
 
 struct bt_data {
-	struct mt_copy *copy; /* first: stage_release_copy */
+	struct pair_copy *copy; /* first: stage_release_copy */
 	int stage;
 	uint64_t first; /* time of the first stage seen */
 };

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "expr.h"
-#include "multi_trace.h"
+#include "pair_copy.h"
 
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
 {
@@ -17,7 +17,7 @@ static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	d->first = c->first;
 	if (!bt->c.than || !ev->sample)
 		return 0;
-	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
+	d->copy = pair_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
 	return d->copy ? 0 : -ENOMEM;
 }
 

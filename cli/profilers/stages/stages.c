@@ -13,7 +13,6 @@
 
 #include "duration.h"
 #include "expr.h"
-#include "multi_trace.h"
 #include "session.h"
 
 int stage_opt_than(struct prof *p, void *priv, const char *arg)
@@ -90,7 +89,7 @@ int stage_compile(struct prof *p, struct prof_event *ev, const char *text, struc
 
 void stage_release_copy(void *ctx, void *data)
 {
-	struct mt_copy **copy = data;
+	struct pair_copy **copy = data;
 
 	free(*copy);
 	*copy = NULL;
@@ -121,7 +120,7 @@ static void print_event(struct prof *p, struct stage_core *c, int idx, int cpu,
 	}
 }
 
-void stage_outlier_events(struct prof *p, struct stage_core *c, const struct mt_copy *start,
+void stage_outlier_events(struct prof *p, struct stage_core *c, const struct pair_copy *start,
 			  const struct pair_event *end, bool json)
 {
 	if (start) {

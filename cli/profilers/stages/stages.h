@@ -11,11 +11,11 @@
 #include "keymap.h"
 #include "lat_row.h"
 #include "pair.h"
+#include "pair_copy.h"
 #include "profiler.h"
 #include "stage_watch.h"
 
 struct expr;
-struct mt_copy;
 
 /*
  * task-state and blktrace follow one thing (a task, a block request) through a sequence of
@@ -61,7 +61,7 @@ int stage_core__start(struct prof *p, struct stage_core *c, const struct pair_im
 void stage_apply_filter(struct prof *p, struct prof_event *ev, const char *text);
 /* An integer expression over ev; an error says which fields the event has. 0 or -errno. */
 int stage_compile(struct prof *p, struct prof_event *ev, const char *text, struct expr **out);
-/* pair_impl.release for start data whose first member is a struct mt_copy * (the --than copy). */
+/* pair_impl.release for start data whose first member is a struct pair_copy * (the --than copy). */
 void stage_release_copy(void *ctx, void *data);
 /* A sample's time, kept for the lost-window barrier of an unordered run. */
 static inline void stage_core__seen(struct stage_core *c, uint64_t time)
@@ -72,7 +72,7 @@ static inline void stage_core__seen(struct stage_core *c, uint64_t time)
 /* The lost hook: nothing begun before the loss is measured (pair.h, lost windows). */
 void stage_core__lost(struct prof *p, struct stage_core *c);
 /* An outlier's two events after its own members: "start" and "end" (JSON) or indented lines. */
-void stage_outlier_events(struct prof *p, struct stage_core *c, const struct mt_copy *start,
+void stage_outlier_events(struct prof *p, struct stage_core *c, const struct pair_copy *start,
 			  const struct pair_event *end, bool json);
 
 /* How a preset names its rows in the table. */

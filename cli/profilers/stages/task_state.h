@@ -56,7 +56,7 @@ struct ts {
 
 /* What a start carries: its row and, for --than, a copy of the event. */
 struct ts_data {
-	struct mt_copy *copy; /* first: stage_release_copy */
+	struct pair_copy *copy; /* first: stage_release_copy */
 	int row;
 };
 

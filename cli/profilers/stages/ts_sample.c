@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "multi_trace.h"
+#include "pair_copy.h"
 
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
 {
@@ -15,7 +15,7 @@ static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	d->row = c->row;
 	if (!ts->c.than || !ev->sample || !ts_row_shown(ts, c->row))
 		return 0;
-	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
+	d->copy = pair_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
 	return d->copy ? 0 : -ENOMEM;
 }
 
