@@ -188,23 +188,12 @@ int mt_call__start(struct prof *p, struct mt *mt, int *nr_traced)
 	mt->nr_links = mt->nr_groups;
 	for (int l = 0; l < mt->nr_links; l++) {
 		struct mt_link *lk = &mt->links[l];
-		struct pair_opts po = { .impl = &mt_call_impl,
-					.ctx = lk,
-					.max_pending = (size_t)mt->max_pending,
-					.unordered = !p->order };
+		int ret;
 
-		lk->mt = mt;
 		lk->from = lk->to = l;
 		snprintf(lk->name, sizeof(lk->name), "%s", c->names[l]);
-		lk->pr = pair__new(&po);
-		lk->all = lat_row__new(0);
-		if (!lk->pr || !lk->all || lat_rows__init(&lk->by))
-			return -ENOMEM;
-		if (mt->heatmap) {
-			lk->hm = heatmap__new(NULL);
-			if (!lk->hm)
-				return -errno;
-		}
+		if ((ret = mt_link__init(p, mt, lk, &mt_call_impl)))
+			return ret;
 	}
 	return 0;
 }

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "expr.h"
-#include "heatmap.h"
 
 /* ---- setup ---- */
 
@@ -63,28 +62,18 @@ int mt_start(struct prof *p, void *priv)
 	mt->key_cpu = mt->cycle && !p->opts.nr_pids && !p->opts.nr_tids && !p->opts.command;
 	for (int l = 0; l < mt->nr_links; l++) {
 		struct mt_link *lk = &mt->links[l];
-		struct pair_opts po = { .impl = &mt_pair_impl, .ctx = lk,
-					.max_pending = (size_t)mt->max_pending,
-					.unordered = !p->order };
 		char a[80], b[80];
+		int ret;
 
-		lk->mt = mt;
 		lk->from = l;
 		lk->to = (l + 1) % mt->nr_groups;
 		group_name(p, lk->from, a, sizeof(a));
 		group_name(p, lk->to, b, sizeof(b));
 		snprintf(lk->name, sizeof(lk->name), "%s -> %s", a, b);
-		lk->pr = pair__new(&po);
+		if ((ret = mt_link__init(p, mt, lk, &mt_pair_impl)))
+			return ret;
 		if (mt->impl == MT_KMEMPROF && mt_kmem__new(lk))
 			return -ENOMEM;
-		lk->all = lat_row__new(0);
-		if (!lk->pr || !lk->all || lat_rows__init(&lk->by))
-			return -ENOMEM;
-		if (mt->heatmap) {
-			lk->hm = heatmap__new(NULL);
-			if (!lk->hm)
-				return -errno;
-		}
 	}
 links_done:
 	if (mt->detail && mt_detail__init(p, mt))
@@ -99,15 +88,8 @@ void mt_teardown(struct prof *p, void *priv)
 {
 	struct mt *mt = priv;
 
-	for (int l = 0; l < mt->nr_links; l++) {
-		struct mt_link *lk = &mt->links[l];
-
-		pair__delete(lk->pr);
-		lat_row__delete(lk->all);
-		lat_rows__exit(&lk->by);
-		heatmap__delete(lk->hm);
-		mt_kmem__delete(lk->kmem);
-	}
+	for (int l = 0; l < mt->nr_links; l++)
+		mt_link__exit(&mt->links[l]);
 	for (int i = 0; i < p->nr_events; i++) {
 		struct mt_ev *me = p->events_arr[i].priv;
 

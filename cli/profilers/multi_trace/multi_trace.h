@@ -222,6 +222,10 @@ static inline struct lat_cols mt_cols(const struct mt *mt)
 	};
 }
 
+/* mt_link.c: a link's engine over impl, its rows and heatmap; everything it holds released. */
+int mt_link__init(struct prof *p, struct mt *mt, struct mt_link *lk, const struct pair_impl *impl);
+void mt_link__exit(struct mt_link *lk);
+
 /* mt_pair.c: what a pair does (its start's copy, its latency to the rows, an outlier). */
 extern const struct pair_impl mt_pair_impl;
 
