@@ -39,7 +39,7 @@ struct mt_cnode {
 	int fn;
 	uint32_t parent, first_child, last_child, next; /* NONE: none */
 	uint64_t entered;
-	struct mt_stat *st; /* call-delay: latencies of the calls that paired */
+	struct lat_row *st; /* call-delay: latencies of the calls that paired */
 };
 
 #define NONE UINT32_MAX
@@ -83,7 +83,7 @@ static uint32_t node_get(struct mt_call *c, uint32_t parent, int fn)
 	n->fn = fn;
 	n->parent = parent;
 	n->first_child = n->last_child = n->next = NONE;
-	n->st = mt_stat_new(c->nr);
+	n->st = lat_row__new(c->nr);
 	if (!n->st) {
 		keymap__remove(&c->children, ck);
 		return NONE;
@@ -112,7 +112,7 @@ static int call_start(void *ctx, struct pair_entry *e, void *data, const struct 
 	d->call_key = lk->mt->call->cur_key;
 	if (!lk->mt->print_outliers || !ev->sample)
 		return 0;
-	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
+	d->copy = pair_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
 	return d->copy ? 0 : -ENOMEM;
 }
 
@@ -125,8 +125,8 @@ static void call_paired(void *ctx, const struct pair_entry *start, void *data,
 	struct mt_cnode *n = &mt->call->nodes[d->size];
 	bool over = (mt->than && delta > mt->than) || (mt->lower && delta < mt->lower);
 
-	mt_stat_add(n->st, delta, over, mt->ival);
-	mt_stat_add(lk->all, delta, over, mt->ival);
+	lat_row__add(n->st, delta, over, false, mt->ival);
+	lat_row__add(lk->all, delta, over, false, mt->ival);
 	if (lk->hm)
 		heatmap__add(lk->hm, end->time, delta);
 	if (over) {
@@ -188,23 +188,12 @@ int mt_call__start(struct prof *p, struct mt *mt, int *nr_traced)
 	mt->nr_links = mt->nr_groups;
 	for (int l = 0; l < mt->nr_links; l++) {
 		struct mt_link *lk = &mt->links[l];
-		struct pair_opts po = { .impl = &mt_call_impl,
-					.ctx = lk,
-					.max_pending = (size_t)mt->max_pending,
-					.unordered = !p->order };
+		int ret;
 
-		lk->mt = mt;
 		lk->from = lk->to = l;
 		snprintf(lk->name, sizeof(lk->name), "%s", c->names[l]);
-		lk->pr = pair__new(&po);
-		lk->all = mt_stat_new(0);
-		if (!lk->pr || !lk->all || keymap__init(&lk->by, sizeof(struct mt_stat *), 0))
-			return -ENOMEM;
-		if (mt->heatmap) {
-			lk->hm = heatmap__new(NULL);
-			if (!lk->hm)
-				return -errno;
-		}
+		if ((ret = mt_link__init(p, mt, lk, &mt_call_impl)))
+			return ret;
 	}
 	return 0;
 }
@@ -221,7 +210,7 @@ void mt_call__delete(struct mt_call *c)
 	keymap__exit(&c->stacks);
 	keymap__exit(&c->children);
 	for (uint32_t i = 0; i < c->nr; i++)
-		mt_stat_delete(c->nodes[i].st);
+		lat_row__delete(c->nodes[i].st);
 	free(c->nodes);
 	free(c);
 }
@@ -310,6 +299,7 @@ static void print_node(struct prof *p, struct mt *mt, uint32_t i, int depth, boo
 	struct mt_call *c = mt->call;
 	struct mt_cnode *n = &c->nodes[i];
 	const struct hist *h = final ? &n->st->total : &n->st->ival;
+	struct lat_cols cols = mt_cols(mt);
 	char label[256];
 
 	if (p->json_fmt) {
@@ -331,7 +321,7 @@ static void print_node(struct prof *p, struct mt *mt, uint32_t i, int depth, boo
 		JSON_KEY(&p->json, "entered");
 		json__u64(&p->json, n->entered);
 		if (mt->impl == MT_CALL_DELAY) {
-			mt_stat_json(p, mt, h, final ? n->st->over : n->st->ival_over);
+			lat_row__json(&p->json, h, final ? n->st->over : n->st->ival_over, NULL);
 		} else {
 			JSON_KEY(&p->json, "count");
 			json__u64(&p->json, hist__count(h));
@@ -345,7 +335,8 @@ static void print_node(struct prof *p, struct mt *mt, uint32_t i, int depth, boo
 		snprintf(label, sizeof(label), "%*s%s%s", depth * 2, "", depth ? "|- " : "",
 			 c->names[n->fn]);
 		if (mt->impl == MT_CALL_DELAY)
-			mt_print_stat_row(p, mt, label, h, final ? n->st->over : n->st->ival_over);
+			lat_cols__row(&cols, p->out, label, h,
+				      final ? n->st->over : n->st->ival_over, 0);
 		else
 			out__printf(p->out, "%-*s %10llu\n", mt->label_width, label,
 				    (unsigned long long)hist__count(h));
@@ -357,11 +348,13 @@ static void print_node(struct prof *p, struct mt *mt, uint32_t i, int depth, boo
 void mt_call__print(struct prof *p, struct mt *mt, bool final)
 {
 	struct mt_call *c = mt->call;
+	struct lat_cols cols;
 
 	mt->label_width = 28;
+	cols = mt_cols(mt);
 	if (!p->json_fmt) {
 		if (mt->impl == MT_CALL_DELAY)
-			mt_print_stat_header(p, mt, "call");
+			lat_cols__header(&cols, p->out, "call");
 		else
 			out__printf(p->out, "%-*s %10s\n", mt->label_width, "call", "calls");
 	}

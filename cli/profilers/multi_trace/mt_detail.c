@@ -20,14 +20,14 @@
 #define DETAIL_PENDING 1024
 
 struct mt_outlier {
-	struct mt_copy *start, *end;
+	struct pair_copy *start, *end;
 };
 
 struct mt_detail {
 	uint64_t before, after, hide; /* -N, +N, hide<N */
 	bool samecpu, samepid, sametid, samekey;
 	bool only1, only2; /* same* compares with the start (1) or the end (2) only */
-	struct mt_copy **ring;
+	struct pair_copy **ring;
 	size_t head, nr; /* oldest at head */
 	size_t bytes; /* of the copies in the ring */
 	struct mt_outlier pending[DETAIL_PENDING];
@@ -96,11 +96,11 @@ void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 		    const struct psc_sample *s, uint64_t key)
 {
 	struct mt_detail *d = mt->dt;
-	struct mt_copy *c;
+	struct pair_copy *c;
 
 	if (!d->ring)
 		return;
-	c = mt_copy__new(s, ev_idx, cpu, key);
+	c = pair_copy__new(s, ev_idx, cpu, key);
 	if (!c) {
 		d->nomem++;
 		return;
@@ -118,7 +118,7 @@ void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
 	d->bytes += c->bytes;
 }
 
-void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *start,
+void mt_detail__outlier(struct prof *p, struct mt *mt, const struct pair_copy *start,
 			const struct pair_event *end)
 {
 	struct mt_detail *d = mt->dt;
@@ -130,8 +130,8 @@ void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *sta
 	}
 	o = &d->pending[d->nr_pending];
 	/* a copy of the start's copy (re-pointed into itself), and one of the end */
-	o->start = start ? mt_copy__new(&start->s, start->ev_idx, start->cpu, start->key) : NULL;
-	o->end = mt_copy__new(end->sample, end->idx, end->cpu, end->key);
+	o->start = start ? pair_copy__new(&start->s, start->ev_idx, start->cpu, start->key) : NULL;
+	o->end = pair_copy__new(end->sample, end->idx, end->cpu, end->key);
 	if (!o->start || !o->end) {
 		free(o->start);
 		free(o->end);
@@ -142,10 +142,10 @@ void mt_detail__outlier(struct prof *p, struct mt *mt, const struct mt_copy *sta
 }
 
 /* Whether c shares what same* asks with the start or the end (only one of them with 1 or 2). */
-static bool same(const struct mt_detail *d, const struct mt_copy *c, const struct mt_outlier *o)
+static bool same(const struct mt_detail *d, const struct pair_copy *c, const struct mt_outlier *o)
 {
 	bool s1 = !d->only2 || d->only1, s2 = !d->only1 || d->only2;
-	const struct mt_copy *a = o->start, *b = o->end;
+	const struct pair_copy *a = o->start, *b = o->end;
 
 	if (d->samecpu && !((s1 && c->cpu == a->cpu) || (s2 && c->cpu == b->cpu)))
 		return false;
@@ -191,7 +191,7 @@ static void print_one(struct prof *p, struct mt *mt, struct mt_outlier *o)
 			    mt_key_str(p, mt, o->start->ev_idx, o->start->key));
 	}
 	for (size_t i = 0; i < d->nr; i++) {
-		struct mt_copy *c = d->ring[(d->head + i) % DETAIL_BACKLOG];
+		struct pair_copy *c = d->ring[(d->head + i) % DETAIL_BACKLOG];
 		bool is_start = c->s.time == o->start->s.time && c->ev_idx == o->start->ev_idx &&
 				c->cpu == o->start->cpu;
 		bool is_end = c->s.time == o->end->s.time && c->ev_idx == o->end->ev_idx &&

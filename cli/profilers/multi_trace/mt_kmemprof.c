@@ -14,7 +14,7 @@
 struct kmem_group {
 	uint64_t alloc_count, alloc_bytes;
 	uint64_t free_count, free_bytes;
-	struct mt_copy *sample; /* the first allocation's, to print the stack from */
+	struct pair_copy *sample; /* the first allocation's, to print the stack from */
 };
 
 struct mt_kmem {
@@ -84,7 +84,7 @@ void mt_kmem__alloc(struct prof *p, struct mt_link *lk, struct mt_data *d,
 	if (slot && created) {
 		*slot = calloc(1, sizeof(**slot));
 		if (*slot && s)
-			(*slot)->sample = mt_copy__new(s, ev->idx, ev->cpu, ev->key);
+			(*slot)->sample = pair_copy__new(s, ev->idx, ev->cpu, ev->key);
 	}
 	if (!slot || !*slot) {
 		k->nomem++;

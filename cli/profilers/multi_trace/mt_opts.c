@@ -27,22 +27,22 @@ const struct prof_attr mt_attrs[] = {
 };
 /* clang-format on */
 
-static int opt_than(struct prof *p, void *priv, const char *arg)
+int mt_opt_than(struct prof *p, void *priv, const char *arg)
 {
 	return duration__opt(p, "--than", arg, &((struct mt *)priv)->than);
 }
 
-static int opt_only_than(struct prof *p, void *priv, const char *arg)
+int mt_opt_only_than(struct prof *p, void *priv, const char *arg)
 {
 	return duration__opt(p, "--only-than", arg, &((struct mt *)priv)->only_than);
 }
 
-static int opt_lower(struct prof *p, void *priv, const char *arg)
+int mt_opt_lower(struct prof *p, void *priv, const char *arg)
 {
 	return duration__opt(p, "--lower", arg, &((struct mt *)priv)->lower);
 }
 
-static int opt_detail(struct prof *p, void *priv, const char *arg)
+int mt_opt_detail(struct prof *p, void *priv, const char *arg)
 {
 	return mt_detail__parse(p, priv, arg);
 }
@@ -53,55 +53,8 @@ static const char *const impl_names[] = {
 };
 
 /* clang-format off */
-#define MT_OPTS \
-	{ "key", 'k', "EXPR", PROF_OPT_STRING, offsetof(struct mt, key_text), 0, 0, NULL, \
-	  "the key of events without key=: a field or any EXPR\n" \
-	  "(default: the thread; idle tasks apart per CPU)" }, \
-	{ "impl", 0, "IMPL", PROF_OPT_STRING, offsetof(struct mt, impl_text), 0, 0, NULL, \
-	  "what pairs mean: delay (latency statistics, default),\n" \
-	  "pair (what never paired), syscalls (latency and errors per\n" \
-	  "system call of the end event's id and ret), kmemprof\n" \
-	  "(bytes allocated, freed, not freed, by allocation stack),\n" \
-	  "call (nested calls, each -e ENTER,EXIT one function: the\n" \
-	  "call tree per thread), call-delay (the tree with each\n" \
-	  "call path's latency statistics)" }, \
-	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than, \
-	  "print each pair whose latency is above T (s, ms, us, ns)\n" \
-	  "and count them in the tables (over_than)" }, \
-	{ "only-than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_only_than, \
-	  "as --than, but print only those pairs: no tables" }, \
-	{ "lower", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_lower, \
-	  "print each pair whose latency is below T" }, \
-	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, perins), 0, 0, NULL, \
-	  "statistics per key (per thread by default: comm/tid;\n" \
-	  "syscalls: per thread and call) too" }, \
-	{ "heatmap", 0, "FILE", PROF_OPT_STRING, offsetof(struct mt, heatmap), 0, 0, NULL, \
-	  "write a latency heatmap (SVG) of the first pair to FILE,\n" \
-	  "of the next ones to FILE.2, FILE.3 ..." }, \
-	{ "detail", 0, "[=SPEC]", PROF_OPT_FN, 0, 0, 0, opt_detail, \
-	  "with --than: print the events around each outlier:\n" \
-	  "-N before the start, +N after the end (times: 1ms),\n" \
-	  "samecpu, samepid, sametid, samekey (1, 2: as the start\n" \
-	  "or the end only), hide<N (hide gaps below N), comma\n" \
-	  "separated; untraced events included" }, \
-	{ "cycle", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, cycle), 0, 0, NULL, \
-	  "pair the last group back to the first one too; system-wide\n" \
-	  "(no -p, -t or COMMAND) events without key= pair by CPU" }, \
-	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct mt, max_pending), 1, 1L << 30, \
-	  NULL, \
-	  "starts kept waiting for their end per pair (default\n" \
-	  "262144): past it the oldest is evicted and counted" }, \
-
 const struct prof_opt mt_opts[] = {
 	MT_OPTS
-	{ NULL },
-};
-
-/* rundelay's: multi-trace's, and its filters that also set the keys. */
-const struct prof_opt mt_rundelay_opts[] = {
-	MT_OPTS
-	{ "filter", 0, "COMM", PROF_OPT_STRING, offsetof(struct mt, filter_comm), 0, 0, NULL,
-	  "only tasks whose name matches COMM (a glob: java*)" },
 	{ NULL },
 };
 /* clang-format on */
@@ -203,7 +156,7 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	me->untraced = prof_event__attr(ev, "untraced") != NULL;
 	me->trigger = prof_event__attr(ev, "trigger") != NULL;
 	me->role = role ? role->expr : NULL;
-	/* rundelay's own keys are thread ids too (pid, next_pid) */
+	/* a preset's own keys are thread ids too (rundelay: pid, next_pid) */
 	me->key_tid = !key && !mt->key_text;
 	if (key) {
 		me->key = key->expr;
@@ -211,8 +164,8 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 		/* an untraced sample (profile/-F 200/untraced/) has no fields: keyed by tid */
 		if ((ret = compile_key(p, ev, me, mt->key_text, "-k")))
 			return ret;
-	} else if (mt->preset == MT_PRESET_RUNDELAY && mt_rundelay_key(ev, me->group)) {
-		if ((ret = compile_key(p, ev, me, mt_rundelay_key(ev, me->group), "key")))
+	} else if (mt->hooks && mt->hooks->key && mt->hooks->key(ev, me->group)) {
+		if ((ret = compile_key(p, ev, me, mt->hooks->key(ev, me->group), "key")))
 			return ret;
 	}
 	if (mt->impl == MT_KMEMPROF) {

@@ -1,4 +1,4 @@
-/* multi-trace output: events, outliers, per-pair tables (text and JSON) and heatmap files. */
+/* multi-trace's tables: per pair and per key or system call (text or JSON), intervals, the end. */
 #include "multi_trace.h"
 #include "pair_out.h"
 
@@ -6,215 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "expr.h"
-#include "heatmap.h"
-#include "sample_keep.h"
+#include "heatmap_file.h"
 #include "syscall_names.h"
 
-/* ---- copies and printing ---- */
-
-struct mt_copy *mt_copy__new(const struct psc_sample *s, int ev_idx, int cpu, uint64_t key)
-{
-	size_t parts = sample_keep__bytes(s);
-	struct mt_copy *c = malloc(sizeof(*c) + parts);
-
-	if (!c)
-		return NULL;
-	/* printed later: it owns what printing reads (the user stack and registers with dwarf) */
-	sample_keep__into(&c->s, s, c + 1);
-	c->ev_idx = ev_idx;
-	c->cpu = cpu;
-	c->key = key;
-	c->bytes = sizeof(*c) + parts;
-	return c;
-}
-
-void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s,
-		    const char *indent)
-{
-	struct mt_ev *me = p->events_arr[ev_idx].priv;
-
-	if (!me->print_ok)
-		return;
-	if (indent && *indent)
-		out__printf(p->out, "%s", indent);
-	evprint__text(mt->ep, p->out, &me->print, cpu, prof__comm(p, s->pid, s->tid), s);
-}
-
-void mt_json_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s)
-{
-	struct mt_ev *me = p->events_arr[ev_idx].priv;
-
-	json__obj(&p->json);
-	if (me->print_ok)
-		evprint__json_members(mt->ep, &p->json, &me->print, cpu,
-				      prof__comm(p, s->pid, s->tid), s);
-	json__end(&p->json);
-}
-
-const char *mt_key_str(struct prof *p, struct mt *mt, int ev_idx, uint64_t key)
-{
-	const struct prof_attr_val *pk = prof_event__attr(&p->events_arr[ev_idx], "printkey");
-	struct expr_val v;
-
-	if (pk) {
-		expr__set_var(pk->expr, 0, key);
-		if (!expr__eval(pk->expr, NULL, 0, NULL, &v)) {
-			expr_val__snprint(expr__type(pk->expr), &v, mt->keybuf, sizeof(mt->keybuf));
-			return mt->keybuf;
-		}
-	}
-	snprintf(mt->keybuf, sizeof(mt->keybuf), "%llu", (unsigned long long)key);
-	return mt->keybuf;
-}
-
-void mt_outlier(struct mt_link *lk, const struct pair_entry *start, const struct mt_data *d,
-		const struct pair_event *end, uint64_t delta)
-{
-	struct mt *mt = lk->mt;
-	struct prof *p = end->ctx;
-	char lat[32];
-
-	if (!end->sample)
-		return;
-	if (mt->detail) {
-		/* printed when the events after it are in (+N), with its context; a copy that
-		 * could not be made is counted there */
-		mt_detail__outlier(p, mt, d->copy, end);
-		return;
-	}
-	if (p->json_fmt) {
-		json__begin(&p->json, p->out);
-		JSON_KEY(&p->json, "outlier");
-		json__bool(&p->json, true);
-		JSON_KEY(&p->json, "pair");
-		json__str(&p->json, lk->name);
-		JSON_KEY(&p->json, "key");
-		json__str(&p->json, mt_key_str(p, mt, end->idx, start->key));
-		JSON_KEY(&p->json, "latency_ns");
-		json__u64(&p->json, delta);
-		if (d->copy) {
-			JSON_KEY(&p->json, "start");
-			mt_json_event(p, mt, d->copy->ev_idx, d->copy->cpu, &d->copy->s);
-		}
-		JSON_KEY(&p->json, "end");
-		mt_json_event(p, mt, end->idx, end->cpu, end->sample);
-		json__end_line(&p->json);
-		return;
-	}
-	hist_fmt(lat, sizeof(lat), delta, "ns");
-	if (d->copy)
-		mt_print_event(p, mt, d->copy->ev_idx, d->copy->cpu, &d->copy->s, NULL);
-	mt_print_event(p, mt, end->idx, end->cpu, end->sample, NULL);
-	out__printf(p->out, "  %s: latency %s (%llu ns), key %s\n", lk->name, lat,
-		    (unsigned long long)delta, mt_key_str(p, mt, end->idx, start->key));
-}
-
-/* ---- tables ---- */
-
-static void print_stat_text(struct prof *p, struct mt *mt, const char *label, const struct hist *h,
-			    uint64_t over, uint64_t errors)
-{
-	char v[8][24];
-	uint64_t vals[8] = { hist__min(h),
-			     hist__mean(h),
-			     hist__percentile(h, 50),
-			     hist__percentile(h, 95),
-			     hist__percentile(h, 99),
-			     hist__percentile(h, 99.9),
-			     hist__max(h) };
-
-	for (int i = 0; i < 7; i++)
-		hist_fmt(v[i], sizeof(v[i]), vals[i], "ns");
-	out__printf(p->out, "%-*s %10llu", mt->label_width, label,
-		    (unsigned long long)hist__count(h));
-	if (mt->impl == MT_SYSCALLS) {
-		hist_fmt(v[7], sizeof(v[7]), hist__count(h) ? (uint64_t)hist__sum(h) : 0, "ns");
-		out__printf(p->out, " %10s", v[7]);
-	}
-	out__printf(p->out, " %10s %10s %10s %10s %10s %10s %10s", v[0], v[1], v[2], v[3], v[4],
-		    v[5], v[6]);
-	if (mt->than || mt->lower)
-		out__printf(p->out, " %10llu", (unsigned long long)over);
-	if (mt->impl == MT_SYSCALLS)
-		out__printf(p->out, " %8llu", (unsigned long long)errors);
-	out__printf(p->out, "\n");
-}
-
-static void print_header(struct prof *p, struct mt *mt, const char *first)
-{
-	out__printf(p->out, "%-*s %10s", mt->label_width, first, "calls");
-	if (mt->impl == MT_SYSCALLS)
-		out__printf(p->out, " %10s", "total");
-	out__printf(p->out, " %10s %10s %10s %10s %10s %10s %10s", "min", "mean", "p50", "p95",
-		    "p99", "p99.9", "max");
-	if (mt->than || mt->lower)
-		out__printf(p->out, " %10s", mt->lower ? "outliers" : "over_than");
-	if (mt->impl == MT_SYSCALLS)
-		out__printf(p->out, " %8s", "errors");
-	out__printf(p->out, "\n");
-}
-
-static int cmp_stat(const void *a, const void *b)
-{
-	const struct mt_stat *x = *(const struct mt_stat *const *)a;
-	const struct mt_stat *y = *(const struct mt_stat *const *)b;
-
-	if (hist__count(&x->total) != hist__count(&y->total))
-		return hist__count(&x->total) < hist__count(&y->total) ? 1 : -1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* syscalls: where the time goes, most total time first */
-static int cmp_time(const void *a, const void *b)
-{
-	const struct mt_stat *x = *(const struct mt_stat *const *)a;
-	const struct mt_stat *y = *(const struct mt_stat *const *)b;
-	hist_u128 sx = hist__count(&x->total) ? hist__sum(&x->total) : 0;
-	hist_u128 sy = hist__count(&y->total) ? hist__sum(&y->total) : 0;
-
-	if (sx != sy)
-		return sx < sy ? 1 : -1;
-	return cmp_stat(a, b);
-}
-
-/* The rows of lk->by, most calls (syscalls: most time) first. */
-static struct mt_stat **sorted_by(struct mt *mt, struct mt_link *lk, size_t *nr)
-{
-	struct keymap_iter it;
-	struct mt_stat **arr, **v;
-	uint64_t key;
-	size_t n = 0;
-
-	arr = calloc(keymap__nr(&lk->by) + 1, sizeof(*arr));
-	if (!arr)
-		return NULL;
-	keymap__for_each(&lk->by, &it, key, v) arr[n++] = *v;
-	qsort(arr, n, sizeof(*arr), mt->impl == MT_SYSCALLS ? cmp_time : cmp_stat);
-	*nr = n;
-	return arr;
-}
-
+/* A row's members after its own: errors for syscalls. */
 static void stat_json(struct prof *p, struct mt *mt, const struct hist *h, uint64_t over,
 		      uint64_t errors)
 {
-	hist__json(h, &p->json, "ns");
-	if (hist__count(h)) {
-		JSON_KEY(&p->json, "total_ns");
-		json__u64(&p->json, (uint64_t)hist__sum(h));
-	}
-	JSON_KEY(&p->json, "over_than");
-	json__u64(&p->json, over);
-	if (mt->impl == MT_SYSCALLS) {
-		JSON_KEY(&p->json, "errors");
-		json__u64(&p->json, errors);
-	}
+	lat_row__json(&p->json, h, over, mt->impl == MT_SYSCALLS ? &errors : NULL);
 }
 
-static void row_label(struct prof *p, struct mt *mt, struct mt_link *lk, const struct mt_stat *st,
+static void row_label(struct prof *p, struct mt *mt, struct mt_link *lk, const struct lat_row *st,
 		      char *buf, size_t len)
 {
 	const struct mt_ev *me = p->events_arr[lk->from].priv;
@@ -247,33 +51,13 @@ static void row_label(struct prof *p, struct mt *mt, struct mt_link *lk, const s
 	snprintf(buf, len, "  %s", mt_key_str(p, mt, lk->from, st->id));
 }
 
-/* syscalls keep rows only: the pair's total is their sum. */
-static void sum_rows(struct mt_link *lk)
-{
-	struct mt_stat *all = lk->all, **v;
-	struct keymap_iter it;
-	uint64_t key;
-
-	hist__reset(&all->total);
-	hist__reset(&all->ival);
-	all->over = all->ival_over = all->errors = all->ival_errors = 0;
-	keymap__for_each(&lk->by, &it, key, v)
-	{
-		if (hist__merge(&all->total, &(*v)->total) || hist__merge(&all->ival, &(*v)->ival))
-			lk->dropped++;
-		all->over += (*v)->over;
-		all->ival_over += (*v)->ival_over;
-		all->errors += (*v)->errors;
-		all->ival_errors += (*v)->ival_errors;
-	}
-}
-
 /* One pair's table: the totals (final) or the interval's values. */
-void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final)
+static void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final)
 {
 	uint64_t c[PAIR_NR_OUTCOMES];
 	const uint64_t *now = pair__counts(lk->pr);
-	struct mt_stat **rows = NULL;
+	struct lat_row **rows = NULL;
+	struct lat_cols cols;
 	size_t nr = 0;
 	char label[96];
 	bool table = !mt->only_than && mt->impl != MT_PAIR && mt->impl != MT_KMEMPROF &&
@@ -281,10 +65,13 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 
 	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
 		c[o] = final ? now[o] : now[o] - lk->ival_counts[o];
+	/* syscalls keep rows only: the pair's total is their sum */
 	if (mt->impl == MT_SYSCALLS)
-		sum_rows(lk);
+		lk->dropped += lat_rows__sum(&lk->by, lk->all);
 	if (mt->impl == MT_SYSCALLS || mt->perins)
-		rows = sorted_by(mt, lk, &nr);
+		rows = lat_rows__sorted(&lk->by,
+					mt->impl == MT_SYSCALLS ? lat_row__cmp_total : lat_row__cmp_count,
+					&nr);
 	if (lk->kmem && final) {
 		mt_kmem__print(p, lk);
 		if (!p->json_fmt)
@@ -312,7 +99,7 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 		json__u64(&p->json, mt->lost_windows);
 		json__end_line(&p->json);
 		for (size_t i = 0; i < nr; i++) {
-			const struct mt_stat *st = rows[i];
+			const struct lat_row *st = rows[i];
 			const struct hist *h = final ? &st->total : &st->ival;
 
 			if (!hist__count(h))
@@ -367,19 +154,20 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 			if (strlen(label) > (size_t)mt->label_width)
 				mt->label_width = (int)strlen(label);
 		}
-		print_header(p, mt, final ? lk->name : lk->name);
-		print_stat_text(p, mt, "  all", final ? &lk->all->total : &lk->all->ival,
-				final ? lk->all->over : lk->all->ival_over,
-				final ? lk->all->errors : lk->all->ival_errors);
+		cols = mt_cols(mt);
+		lat_cols__header(&cols, p->out, lk->name);
+		lat_cols__row(&cols, p->out, "  all", final ? &lk->all->total : &lk->all->ival,
+			      final ? lk->all->over : lk->all->ival_over,
+			      final ? lk->all->errors : lk->all->ival_errors);
 		for (size_t i = 0; i < nr; i++) {
-			const struct mt_stat *st = rows[i];
+			const struct lat_row *st = rows[i];
 			const struct hist *h = final ? &st->total : &st->ival;
 
 			if (!hist__count(h))
 				continue;
 			row_label(p, mt, lk, st, label, sizeof(label));
-			print_stat_text(p, mt, label, h, final ? st->over : st->ival_over,
-					final ? st->errors : st->ival_errors);
+			lat_cols__row(&cols, p->out, label, h, final ? st->over : st->ival_over,
+				      final ? st->errors : st->ival_errors);
 		}
 	} else {
 		out__printf(p->out, "%s\n", lk->name);
@@ -388,47 +176,108 @@ void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, bool final
 	free(rows);
 }
 
-int mt_write_heatmaps(struct prof *p, struct mt *mt)
+static int write_heatmaps(struct prof *p, struct mt *mt)
 {
 	for (int l = 0; l < mt->nr_links; l++) {
 		struct mt_link *lk = &mt->links[l];
 		struct heatmap_svg svg = { .title = lk->name, .ylabel = "latency", .unit = "ns" };
 		char path[4096];
-		struct out *o;
+		bool opened;
 		int ret;
 
 		if (l)
 			snprintf(path, sizeof(path), "%s.%d", mt->heatmap, l + 1);
 		else
 			snprintf(path, sizeof(path), "%s", mt->heatmap);
-		o = out__open(path, 64 * 1024);
-		if (!o) {
+		ret = heatmap__write_file(lk->hm, path, &svg, &opened);
+		if (ret && !opened)
 			fprintf(stderr, "perfscope %s: cannot write the heatmap to '%s': %s\n",
-				p->name, path, strerror(errno));
-			return -errno;
-		}
-		ret = heatmap__write_svg(lk->hm, o, &svg);
-		out__delete(o);
+				p->name, path, strerror(-ret));
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-/* ---- for mt_call.c ---- */
-
-void mt_stat_json(struct prof *p, struct mt *mt, const struct hist *h, uint64_t over)
+static void reset_interval(struct mt *mt)
 {
-	stat_json(p, mt, h, over, 0);
+	for (int l = 0; l < mt->nr_links; l++) {
+		struct mt_link *lk = &mt->links[l];
+
+		lat_row__reset_ival(lk->all);
+		lat_rows__reset_ival(&lk->by);
+		memcpy(lk->ival_counts, pair__counts(lk->pr), sizeof(lk->ival_counts));
+	}
 }
 
-void mt_print_stat_header(struct prof *p, struct mt *mt, const char *first)
+int mt_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	print_header(p, mt, first);
+	struct mt *mt = priv;
+	time_t t = time(NULL);
+	struct tm tm;
+	char buf[32];
+
+	if (!p->json_fmt && !mt->only_than) {
+		localtime_r(&t, &tm);
+		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+		out__printf(p->out, "%s\n", buf);
+	}
+	if (mt->call)
+		mt_call__print(p, mt, false);
+	for (int l = 0; l < mt->nr_links; l++)
+		mt_print_link(p, mt, &mt->links[l], false);
+	reset_interval(mt);
+	return 0;
 }
 
-void mt_print_stat_row(struct prof *p, struct mt *mt, const char *label, const struct hist *h,
-		       uint64_t over)
+int mt_report(struct prof *p, void *priv)
 {
-	print_stat_text(p, mt, label, h, over, 0);
+	struct mt *mt = priv;
+	uint64_t key_errors = 0;
+
+	for (int l = 0; l < mt->nr_links; l++)
+		pair__finish(mt->links[l].pr);
+	if (mt->dt) {
+		mt_detail__flush(p, mt, true);
+		mt_detail__report(p, mt);
+	}
+	if (mt->call)
+		mt_call__print(p, mt, true);
+	for (int l = 0; l < mt->nr_links; l++)
+		mt_print_link(p, mt, &mt->links[l], true);
+	if (!p->json_fmt && mt->print_outliers)
+		out__printf(p->out, "outliers: %llu\n", (unsigned long long)mt->outliers);
+	if (!p->json_fmt && mt->lost_windows)
+		out__printf(p->out, "lost windows: %llu (pending starts invalidated, counted as "
+				    "lost; no latency is measured across them)\n",
+			    (unsigned long long)mt->lost_windows);
+	if (p->json_fmt) {
+		json__begin(&p->json, p->out);
+		JSON_KEY(&p->json, "outliers");
+		json__u64(&p->json, mt->outliers);
+		JSON_KEY(&p->json, "lost_windows");
+		json__u64(&p->json, mt->lost_windows);
+		JSON_KEY(&p->json, "kernel_dropped");
+		json__u64(&p->json, prof__kernel_dropped(p));
+		JSON_KEY(&p->json, "final");
+		json__bool(&p->json, true);
+		json__end_line(&p->json);
+	}
+	for (int i = 0; i < p->nr_events; i++) {
+		struct mt_ev *me = p->events_arr[i].priv;
+
+		key_errors += me->key_errors + me->role_errors + me->pass_errors;
+	}
+	for (int l = 0; l < mt->nr_links; l++)
+		if (mt->links[l].dropped)
+			fprintf(stderr, "perfscope %s: %s: %llu latencies not in the tables (no memory)\n",
+				p->name, mt->links[l].name,
+				(unsigned long long)mt->links[l].dropped);
+	if (key_errors)
+		fprintf(stderr, "perfscope %s: %llu events whose key= or role= could not be "
+				"computed were skipped\n",
+			p->name, (unsigned long long)key_errors);
+	if (mt->heatmap)
+		return write_heatmaps(p, mt);
+	return 0;
 }

@@ -11,9 +11,29 @@
 #include "multi_trace.h"
 #include "sched_state.h"
 #include "session.h"
+#include "stage_watch.h"
 
 #define RD_STARTS "sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_switch"
 #define RD_ENDS "sched:sched_switch"
+
+/* rundelay's priv: multi-trace's first (its hooks see a struct mt), then its own filters. */
+struct rundelay {
+	struct mt mt;
+	const char *filter_comm; /* --filter */
+	char pids[1024]; /* -p/-t: "12,34", filters on the events (system wide) */
+	struct stage_watch watch; /* -p/-t: it stops when they are all gone */
+	struct expr **pass; /* per event: its condition (prev_state, --filter, -p); NULL: none */
+};
+
+/* clang-format off */
+/* multi-trace's options, and its filters that also set the keys. */
+static const struct prof_opt rd_opts[] = {
+	MT_OPTS
+	{ "filter", 0, "COMM", PROF_OPT_STRING, offsetof(struct rundelay, filter_comm), 0, 0, NULL,
+	  "only tasks whose name matches COMM (a glob: java*)" },
+	{ NULL },
+};
+/* clang-format on */
 
 /* The kind of a sched event by name; 0: none of rundelay's. */
 enum { RD_OTHER, RD_WAKEUP, RD_SWITCH_OUT, RD_SWITCH_IN };
@@ -31,7 +51,8 @@ static int rd_kind(const struct prof_event *ev, int group)
 	return RD_OTHER;
 }
 
-const char *mt_rundelay_key(const struct prof_event *ev, int group)
+/* The key of its sched events by name and group. */
+static const char *rd_key(const struct prof_event *ev, int group)
 {
 	switch (rd_kind(ev, group)) {
 	case RD_WAKEUP:
@@ -64,7 +85,7 @@ static void pid_cond(char *buf, size_t len, const char *field, const char *pids)
 }
 
 /* The condition rundelay adds to one of its events, "" when none. */
-static void rd_cond(struct mt *mt, struct prof_event *ev, int kind, char *buf, size_t len)
+static void rd_cond(struct rundelay *rd, struct prof_event *ev, int kind, char *buf, size_t len)
 {
 	const char *comm = kind == RD_WAKEUP ? "comm" : kind == RD_SWITCH_OUT ? "prev_comm"
 										: "next_comm";
@@ -83,37 +104,41 @@ static void rd_cond(struct mt *mt, struct prof_event *ev, int kind, char *buf, s
 		else
 			n += (size_t)snprintf(buf + n, len - n, "prev_state==0");
 	}
-	if (mt->filter_comm && n < len)
+	if (rd->filter_comm && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s~\"%s\"", n ? "&&" : "", comm,
-				      mt->filter_comm);
-	if (mt->pids[0] && n < len) {
+				      rd->filter_comm);
+	if (rd->pids[0] && n < len) {
 		char pc[1024];
 
-		pid_cond(pc, sizeof(pc), pid, mt->pids);
+		pid_cond(pc, sizeof(pc), pid, rd->pids);
 		snprintf(buf + n, len - n, "%s%s", n ? "&&" : "", pc);
 	}
 }
 
+static int rd_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
+		   const struct psc_sample *s);
+
+static const struct mt_hooks rd_hooks = { .key = rd_key, .pass = rd_pass };
+
 static int rundelay_check(struct prof *p, void *priv)
 {
-	struct mt *mt = priv;
+	struct rundelay *rd = priv;
 
-	mt->preset = MT_PRESET_RUNDELAY;
+	rd->mt.hooks = &rd_hooks;
 	/*
 	 * -p/-t become filters: the events stay system wide, since a task is woken from another
 	 * task's context. rundelay stops when they are all gone, as a followed target does. A
 	 * COMMAND is watched system wide while it runs (its children have pids of their own).
 	 */
-	stage_watch__take(p, &mt->watch);
-	for (int i = 0, n = 0; i < mt->watch.nr; i++) {
-		n += snprintf(mt->pids + n, sizeof(mt->pids) - (size_t)n, "%s%d", n ? "," : "",
-			      (int)mt->watch.ids[i]);
-		if ((size_t)n >= sizeof(mt->pids))
+	stage_watch__take(p, &rd->watch);
+	for (int i = 0, n = 0; i < rd->watch.nr; i++) {
+		n += snprintf(rd->pids + n, sizeof(rd->pids) - (size_t)n, "%s%d", n ? "," : "",
+			      (int)rd->watch.ids[i]);
+		if ((size_t)n >= sizeof(rd->pids))
 			return prof_usage(p, "too many -p/-t ids");
 	}
 	if (!p->opts.events) {
-		snprintf(mt->events_buf, sizeof(mt->events_buf), "%s,%s", RD_STARTS, RD_ENDS);
-		p->opts.events = mt->events_buf;
+		p->opts.events = RD_STARTS "," RD_ENDS;
 		p->opts.nr_event_args = 2;
 		p->opts.event_arg_pos[0] = 0;
 		p->opts.event_arg_pos[1] = (int)strlen(RD_STARTS) + 1;
@@ -124,7 +149,7 @@ static int rundelay_check(struct prof *p, void *priv)
 static int rundelay_event(struct prof *p, void *priv, struct prof_event *ev,
 			  struct perf_event_attr *attr)
 {
-	struct mt *mt = priv;
+	struct rundelay *rd = priv;
 	struct mt_ev *me = ev->priv;
 	int ret = mt_event(p, priv, ev, attr);
 	int kind = rd_kind(ev, me->group);
@@ -134,13 +159,18 @@ static int rundelay_event(struct prof *p, void *priv, struct prof_event *ev,
 
 	if (ret || kind == RD_OTHER)
 		return ret;
-	rd_cond(mt, ev, kind, cond, sizeof(cond));
+	rd_cond(rd, ev, kind, cond, sizeof(cond));
 	if (!cond[0])
 		return 0;
+	if (!rd->pass) {
+		rd->pass = calloc((size_t)p->nr_events, sizeof(*rd->pass));
+		if (!rd->pass)
+			return -ENOMEM;
+	}
 	prof__expr_opts(p, ev, &o);
 	o.want_int = true;
-	me->pass = expr__compile(cond, &o, &err);
-	if (!me->pass) {
+	rd->pass[ev->idx] = expr__compile(cond, &o, &err);
+	if (!rd->pass[ev->idx]) {
 		if (errno == ENOMEM)
 			return -ENOMEM;
 		return prof_usage(p, "--filter/-p on %s: %s (%s)", ev->name, err.msg, cond);
@@ -151,7 +181,7 @@ static int rundelay_event(struct prof *p, void *priv, struct prof_event *ev,
 /* The same conditions in the kernel, beside the user's own filter, so fewer events come. */
 static int rundelay_start(struct prof *p, void *priv)
 {
-	struct mt *mt = priv;
+	struct rundelay *rd = priv;
 	int ret;
 
 	for (int i = 0; i < p->nr_events; i++) {
@@ -162,7 +192,7 @@ static int rundelay_start(struct prof *p, void *priv)
 
 		if (kind == RD_OTHER || ev->filter)
 			continue; /* a user filter the kernel refused: all in user space */
-		rd_cond(mt, ev, kind, cond, sizeof(cond));
+		rd_cond(rd, ev, kind, cond, sizeof(cond));
 		if (!cond[0])
 			continue;
 		if (ev->spec->filter)
@@ -174,7 +204,7 @@ static int rundelay_start(struct prof *p, void *priv)
 					"%s: applied in user space\n",
 				text, ev->name);
 	}
-	ret = stage_watch__start(p, &mt->watch);
+	ret = stage_watch__start(p, &rd->watch);
 	if (ret)
 		return ret;
 	return mt_start(p, priv);
@@ -182,24 +212,28 @@ static int rundelay_start(struct prof *p, void *priv)
 
 static void rundelay_teardown(struct prof *p, void *priv)
 {
-	struct mt *mt = priv;
+	struct rundelay *rd = priv;
 
 	mt_teardown(p, priv);
-	stage_watch__close(&mt->watch);
+	if (rd->pass)
+		for (int i = 0; i < p->nr_events; i++)
+			expr__delete(rd->pass[i]);
+	free(rd->pass);
+	stage_watch__close(&rd->watch);
 }
 
-bool mt_rundelay_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
-		      const struct psc_sample *s)
+/* The pass hook: the event's own condition, where it has one. */
+static int rd_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
+		   const struct psc_sample *s)
 {
-	struct mt_ev *me = ev->priv;
+	struct rundelay *rd = (struct rundelay *)mt;
+	struct expr *e = rd->pass ? rd->pass[ev->idx] : NULL;
 	struct expr_val v;
 
-	if (!me->pass)
-		return true;
-	if (expr__eval(me->pass, s->raw.data, s->raw.size, s, &v)) {
-		me->pass_errors++;
-		return false;
-	}
+	if (!e)
+		return 1;
+	if (expr__eval(e, s->raw.data, s->raw.size, s, &v))
+		return -1;
 	return v.i != 0;
 }
 
@@ -242,12 +276,12 @@ const struct profiler profiler_rundelay = {
 		       CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
-	.opts = mt_rundelay_opts,
+	.opts = rd_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.attrs = mt_attrs,
 	.default_events = RD_STARTS "," RD_ENDS,
 	.conformance_args = "-i 200",
-	.priv_size = sizeof(struct mt),
+	.priv_size = sizeof(struct rundelay),
 	.ev_priv_size = sizeof(struct mt_ev),
 	.check = rundelay_check,
 	.event = rundelay_event,

@@ -11,12 +11,10 @@ static int syscalls_check(struct prof *p, void *priv)
 {
 	struct mt *mt = priv;
 
-	mt->preset = MT_PRESET_SYSCALLS;
 	if (!mt->impl_text)
 		mt->impl_text = "syscalls";
 	if (!p->opts.events) {
-		snprintf(mt->events_buf, sizeof(mt->events_buf), "%s,%s", SC_ENTER, SC_EXIT);
-		p->opts.events = mt->events_buf;
+		p->opts.events = SC_ENTER "," SC_EXIT;
 		p->opts.nr_event_args = 2;
 		p->opts.event_arg_pos[0] = 0;
 		p->opts.event_arg_pos[1] = (int)strlen(SC_ENTER) + 1;

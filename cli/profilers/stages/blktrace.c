@@ -1,33 +1,18 @@
 /* perfscope blktrace: the latency of each stage of a block request on one device (a preset). */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <perfscope/evsel.h>
 
+#include "blktrace.h"
 #include "duration.h"
 #include "evprint.h"
 #include "expr.h"
-#include "multi_trace.h"
-#include "stages.h"
-
-/*
- * A request of the device goes getrq -> insert -> issue -> complete (insert is skipped when
- * blk-mq issues it directly); one pair engine keyed by the request's first sector follows it:
- * each stage ends the pending earlier stage (the row "from -> to" gets the time between them)
- * and starts its own, and complete also adds the whole life of the request (from its first seen
- * stage) to the row "total". Sector numbers are unique among a device's requests in flight;
- * the device is fixed by a filter on dev (its partitions too for getrq, whose bio still names
- * the partition).
- */
 
 #define BT_EVENTS "block:block_getrq,block:block_rq_insert,block:block_rq_issue,block:block_rq_complete"
-#define BT_NR_STAGES 4
-#define BT_ROW_TOTAL (BT_NR_STAGES * BT_NR_STAGES)
 
 static const char *const stage_names[BT_NR_STAGES] = { "getrq", "insert", "issue", "complete" };
 static const char *const stage_events[BT_NR_STAGES] = { "block_getrq", "block_rq_insert",
@@ -35,36 +20,6 @@ static const char *const stage_events[BT_NR_STAGES] = { "block_getrq", "block_rq
 
 /* The key of a request: its sector (the device is one, by filter). */
 #define BT_KEY "sector"
-
-struct bt_ev {
-	struct stage_ev se; /* first: stages.h */
-	int stage; /* -1: not one of blktrace's */
-	struct expr *key, *dev;
-};
-
-struct bt {
-	struct stage_core c; /* first: stages.h; its watch: -p/-t, the run lasts while they live */
-	const char *device;
-	/* state */
-	char disk[64];
-	unsigned int major, minor;
-	uint64_t devs[64]; /* the kernel's dev_t encoding (major << 20 | minor): disk, partitions */
-	int nr_devs;
-	uint64_t other_dev;
-	char events_buf[256];
-};
-
-struct bt_data {
-	struct mt_copy *copy; /* first: stage_release_copy */
-	int stage;
-	uint64_t first; /* time of the first stage seen */
-};
-
-struct bt_ctx {
-	struct prof *p;
-	int stage;
-	uint64_t first;
-};
 
 static const struct prof_opt bt_opts[] = {
 	{ "device", 'd', "DEV", PROF_OPT_STRING, offsetof(struct bt, device), 0, 0, NULL,
@@ -80,97 +35,6 @@ static const struct prof_opt bt_opts[] = {
 	{ NULL },
 };
 
-static uint64_t kdev(unsigned int major, unsigned int minor)
-{
-	return (uint64_t)major << 20 | minor;
-}
-
-static int read_majmin(const char *path, unsigned int *major, unsigned int *minor)
-{
-	FILE *f = fopen(path, "r");
-	int n;
-
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%u:%u", major, minor);
-	fclose(f);
-	return n == 2 ? 0 : -EINVAL;
-}
-
-/* The name in /sys/class/block of MAJ:MIN, "" when none. */
-static void name_of(unsigned int major, unsigned int minor, char *buf, size_t len)
-{
-	char path[PATH_MAX], target[PATH_MAX];
-	ssize_t n;
-
-	buf[0] = 0;
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", major, minor);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return;
-	target[n] = 0;
-	snprintf(buf, len, "%.63s", strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
-}
-
-/* -d: a name (sda, /dev/sda, a partition: its disk) or MAJ:MIN, through /sys/class/block. */
-static int resolve_device(struct prof *p, struct bt *bt)
-{
-	const char *d = bt->device;
-	char path[PATH_MAX], name[64];
-	unsigned int major, minor;
-	struct stat st;
-	char c;
-
-	if (!strncmp(d, "/dev/", 5))
-		d += 5;
-	if (sscanf(d, "%u:%u%c", &major, &minor, &c) == 2) {
-		name_of(major, minor, name, sizeof(name));
-		if (!name[0])
-			return prof_usage(p, "-d %s: no block device %u:%u in /sys/dev/block", bt->device,
-					  major, minor);
-	} else {
-		snprintf(name, sizeof(name), "%s", d);
-	}
-	if (strchr(name, '/') || !name[0])
-		return prof_usage(p, "-d takes a block device name (sda, nvme0n1) or MAJ:MIN, not '%s'",
-				  bt->device);
-	snprintf(path, sizeof(path), "/sys/class/block/%s/partition", name);
-	if (!stat(path, &st)) {
-		/* a partition: the disk is the directory above it */
-		char link[PATH_MAX], target[PATH_MAX], *slash;
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "/sys/class/block/%s", name);
-		n = readlink(link, target, sizeof(target) - 1);
-		if (n > 0) {
-			target[n] = 0;
-			if ((slash = strrchr(target, '/'))) {
-				*slash = 0;
-				if ((slash = strrchr(target, '/')))
-					snprintf(name, sizeof(name), "%s", slash + 1);
-			}
-		}
-	}
-	snprintf(path, sizeof(path), "/sys/block/%s/dev", name);
-	if (read_majmin(path, &bt->major, &bt->minor))
-		return prof_usage(p, "-d %s: no such block device (see /sys/block or lsblk)",
-				  bt->device);
-	snprintf(bt->disk, sizeof(bt->disk), "%s", name);
-	bt->devs[bt->nr_devs++] = kdev(bt->major, bt->minor);
-	/* its partitions, for getrq */
-	for (int i = 1; i < 64 && bt->nr_devs < 64; i++) {
-		char part[PATH_MAX];
-
-		snprintf(part, sizeof(part), "/sys/block/%s/%s%s%d/dev", name, name,
-			 name[strlen(name) - 1] >= '0' && name[strlen(name) - 1] <= '9' ? "p" : "",
-			 i);
-		if (read_majmin(part, &major, &minor))
-			continue;
-		bt->devs[bt->nr_devs++] = kdev(major, minor);
-	}
-	return 0;
-}
-
 static int bt_check(struct prof *p, void *priv)
 {
 	struct bt *bt = priv;
@@ -184,7 +48,7 @@ static int bt_check(struct prof *p, void *priv)
 	if (!bt->device)
 		return prof_usage(p, "-d DEV is required: the block device to follow (lsblk lists "
 				     "them)");
-	if ((ret = resolve_device(p, bt)))
+	if ((ret = bt_resolve_device(p, bt)))
 		return ret;
 	if (!p->opts.events) {
 		snprintf(bt->events_buf, sizeof(bt->events_buf), "%s", BT_EVENTS);
@@ -225,18 +89,6 @@ static int bt_event(struct prof *p, void *priv, struct prof_event *ev,
 	return stage_ev__init(&bt->c, &be->se, ev);
 }
 
-static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev);
-static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
-			const struct pair_event *end, uint64_t delta);
-
-static const struct pair_impl bt_impl = {
-	.name = "blktrace",
-	.data_size = sizeof(struct bt_data),
-	.start = impl_start,
-	.paired = impl_paired,
-	.release = stage_release_copy,
-};
-
 static int bt_start(struct prof *p, void *priv)
 {
 	struct bt *bt = priv;
@@ -266,21 +118,7 @@ static int bt_start(struct prof *p, void *priv)
 	return stage_watch__start(p, &bt->c.watch);
 }
 
-static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
-{
-	struct bt *bt = ctx;
-	struct bt_data *d = data;
-	const struct bt_ctx *c = ev->ctx;
-
-	d->stage = c->stage;
-	d->first = c->first;
-	if (!bt->c.than || !ev->sample)
-		return 0;
-	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
-	return d->copy ? 0 : -ENOMEM;
-}
-
-static void row_name(uint64_t id, char *buf, size_t len)
+void bt_row_name(uint64_t id, char *buf, size_t len)
 {
 	if (id == BT_ROW_TOTAL)
 		snprintf(buf, len, "total");
@@ -289,128 +127,24 @@ static void row_name(uint64_t id, char *buf, size_t len)
 			 stage_names[id % BT_NR_STAGES]);
 }
 
-static void print_outlier(struct prof *p, struct bt *bt, const struct pair_entry *start,
-			  const struct bt_data *d, const struct pair_event *end, uint64_t id,
-			  uint64_t delta)
-{
-	char name[64], lat[32];
-
-	row_name(id, name, sizeof(name));
-	if (p->json_fmt) {
-		json__begin(&p->json, p->out);
-		JSON_KEY(&p->json, "outlier");
-		json__bool(&p->json, true);
-		JSON_KEY(&p->json, "stage");
-		json__str(&p->json, name);
-		JSON_KEY(&p->json, "sector");
-		json__u64(&p->json, start->key);
-		JSON_KEY(&p->json, "latency_ns");
-		json__u64(&p->json, delta);
-		stage_outlier_events(p, &bt->c, d->copy, end, true);
-		json__end_line(&p->json);
-		return;
-	}
-	hist_fmt(lat, sizeof(lat), delta, "ns");
-	out__printf(p->out, "blktrace: sector %llu %s %s (%llu ns)\n",
-		    (unsigned long long)start->key, name, lat, (unsigned long long)delta);
-	stage_outlier_events(p, &bt->c, d->copy, end, false);
-}
-
-static void add(struct bt *bt, struct prof *p, const struct pair_entry *start,
-		const struct bt_data *d, const struct pair_event *end, uint64_t id, uint64_t delta)
-{
-	struct stage_row *row = stage_rows__get(&bt->c.rows, id);
-	bool over = bt->c.than && delta > bt->c.than;
-
-	if (row)
-		stage_row__add(row, delta, over);
-	if (over) {
-		bt->c.outliers++;
-		print_outlier(p, bt, start, d, end, id, delta);
-	}
-}
-
-static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
-			const struct pair_event *end, uint64_t delta)
-{
-	struct bt *bt = ctx;
-	struct bt_data *d = data;
-	const struct bt_ctx *c = end->ctx;
-
-	add(bt, c->p, start, d, end, (uint64_t)(d->stage * BT_NR_STAGES + c->stage), delta);
-	if (c->stage == BT_NR_STAGES - 1 && end->time >= d->first)
-		add(bt, c->p, start, d, end, BT_ROW_TOTAL, end->time - d->first);
-}
-
-static int bt_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
-		     const struct psc_sample *s)
-{
-	struct bt *bt = priv;
-	struct bt_ev *be = ev->priv;
-	struct bt_ctx c = { .p = p, .stage = be->stage, .first = s->time };
-	struct pair_event pe = { .time = s->time, .cpu = cpu, .pid = s->pid, .tid = s->tid,
-				 .idx = ev->idx, .sample = s, .ctx = &c };
-	struct expr_val v;
-	struct pair_entry *e;
-	bool ours = false;
-
-	stage_core__seen(&bt->c, s->time);
-	if (expr__eval(be->dev, s->raw.data, s->raw.size, s, &v)) {
-		be->se.errors++;
-		return 0;
-	}
-	for (int d = 0; d < (be->stage == 0 ? bt->nr_devs : 1); d++)
-		ours |= v.i == bt->devs[d];
-	if (!ours) {
-		bt->other_dev++; /* the kernel did not take the filter */
-		return 0;
-	}
-	if (expr__eval(be->key, s->raw.data, s->raw.size, s, &v)) {
-		be->se.errors++;
-		return 0;
-	}
-	pe.key = v.i;
-	e = pair__find(bt->c.pr, pe.key);
-	if (e) {
-		const struct bt_data *d = pair_entry__cdata(e);
-
-		if (d->stage < be->stage) {
-			c.first = d->first;
-			pair__end(bt->c.pr, &pe);
-		}
-		/* else a stage again or backwards (a requeue, a new request): replaced, counted */
-	} else if (be->stage == BT_NR_STAGES - 1) {
-		pair__end(bt->c.pr, &pe); /* counted as no_start: it began before the run */
-		return 0;
-	}
-	if (be->stage < BT_NR_STAGES - 1)
-		pair__start(bt->c.pr, &pe);
-	return 0;
-}
-
-static void bt_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
-{
-	stage_core__lost(p, priv);
-}
-
-static void json_row(struct prof *p, void *ctx, const struct stage_row *r)
+static void json_row(struct prof *p, void *ctx, const struct lat_row *r)
 {
 	struct bt *bt = ctx;
 	char name[64];
 
-	row_name(r->id, name, sizeof(name));
+	bt_row_name(r->id, name, sizeof(name));
 	JSON_KEY(&p->json, "device");
 	json__str(&p->json, bt->disk);
 	JSON_KEY(&p->json, "stage");
 	json__str(&p->json, name);
 }
 
-static void text_label(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
+static void text_label(struct prof *p, void *ctx, const struct lat_row *r, char *buf,
 		       size_t len)
 {
 	char name[64];
 
-	row_name(r->id, name, sizeof(name));
+	bt_row_name(r->id, name, sizeof(name));
 	snprintf(buf, len, "  %s", name);
 }
 

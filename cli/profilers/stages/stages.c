@@ -1,4 +1,4 @@
-/* stages: latency rows and their text and JSON for task-state and blktrace. */
+/* stages: what task-state and blktrace share around the pair engine: rows, outliers, reports. */
 #include "stages.h"
 #include "pair_out.h"
 #include "clock.h"
@@ -13,125 +13,7 @@
 
 #include "duration.h"
 #include "expr.h"
-#include "multi_trace.h"
 #include "session.h"
-
-int stage_rows__init(struct stage_rows *r)
-{
-	return keymap__init(&r->map, sizeof(struct stage_row *), 0);
-}
-
-void stage_rows__exit(struct stage_rows *r)
-{
-	struct keymap_iter it;
-	struct stage_row **v;
-	uint64_t key;
-
-	keymap__for_each(&r->map, &it, key, v) {
-		hist__exit(&(*v)->total);
-		hist__exit(&(*v)->ival);
-		free(*v);
-	}
-	keymap__exit(&r->map);
-}
-
-struct stage_row *stage_rows__get(struct stage_rows *r, uint64_t id)
-{
-	bool created;
-	struct stage_row **slot = keymap__insert(&r->map, id, &created);
-
-	if (!slot)
-		return NULL;
-	if (created) {
-		*slot = calloc(1, sizeof(**slot));
-		if (!*slot) {
-			keymap__remove(&r->map, id);
-			return NULL;
-		}
-		(*slot)->id = id;
-	}
-	return *slot;
-}
-
-static int cmp_row(const void *a, const void *b)
-{
-	const struct stage_row *x = *(const struct stage_row *const *)a;
-	const struct stage_row *y = *(const struct stage_row *const *)b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-struct stage_row **stage_rows__sorted(struct stage_rows *r, size_t *nr)
-{
-	struct stage_row **arr = calloc(keymap__nr(&r->map) + 1, sizeof(*arr)), **v;
-	struct keymap_iter it;
-	uint64_t key;
-	size_t n = 0;
-
-	if (!arr)
-		return NULL;
-	keymap__for_each(&r->map, &it, key, v)
-		arr[n++] = *v;
-	qsort(arr, n, sizeof(*arr), cmp_row);
-	*nr = n;
-	return arr;
-}
-
-void stage_rows__reset_ival(struct stage_rows *r)
-{
-	struct keymap_iter it;
-	struct stage_row **v;
-	uint64_t key;
-
-	keymap__for_each(&r->map, &it, key, v) {
-		hist__reset(&(*v)->ival);
-		(*v)->ival_over = 0;
-	}
-}
-
-void stage_row__add(struct stage_row *row, uint64_t delta, bool over)
-{
-	hist__add(&row->total, delta);
-	hist__add(&row->ival, delta);
-	row->over += over;
-	row->ival_over += over;
-}
-
-void stage_header_text(struct prof *p, int width, const char *first, bool than)
-{
-	out__printf(p->out, "%-*s %10s %12s %10s %10s %10s %10s %10s %10s %10s", width, first,
-		    "calls", "total", "min", "mean", "p50", "p95", "p99", "p99.9", "max");
-	if (than)
-		out__printf(p->out, " %10s", "over_than");
-	out__printf(p->out, "\n");
-}
-
-void stage_row_text(struct prof *p, int width, const char *label, const struct hist *h, bool than,
-		    uint64_t over)
-{
-	uint64_t vals[8] = { (uint64_t)hist__sum(h), hist__min(h), hist__mean(h),
-			     hist__percentile(h, 50), hist__percentile(h, 95),
-			     hist__percentile(h, 99), hist__percentile(h, 99.9), hist__max(h) };
-	char v[8][24];
-
-	for (int i = 0; i < 8; i++)
-		hist_fmt(v[i], sizeof(v[i]), vals[i], "ns");
-	out__printf(p->out, "%-*s %10llu %12s %10s %10s %10s %10s %10s %10s %10s", width, label,
-		    (unsigned long long)hist__count(h), v[0], v[1], v[2], v[3], v[4], v[5], v[6],
-		    v[7]);
-	if (than)
-		out__printf(p->out, " %10llu", (unsigned long long)over);
-	out__printf(p->out, "\n");
-}
-
-void stage_row_json(struct prof *p, const struct hist *h, uint64_t over)
-{
-	hist__json(h, &p->json, "ns");
-	JSON_KEY(&p->json, "total_ns");
-	json__u64(&p->json, (uint64_t)hist__sum(h));
-	JSON_KEY(&p->json, "over_than");
-	json__u64(&p->json, over);
-}
 
 int stage_opt_than(struct prof *p, void *priv, const char *arg)
 {
@@ -145,7 +27,7 @@ int stage_core__init(struct stage_core *c)
 		if (!c->ep)
 			return -errno;
 	}
-	if (stage_rows__init(&c->rows))
+	if (lat_rows__init(&c->rows))
 		return -ENOMEM;
 	c->inited = true;
 	return 0;
@@ -207,7 +89,7 @@ int stage_compile(struct prof *p, struct prof_event *ev, const char *text, struc
 
 void stage_release_copy(void *ctx, void *data)
 {
-	struct mt_copy **copy = data;
+	struct pair_copy **copy = data;
 
 	free(*copy);
 	*copy = NULL;
@@ -238,7 +120,7 @@ static void print_event(struct prof *p, struct stage_core *c, int idx, int cpu,
 	}
 }
 
-void stage_outlier_events(struct prof *p, struct stage_core *c, const struct mt_copy *start,
+void stage_outlier_events(struct prof *p, struct stage_core *c, const struct pair_copy *start,
 			  const struct pair_event *end, bool json)
 {
 	if (start) {
@@ -259,7 +141,9 @@ static void print_table(struct prof *p, struct stage_core *c, const struct stage
 	const uint64_t *now = pair__counts(c->pr);
 	uint64_t n[PAIR_NR_OUTCOMES];
 	size_t nr = 0;
-	struct stage_row **rows = stage_rows__sorted(&c->rows, &nr);
+	struct lat_row **rows = lat_rows__sorted(&c->rows, lat_row__cmp_id, &nr);
+	struct lat_cols cols = { .width = t->width, .total_width = 12,
+				 .over = c->than ? "over_than" : NULL };
 	char label[96];
 
 	for (int o = 0; o < PAIR_NR_OUTCOMES; o++)
@@ -281,7 +165,7 @@ static void print_table(struct prof *p, struct stage_core *c, const struct stage
 				JSON_KEY(&p->json, "interval_s");
 				json__dbl(&p->json, prof__elapsed(p));
 			}
-			stage_row_json(p, h, final ? rows[i]->over : rows[i]->ival_over);
+			lat_row__json(&p->json, h, final ? rows[i]->over : rows[i]->ival_over, NULL);
 			json__end_line(&p->json);
 		}
 		json__begin(&p->json, p->out);
@@ -305,15 +189,14 @@ static void print_table(struct prof *p, struct stage_core *c, const struct stage
 		free(rows);
 		return;
 	}
-	stage_header_text(p, t->width, t->head, c->than);
+	lat_cols__header(&cols, p->out, t->head);
 	for (size_t i = 0; i < nr; i++) {
 		const struct hist *h = final ? &rows[i]->total : &rows[i]->ival;
 
 		if (!hist__count(h))
 			continue;
 		t->text_label(p, t->ctx, rows[i], label, sizeof(label));
-		stage_row_text(p, t->width, label, h, c->than,
-			       final ? rows[i]->over : rows[i]->ival_over);
+		lat_cols__row(&cols, p->out, label, h, final ? rows[i]->over : rows[i]->ival_over, 0);
 	}
 	pair_out__text(p->out, c->pr, n);
 	free(rows);
@@ -331,7 +214,7 @@ int stage_core__interval(struct prof *p, struct stage_core *c, const struct stag
 		out__printf(p->out, "%s\n", buf);
 	}
 	print_table(p, c, t, false);
-	stage_rows__reset_ival(&c->rows);
+	lat_rows__reset_ival(&c->rows);
 	memcpy(c->ival_counts, pair__counts(c->pr), sizeof(c->ival_counts));
 	return 0;
 }
@@ -363,7 +246,7 @@ void stage_core__exit(struct prof *p, struct stage_core *c)
 	pair__delete(c->pr);
 	stage_watch__close(&c->watch);
 	if (c->inited)
-		stage_rows__exit(&c->rows);
+		lat_rows__exit(&c->rows);
 	for (int i = 0; i < p->nr_events; i++) {
 		struct stage_ev *se = p->events_arr[i].priv;
 

@@ -9,44 +9,20 @@
 #include "evprint.h"
 #include "hist.h"
 #include "keymap.h"
+#include "lat_row.h"
 #include "pair.h"
+#include "pair_copy.h"
 #include "profiler.h"
 #include "stage_watch.h"
 
 struct expr;
-struct mt_copy;
 
 /*
  * task-state and blktrace follow one thing (a task, a block request) through a sequence of
  * states with one pair engine keyed by it: each event ends the pending state of its key (the
- * time spent in it goes to that state's row) and starts the next one. A row is a log-linear
- * histogram since the start and since the last interval, and the count over --than.
+ * time spent in it goes to that state's row) and starts the next one. A row is a latency row
+ * (lat_row.h) with the count over --than; its text has a total column.
  */
-struct stage_row {
-	struct hist total, ival;
-	uint64_t over, ival_over;
-	uint64_t id;
-};
-
-struct stage_rows {
-	struct keymap map; /* id -> struct stage_row * (heap: hist alignment) */
-};
-
-int stage_rows__init(struct stage_rows *r);
-void stage_rows__exit(struct stage_rows *r);
-/* The row of id, created empty; NULL when out of memory. */
-struct stage_row *stage_rows__get(struct stage_rows *r, uint64_t id);
-/* The rows by id, ascending; free() the array. NULL when out of memory. */
-struct stage_row **stage_rows__sorted(struct stage_rows *r, size_t *nr);
-void stage_rows__reset_ival(struct stage_rows *r);
-void stage_row__add(struct stage_row *row, uint64_t delta, bool over);
-
-/* Table text: "LABEL calls total min mean p50 p95 p99 p99.9 max [over_than]". */
-void stage_header_text(struct prof *p, int width, const char *first, bool than);
-void stage_row_text(struct prof *p, int width, const char *label, const struct hist *h, bool than,
-		    uint64_t over);
-/* count, min_ns ... p999_ns, total_ns, over_than as members of the open object. */
-void stage_row_json(struct prof *p, const struct hist *h, uint64_t over);
 
 /*
  * What task-state and blktrace share around their own logic: the pair engine, the rows, --than
@@ -59,7 +35,7 @@ struct stage_core {
 	long max_pending;
 	bool inited; /* rows */
 	struct pair *pr;
-	struct stage_rows rows;
+	struct lat_rows rows; /* by row id */
 	struct evprint *ep; /* --than: the outliers' events as text or JSON */
 	struct stage_watch watch;
 	uint64_t ival_counts[PAIR_NR_OUTCOMES];
@@ -85,7 +61,7 @@ int stage_core__start(struct prof *p, struct stage_core *c, const struct pair_im
 void stage_apply_filter(struct prof *p, struct prof_event *ev, const char *text);
 /* An integer expression over ev; an error says which fields the event has. 0 or -errno. */
 int stage_compile(struct prof *p, struct prof_event *ev, const char *text, struct expr **out);
-/* pair_impl.release for start data whose first member is a struct mt_copy * (the --than copy). */
+/* pair_impl.release for start data whose first member is a struct pair_copy * (the --than copy). */
 void stage_release_copy(void *ctx, void *data);
 /* A sample's time, kept for the lost-window barrier of an unordered run. */
 static inline void stage_core__seen(struct stage_core *c, uint64_t time)
@@ -96,7 +72,7 @@ static inline void stage_core__seen(struct stage_core *c, uint64_t time)
 /* The lost hook: nothing begun before the loss is measured (pair.h, lost windows). */
 void stage_core__lost(struct prof *p, struct stage_core *c);
 /* An outlier's two events after its own members: "start" and "end" (JSON) or indented lines. */
-void stage_outlier_events(struct prof *p, struct stage_core *c, const struct mt_copy *start,
+void stage_outlier_events(struct prof *p, struct stage_core *c, const struct pair_copy *start,
 			  const struct pair_event *end, bool json);
 
 /* How a preset names its rows in the table. */
@@ -105,8 +81,8 @@ struct stage_table {
 	const char *head; /* its header */
 	void *ctx; /* the preset */
 	/* the members naming a row (JSON) / its label (text) */
-	void (*json_row)(struct prof *p, void *ctx, const struct stage_row *r);
-	void (*text_label)(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
+	void (*json_row)(struct prof *p, void *ctx, const struct lat_row *r);
+	void (*text_label)(struct prof *p, void *ctx, const struct lat_row *r, char *buf,
 			   size_t len);
 	/* the members naming the outcomes line (JSON) */
 	void (*json_outcomes)(struct prof *p, void *ctx);

@@ -9,67 +9,9 @@
 
 #include "duration.h"
 #include "expr.h"
-#include "multi_trace.h"
-#include "stages.h"
-#include "tstate.h"
-
-/*
- * One pair engine keyed by the thread id follows each task through its states:
- *
- *   switch-in (next_pid)          starts "R"  (on CPU)
- *   switch-out (prev_pid)         ends R; starts the class of prev_state: S, D, T, I ... (a
- *                                 sleep), or "RD" when it stays runnable (prev_state R or R+)
- *   wakeup (pid)                  ends a sleep, starts RD (waiting for a CPU)
- *   switch-in                     ends RD (or a sleep whose wakeup was not seen)
- *
- * So a pair's latency is the time spent in the state its start entered, and the stack of a
- * sleep's start (the switch-out) says where the task slept. A switch-out whose pending state is
- * not R (its switch-in was missed) replaces it, counted as replaced; a wakeup of a task that is
- * running or runnable changes nothing. The letters come from this kernel's format (tstate.h).
- */
+#include "task_state.h"
 
 #define TS_EVENTS "sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new"
-
-/* Row ids: the sleep classes are tstate classes 1..32; these go around them. */
-enum { ROW_RUN = 0, ROW_UNKNOWN = 40, ROW_RD = 41 };
-
-enum { TS_OTHER, TS_SWITCH, TS_WAKEUP };
-
-struct ts_ev {
-	struct stage_ev se; /* first: stages.h */
-	int kind;
-	/* switch: prev_pid, next_pid, prev_state; wakeup: pid (read through the format) */
-	const struct psc_tp_field *a, *b, *state;
-	struct expr *pass_a, *pass_b; /* --filter/-t on each side, NULL: all */
-};
-
-struct ts {
-	struct stage_core c; /* first: stages.h; its watch: -p/-t, and a COMMAND's process */
-	/* options */
-	const char *filter;
-	bool only_s, only_d, no_s, no_d, perins;
-	/* state */
-	struct tstate_map map;
-	bool map_ok;
-	int cls_s, cls_d;
-	uint64_t shown; /* rows shown and eligible for outliers: bit per row id < 64 */
-	/* c.rows: by row id; with --perins (tid << 8 | row) too */
-	pid_t pids[CLI_MAX_TASKS + 1], tids[CLI_MAX_TASKS];
-	int nr_pids, nr_tids;
-	struct keymap member; /* -p: tid -> 1 of the processes, 2 not */
-	char events_buf[256];
-};
-
-/* What a start carries: its row and, for --than, a copy of the event. */
-struct ts_data {
-	struct mt_copy *copy; /* first: stage_release_copy */
-	int row;
-};
-
-struct ts_ctx {
-	struct prof *p;
-	int row;
-};
 
 static const struct prof_opt ts_opts[] = {
 	{ "interruptible", 'S', NULL, PROF_OPT_FLAG, offsetof(struct ts, only_s), 0, 0, NULL,
@@ -94,24 +36,6 @@ static const struct prof_opt ts_opts[] = {
 	  "one unseen longest is dropped and counted (evicted)" },
 	{ NULL },
 };
-
-/* ---- rows ---- */
-
-static const char *row_name(const struct ts *ts, int row)
-{
-	if (row == ROW_RUN)
-		return "R";
-	if (row == ROW_RD)
-		return "RD";
-	if (row == ROW_UNKNOWN)
-		return "?";
-	return tstate_map__letter(&ts->map, row);
-}
-
-static bool row_shown(const struct ts *ts, int row)
-{
-	return row < 64 && (ts->shown >> row) & 1;
-}
 
 /* ---- setup ---- */
 
@@ -177,38 +101,6 @@ static int int_field(struct prof *p, struct prof_event *ev, const char *name,
 	return -EINVAL;
 }
 
-/* "(comm~"a"||comm~"b*")&&(pid==1||pid==2)" for one side of an event; "" when no filter. */
-static void side_cond(const struct ts *ts, const char *comm, const char *pid, char *buf,
-		      size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	if (ts->filter) {
-		const char *c = ts->filter;
-
-		n += (size_t)snprintf(buf + n, len - n, "(");
-		while (*c && n < len) {
-			size_t l = strcspn(c, ",");
-
-			if (l)
-				n += (size_t)snprintf(buf + n, len - n, "%s%s~\"%.*s\"",
-						      buf[n - 1] == '(' ? "" : "||", comm, (int)l, c);
-			c += l + (c[l] == ',');
-		}
-		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, ")");
-	}
-	if (ts->nr_tids && n < len) {
-		n += (size_t)snprintf(buf + n, len - n, "%s(", n ? "&&" : "");
-		for (int i = 0; i < ts->nr_tids && n < len; i++)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s==%d", i ? "||" : "", pid,
-					      ts->tids[i]);
-		if (n < len)
-			snprintf(buf + n, len - n, ")");
-	}
-}
-
 static int ts_event(struct prof *p, void *priv, struct prof_event *ev,
 		    struct perf_event_attr *attr)
 {
@@ -240,62 +132,20 @@ static int ts_event(struct prof *p, void *priv, struct prof_event *ev,
 			}
 			ts->map_ok = true;
 		}
-		side_cond(ts, "prev_comm", "prev_pid", cond, sizeof(cond));
+		ts_side_cond(ts, "prev_comm", "prev_pid", cond, sizeof(cond));
 		if (cond[0] && (ret = stage_compile(p, ev, cond, &te->pass_a)))
 			return ret;
-		side_cond(ts, "next_comm", "next_pid", cond, sizeof(cond));
+		ts_side_cond(ts, "next_comm", "next_pid", cond, sizeof(cond));
 		if (cond[0] && (ret = stage_compile(p, ev, cond, &te->pass_b)))
 			return ret;
 	} else {
 		if ((ret = int_field(p, ev, "pid", &te->a)))
 			return ret;
-		side_cond(ts, "comm", "pid", cond, sizeof(cond));
+		ts_side_cond(ts, "comm", "pid", cond, sizeof(cond));
 		if (cond[0] && (ret = stage_compile(p, ev, cond, &te->pass_a)))
 			return ret;
 	}
 	return stage_ev__init(&ts->c, &te->se, ev);
-}
-
-static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev);
-static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
-			const struct pair_event *end, uint64_t delta);
-
-static const struct pair_impl ts_impl = {
-	.name = "task-state",
-	.data_size = sizeof(struct ts_data),
-	.start = impl_start,
-	.paired = impl_paired,
-	.release = stage_release_copy,
-};
-
-/* The kernel filter of an event: the user's and ours (the side conditions), where it takes it. */
-static void apply_filters(struct prof *p, struct ts *ts)
-{
-	for (int i = 0; i < p->nr_events; i++) {
-		struct prof_event *ev = &p->events_arr[i];
-		struct ts_ev *te = ev->priv;
-		char a[2048], b[2048], text[4608];
-		size_t n = 0;
-
-		if (ev->filter)
-			continue; /* a user filter the kernel refused: all in user space */
-		if (te->kind == TS_SWITCH) {
-			side_cond(ts, "prev_comm", "prev_pid", a, sizeof(a));
-			side_cond(ts, "next_comm", "next_pid", b, sizeof(b));
-		} else {
-			side_cond(ts, "comm", "pid", a, sizeof(a));
-			b[0] = 0;
-		}
-		if (!a[0])
-			continue;
-		if (ev->spec->filter)
-			n = (size_t)snprintf(text, sizeof(text), "(%s)&&", ev->spec->filter);
-		if (b[0])
-			snprintf(text + n, sizeof(text) - n, "((%s)||(%s))", a, b);
-		else
-			snprintf(text + n, sizeof(text) - n, "(%s)", a);
-		stage_apply_filter(p, ev, text);
-	}
 }
 
 static int ts_start(struct prof *p, void *priv)
@@ -326,272 +176,8 @@ static int ts_start(struct prof *p, void *priv)
 	/* a COMMAND: its process's threads, followed as -p follows one */
 	if (p->target.has_command && p->target.launch.pid > 0)
 		ts->pids[ts->nr_pids++] = p->target.launch.pid;
-	apply_filters(p, ts);
+	ts_apply_filters(p, ts);
 	return stage_watch__start(p, &ts->c.watch);
-}
-
-/* ---- events ---- */
-
-static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
-{
-	struct ts *ts = ctx;
-	struct ts_data *d = data;
-	const struct ts_ctx *c = ev->ctx;
-
-	d->row = c->row;
-	if (!ts->c.than || !ev->sample || !row_shown(ts, c->row))
-		return 0;
-	d->copy = mt_copy__new(ev->sample, ev->idx, ev->cpu, ev->key);
-	return d->copy ? 0 : -ENOMEM;
-}
-
-static void print_outlier(struct prof *p, struct ts *ts, const struct pair_entry *start,
-			  const struct ts_data *d, const struct pair_event *end, uint64_t delta)
-{
-	const char *comm = prof__comm(p, (uint32_t)start->key, (uint32_t)start->key);
-	char lat[32];
-
-	if (p->json_fmt) {
-		json__begin(&p->json, p->out);
-		JSON_KEY(&p->json, "outlier");
-		json__bool(&p->json, true);
-		JSON_KEY(&p->json, "tid");
-		json__u64(&p->json, start->key);
-		JSON_KEY(&p->json, "comm");
-		json__str(&p->json, comm);
-		JSON_KEY(&p->json, "state");
-		json__str(&p->json, row_name(ts, d->row));
-		JSON_KEY(&p->json, "latency_ns");
-		json__u64(&p->json, delta);
-		stage_outlier_events(p, &ts->c, d->copy, end, true);
-		json__end_line(&p->json);
-		return;
-	}
-	hist_fmt(lat, sizeof(lat), delta, "ns");
-	out__printf(p->out, "task-state: %llu %s in %s for %s (%llu ns)\n",
-		    (unsigned long long)start->key, comm, row_name(ts, d->row), lat,
-		    (unsigned long long)delta);
-	stage_outlier_events(p, &ts->c, d->copy, end, false);
-}
-
-static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
-			const struct pair_event *end, uint64_t delta)
-{
-	struct ts *ts = ctx;
-	struct ts_data *d = data;
-	const struct ts_ctx *c = end->ctx;
-	bool over = ts->c.than && delta > ts->c.than && row_shown(ts, d->row);
-	struct stage_row *row;
-
-	if (!row_shown(ts, d->row))
-		return;
-	row = stage_rows__get(&ts->c.rows, (uint64_t)d->row);
-	if (row)
-		stage_row__add(row, delta, over);
-	if (ts->perins) {
-		row = stage_rows__get(&ts->c.rows, (start->key + 1) << 8 | (uint64_t)d->row);
-		if (row)
-			stage_row__add(row, delta, over);
-	}
-	if (over) {
-		ts->c.outliers++;
-		print_outlier(c->p, ts, start, d, end, delta);
-	}
-}
-
-static bool field(struct ts_ev *te, const struct psc_tp_field *f, const struct psc_sample *s,
-		  uint64_t *out)
-{
-	if (psc_tp_field__u64(f, s->raw.data, s->raw.size, out)) {
-		te->se.errors++;
-		return false;
-	}
-	return true;
-}
-
-static bool eval(struct ts_ev *te, struct expr *e, const struct psc_sample *s, uint64_t *out)
-{
-	struct expr_val v;
-
-	if (expr__eval(e, s->raw.data, s->raw.size, s, &v)) {
-		te->se.errors++;
-		return false;
-	}
-	*out = v.i;
-	return true;
-}
-
-/* -p: is tid one of the processes' threads? Asked of /proc once per thread. */
-static bool member(struct ts *ts, uint64_t tid)
-{
-	uint8_t *v = keymap__find(&ts->member, tid);
-	bool created;
-	char path[64];
-
-	if (v)
-		return *v == 1;
-	for (int i = 0; i < ts->nr_pids; i++)
-		if ((uint64_t)ts->pids[i] == tid)
-			return true;
-	v = keymap__insert(&ts->member, tid, &created);
-	if (!v)
-		return false;
-	*v = 2;
-	for (int i = 0; i < ts->nr_pids; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%llu", ts->pids[i],
-			 (unsigned long long)tid);
-		if (!access(path, F_OK)) {
-			*v = 1;
-			break;
-		}
-	}
-	return *v == 1;
-}
-
-static bool side_pass(struct ts *ts, struct ts_ev *te, struct expr *pass, uint64_t tid,
-		      const struct psc_sample *s)
-{
-	uint64_t ok;
-
-	if (!tid || tid > UINT32_MAX)
-		return false; /* the idle tasks */
-	if (pass && (!eval(te, pass, s, &ok) || !ok))
-		return false;
-	if (ts->nr_pids && !member(ts, tid))
-		return false;
-	return true;
-}
-
-/* The task enters row: ends its pending state (when it is one of ends_mask), starts row. */
-static void enter(struct ts *ts, struct pair_event *pe, struct ts_ctx *c, uint64_t ends_mask,
-		  int row)
-{
-	struct pair_entry *e = pair__find(ts->c.pr, pe->key);
-
-	if (e) {
-		const struct ts_data *d = pair_entry__cdata(e);
-
-		if (d->row < 64 && (ends_mask >> d->row) & 1)
-			pair__end(ts->c.pr, pe);
-	}
-	c->row = row;
-	pair__start(ts->c.pr, pe); /* a pending state left as it was is replaced: counted */
-}
-
-static int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
-		     const struct psc_sample *s)
-{
-	struct ts *ts = priv;
-	struct ts_ev *te = ev->priv;
-	struct ts_ctx c = { .p = p };
-	struct pair_event pe = { .time = s->time, .cpu = cpu, .pid = s->pid, .tid = s->tid,
-				 .idx = ev->idx, .sample = s, .ctx = &c };
-	uint64_t a, b, state;
-
-	stage_core__seen(&ts->c, s->time);
-	if (!field(te, te->a, s, &a))
-		return 0;
-	if (te->kind == TS_WAKEUP) {
-		struct pair_entry *e;
-
-		if (!side_pass(ts, te, te->pass_a, a, s))
-			return 0;
-		pe.key = a;
-		e = pair__find(ts->c.pr, a);
-		if (e) {
-			const struct ts_data *d = pair_entry__cdata(e);
-
-			if (d->row == ROW_RUN || d->row == ROW_RD)
-				return 0; /* woken while running or runnable: no change */
-		}
-		enter(ts, &pe, &c, ~((1ull << ROW_RUN) | (1ull << ROW_RD)), ROW_RD);
-		return 0;
-	}
-	if (!field(te, te->b, s, &b) || !field(te, te->state, s, &state))
-		return 0;
-	if (side_pass(ts, te, te->pass_a, a, s)) {
-		int cls = tstate_map__class(&ts->map, state);
-		int row = cls < 0 ? ROW_UNKNOWN : cls == TSTATE_RUNNABLE ? ROW_RD : cls;
-
-		pe.key = a;
-		enter(ts, &pe, &c, 1ull << ROW_RUN, row);
-	}
-	if (side_pass(ts, te, te->pass_b, b, s)) {
-		pe.key = b;
-		enter(ts, &pe, &c, ~(1ull << ROW_RUN), ROW_RUN);
-	}
-	return 0;
-}
-
-/* A loss: no state that began before it is measured (pair.h, lost windows). */
-static void ts_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
-{
-	stage_core__lost(p, priv);
-}
-
-/* ---- tables ---- */
-
-/* Per thread rows after the totals: ids with a thread come after the plain ones (R first,
- * sleeps by bit, RD and ? last: their ids are in that order already). */
-static void text_label(struct prof *p, void *ctx, const struct stage_row *r, char *buf,
-		       size_t len)
-{
-	struct ts *ts = ctx;
-	int row = (int)(r->id & 0xff);
-
-	if (r->id >> 8) {
-		uint32_t tid = (uint32_t)((r->id >> 8) - 1);
-
-		snprintf(buf, len, "%-2s %u %s", row_name(ts, row), tid, prof__comm(p, tid, tid));
-	} else {
-		snprintf(buf, len, "%s", row_name(ts, row));
-	}
-}
-
-static void json_row(struct prof *p, void *ctx, const struct stage_row *r)
-{
-	struct ts *ts = ctx;
-
-	JSON_KEY(&p->json, "state");
-	json__str(&p->json, row_name(ts, (int)(r->id & 0xff)));
-	if (r->id >> 8) {
-		uint32_t tid = (uint32_t)((r->id >> 8) - 1);
-
-		JSON_KEY(&p->json, "tid");
-		json__u64(&p->json, tid);
-		JSON_KEY(&p->json, "comm");
-		json__str(&p->json, prof__comm(p, tid, tid));
-	}
-}
-
-static void json_outcomes(struct prof *p, void *ctx)
-{
-	JSON_KEY(&p->json, "task_state");
-	json__str(&p->json, "outcomes");
-}
-
-static struct stage_table table(struct ts *ts)
-{
-	return (struct stage_table){ .width = ts->perins ? 32 : 4,
-				     .head = ts->perins ? "St tid comm" : "St",
-				     .ctx = ts,
-				     .json_row = json_row,
-				     .text_label = text_label,
-				     .json_outcomes = json_outcomes };
-}
-
-static int ts_interval(struct prof *p, void *priv, uint64_t now_ns)
-{
-	struct stage_table t = table(priv);
-
-	return stage_core__interval(p, priv, &t);
-}
-
-static int ts_report(struct prof *p, void *priv)
-{
-	struct stage_table t = table(priv);
-
-	return stage_core__report(p, priv, &t, "states");
 }
 
 static void ts_teardown(struct prof *p, void *priv)
