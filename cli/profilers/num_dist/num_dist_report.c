@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heatmap_file.h"
 #include "keymap_sorted.h"
 #include "num_dist.h"
 
@@ -98,7 +99,7 @@ static int write_heatmap(struct prof *p, struct nd *nd, struct prof_event *ev)
 {
 	struct nd_ev *ne = ev->priv;
 	char path[4096];
-	struct out *o;
+	bool opened;
 	int ret;
 	const struct heatmap_svg svg = {
 		.title = ev->name,
@@ -110,16 +111,13 @@ static int write_heatmap(struct prof *p, struct nd *nd, struct prof_event *ev)
 		snprintf(path, sizeof(path), "%s", nd->heatmap);
 	else
 		snprintf(path, sizeof(path), "%s.%d.svg", nd->heatmap, ev->idx);
-	o = out__open(path, 0);
-	if (!o) {
-		fprintf(stderr, "perfscope num-dist: cannot write the heatmap to %s: %s\n", path,
-			strerror(errno));
-		return -errno;
-	}
-	ret = heatmap__write_svg(ne->hm, o, &svg);
-	out__delete(o);
+	ret = heatmap__write_file(ne->hm, path, &svg, &opened);
 	if (ret) {
-		fprintf(stderr, "perfscope num-dist: writing %s: %s\n", path, strerror(-ret));
+		if (!opened)
+			fprintf(stderr, "perfscope num-dist: cannot write the heatmap to %s: %s\n",
+				path, strerror(-ret));
+		else
+			fprintf(stderr, "perfscope num-dist: writing %s: %s\n", path, strerror(-ret));
 		return ret;
 	}
 	if (!p->opts.quiet)
