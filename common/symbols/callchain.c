@@ -436,9 +436,10 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 	return err;
 }
 
-int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len)
+/* What stack.h's functions need of a resolved frame. */
+static struct frame cc_frame__frame(const struct cc_frame *f)
 {
-	const struct frame fr = {
+	return (struct frame){
 		.ip = f->ip,
 		.sym = f->sym,
 		.off = f->off,
@@ -447,8 +448,31 @@ int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len
 		.mapped = f->mapped,
 		.kernel = f->kernel,
 	};
+}
+
+int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len)
+{
+	const struct frame fr = cc_frame__frame(f);
 
 	return frame__name(&fr, ksuffix, buf, len);
+}
+
+int cc_frames__fold(const struct cc_frame *frames, int nr, const char *prefix, unsigned int flags,
+		    char *buf, size_t len)
+{
+	struct frame *fr = malloc((nr > 0 ? (size_t)nr : 1) * sizeof(*fr));
+	int n;
+
+	if (!fr) {
+		if (len)
+			buf[0] = '\0';
+		return -ENOMEM;
+	}
+	for (int i = 0; i < nr; i++)
+		fr[i] = cc_frame__frame(&frames[i]);
+	n = stack__fold(fr, nr, prefix, flags, buf, len);
+	free(fr);
+	return n;
 }
 
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
