@@ -5,10 +5,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 #include <cmocka.h>
 
 #include "callchain.h"
+#include "json.h"
 #include "pprof_frames.h"
 #include "stack.h"
 #include "stack_table.h"
@@ -115,6 +118,44 @@ static void test_cc_fold(void **state)
 	assert_string_equal(buf, "app");
 }
 
+/* A resolved frame as JSON: callchain__json's fields, and its file when its mapping is known. */
+static void test_cc_json(void **state)
+{
+	struct cc_frame u = { .ip = 0x401010,
+			      .sym = "leaf",
+			      .off = 16,
+			      .dso = "app",
+			      .path = "/usr/bin/app",
+			      .map_start = 0x400000,
+			      .map_limit = 0x500000,
+			      .file_off = 0x1010,
+			      .mapped = true };
+	struct cc_frame k = { .ip = 0xffffffff81000010,
+			      .dso = "[kernel.kallsyms]",
+			      .kernel = true };
+	int fd = memfd_create("out", 0);
+	struct out *o = out__new(fd, 0);
+	char got[512] = "";
+	struct json j;
+
+	assert_non_null(o);
+	json__begin(&j, o);
+	json__key(&j, "u");
+	cc_frame__json(&j, &u);
+	json__key(&j, "k");
+	cc_frame__json(&j, &k);
+	json__end_line(&j);
+	assert_int_equal(out__flush(o), 0);
+	assert_true(pread(fd, got, sizeof(got) - 1, 0) > 0);
+	assert_string_equal(got, "{\"u\":{\"ip\":\"0x401010\",\"name\":\"leaf\",\"sym\":\"leaf\","
+				 "\"off\":16,\"dso\":\"app\",\"path\":\"/usr/bin/app\","
+				 "\"file_off\":\"0x1010\",\"kernel\":false},"
+				 "\"k\":{\"ip\":\"0xffffffff81000010\",\"name\":\"[unknown]\","
+				 "\"sym\":null,\"dso\":\"[kernel.kallsyms]\",\"kernel\":true}}\n");
+	out__delete(o);
+	close(fd);
+}
+
 /* A stack's frames become locations with their mapping and build-id; the same stack merges. */
 static void test_pprof_frames(void **state)
 {
@@ -158,9 +199,9 @@ static void test_pprof_frames(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_count_merge),  cmocka_unit_test(test_sorted_clear),
-		cmocka_unit_test(test_is_root),	     cmocka_unit_test(test_cc_fold),
-		cmocka_unit_test(test_pprof_frames),
+		cmocka_unit_test(test_count_merge), cmocka_unit_test(test_sorted_clear),
+		cmocka_unit_test(test_is_root),	    cmocka_unit_test(test_cc_fold),
+		cmocka_unit_test(test_cc_json),	    cmocka_unit_test(test_pprof_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

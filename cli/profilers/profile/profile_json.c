@@ -3,35 +3,6 @@
 
 #include "profile.h"
 
-static void json_frame(struct json *j, const struct cc_frame *f)
-{
-	char name[512];
-
-	json__obj(j);
-	json__key(j, "ip");
-	json__hex(j, f->ip);
-	cc_frame__name(f, false, name, sizeof(name));
-	json__key(j, "name");
-	json__str(j, name);
-	json__key(j, "sym");
-	json__str(j, f->sym);
-	if (f->sym) {
-		json__key(j, "off");
-		json__u64(j, f->off);
-	}
-	json__key(j, "dso");
-	json__str(j, f->dso);
-	if (!f->kernel && f->map_limit) {
-		json__key(j, "path");
-		json__str(j, f->path);
-		json__key(j, "file_off");
-		json__hex(j, f->file_off);
-	}
-	json__key(j, "kernel");
-	json__bool(j, f->kernel);
-	json__end(j);
-}
-
 /* One JSON object for the whole profile: header, stacks (frames innermost first), functions. */
 void profile_write_json(struct prof *p, struct profile *pf, struct out *o, double secs,
 			struct stack_ent **arr, size_t nr)
@@ -117,7 +88,7 @@ void profile_write_json(struct prof *p, struct profile *pf, struct out *o, doubl
 		json__key(&j, "frames");
 		json__arr(&j);
 		for (int k = 0; k < n; k++)
-			json_frame(&j, &pf->frames[k]);
+			cc_frame__json(&j, &pf->frames[k]);
 		json__end(&j);
 		json__end(&j);
 	}
