@@ -123,10 +123,12 @@ void profile_funcs_count(struct profile *pf, const struct stack_ent *e, int n, u
 void profile_funcs_sort(struct profile *pf);
 void profile_funcs_clear(struct profile *pf);
 
-/* profile_write.c: one profile written in its format; what every format says of it */
+/* profile_write.c: the profile counted up to now written in its format, then a new one begun */
+int profile_write(struct prof *p, struct profile *pf, uint64_t now);
+
+/* profile_describe.c: what every format's header says of the profile */
 bool profile_time_event(const char *ev);
 void profile_describe(struct prof *p, struct profile *pf, char *buf, size_t len);
-int profile_write(struct prof *p, struct profile *pf, uint64_t now);
 
 /* profile_text.c, profile_json.c: the stream formats */
 void profile_write_text(struct prof *p, struct profile *pf, struct out *o, double secs);

@@ -1,4 +1,4 @@
-/* perfscope profile written: a profile in its format (and --flame-graph's), and what each says. */
+/* perfscope profile written: a profile in its format (and --flame-graph's), then the next begun. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,33 +8,6 @@
 
 #include "clock.h"
 #include "profile.h"
-
-/* Whether ev's period counts time (ns) rather than events. */
-bool profile_time_event(const char *ev)
-{
-	return ev && (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock"));
-}
-
-/* What was sampled, how often, and why: every format's header says it. */
-void profile_describe(struct prof *p, struct profile *pf, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s", pf->event ? pf->event : "?");
-
-	if (pf->use_freq)
-		n += snprintf(buf + n, len - (size_t)n, " at %ld Hz", pf->freq_used);
-	else if (pf->period_used == 1)
-		n += snprintf(buf + n, len - (size_t)n, " (every event)");
-	else
-		n += snprintf(buf + n, len - (size_t)n, " every %ld %s", pf->period_used,
-			      profile_time_event(pf->event) ? "ns" : "events");
-	if (pf->why_event)
-		n += snprintf(buf + n, len - (size_t)n, " (%s)", pf->why_event);
-	if (pf->user_only)
-		n += snprintf(buf + n, len - (size_t)n,
-			      ", user space only (the kernel may not be sampled by this user)");
-	if (pf->bpf)
-		snprintf(buf + n, len - (size_t)n, ", counted in the kernel (BPF)");
-}
 
 /* A new profile begins: the stacks written are let go of, the counts start again. */
 static void profile_next(struct prof *p, struct profile *pf, uint64_t now)
