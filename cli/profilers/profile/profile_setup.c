@@ -72,10 +72,33 @@ int profile_event(struct prof *p, void *priv, struct prof_event *ev, struct perf
 	return 0;
 }
 
+/* --bpf's program (stacks) or the filters' attached to every event opened; says why not. */
+static int attach(struct prof *p, struct profile *pf, bool stacks)
+{
+	struct psc_evsel *evsel;
+	char why[512];
+	int i, err;
+
+	psc_evlist__for_each(p->evlist, i, evsel)
+	{
+		if (!psc_evsel__is_open(evsel))
+			continue;
+		err = stacks ? bpf_stacks__attach(pf->bs, evsel, why, sizeof(why))
+			     : bpf_filter__attach(pf->bf, evsel, why, sizeof(why));
+		if (err) {
+			fprintf(stderr, "perfscope %s: %s: %s\n", p->name,
+				stacks ? "--bpf" : "the sample filters", why);
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* The events are open: --bpf's program and the filters attached, --than's windows made. */
 int profile_start(struct prof *p, void *priv)
 {
 	struct profile *pf = priv;
+	int err;
 
 	/* symbols are read when a profile is written: the maps of exited processes wait for it */
 	callchain__hold_exits(prof__callchain(p), true);
@@ -85,39 +108,10 @@ int profile_start(struct prof *p, void *priv)
 				  "--than judges CPU use from a sampling frequency, and %s is "
 				  "sampled by period (%ld); give it freq=N or leave -e out",
 				  pf->event, pf->period_used);
-	if (pf->bs) {
-		struct psc_evsel *evsel;
-		char why[512];
-		int i, err;
-
-		psc_evlist__for_each(p->evlist, i, evsel)
-		{
-			if (!psc_evsel__is_open(evsel))
-				continue;
-			err = bpf_stacks__attach(pf->bs, evsel, why, sizeof(why));
-			if (err) {
-				fprintf(stderr, "perfscope %s: --bpf: %s\n", p->name, why);
-				return err;
-			}
-		}
-	}
-	if (pf->bf) {
-		struct psc_evsel *evsel;
-		char why[512];
-		int i, err;
-
-		psc_evlist__for_each(p->evlist, i, evsel)
-		{
-			if (!psc_evsel__is_open(evsel))
-				continue;
-			err = bpf_filter__attach(pf->bf, evsel, why, sizeof(why));
-			if (err) {
-				fprintf(stderr, "perfscope %s: the sample filters: %s\n", p->name,
-					why);
-				return err;
-			}
-		}
-	}
+	if (pf->bs && (err = attach(p, pf, true)))
+		return err;
+	if (pf->bf && (err = attach(p, pf, false)))
+		return err;
 	if (pf->than) {
 		pf->nr_wins = psc_cpu__nr_possible();
 		pf->wins = calloc((size_t)pf->nr_wins, sizeof(*pf->wins));
