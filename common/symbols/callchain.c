@@ -293,32 +293,43 @@ void callchain__text(struct callchain *cc, struct out *out, const struct psc_sam
 	}
 }
 
+/* One frame as a JSON object; a resolved frame (cf) in a known mapping adds its path and offset. */
+static void json_frame(struct json *j, const struct frame *f, const struct cc_frame *cf)
+{
+	char name[512];
+
+	json__obj(j);
+	json__key(j, "ip");
+	json__hex(j, f->ip);
+	frame__name(f, false, name, sizeof(name));
+	json__key(j, "name");
+	json__str(j, name);
+	json__key(j, "sym");
+	json__str(j, f->sym);
+	if (f->sym) {
+		json__key(j, "off");
+		json__u64(j, f->off);
+	}
+	json__key(j, "dso");
+	json__str(j, f->dso);
+	if (cf && !cf->kernel && cf->map_limit) {
+		json__key(j, "path");
+		json__str(j, cf->path);
+		json__key(j, "file_off");
+		json__hex(j, cf->file_off);
+	}
+	json__key(j, "kernel");
+	json__bool(j, f->kernel);
+	json__end(j);
+}
+
 void callchain__json(struct callchain *cc, struct json *j, const struct psc_sample *s)
 {
 	int i, n = resolve(cc, s);
 
 	json__arr(j);
-	for (i = 0; i < n; i++) {
-		const struct frame *f = &cc->frames[i];
-
-		json__obj(j);
-		json__key(j, "ip");
-		json__hex(j, f->ip);
-		frame__name(f, false, cc->line, sizeof(cc->line));
-		json__key(j, "name");
-		json__str(j, cc->line);
-		json__key(j, "sym");
-		json__str(j, f->sym);
-		if (f->sym) {
-			json__key(j, "off");
-			json__u64(j, f->off);
-		}
-		json__key(j, "dso");
-		json__str(j, f->dso);
-		json__key(j, "kernel");
-		json__bool(j, f->kernel);
-		json__end(j);
-	}
+	for (i = 0; i < n; i++)
+		json_frame(j, &cc->frames[i], NULL);
 	json__end(j);
 }
 
@@ -436,9 +447,10 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 	return err;
 }
 
-int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len)
+/* What stack.h's functions need of a resolved frame. */
+static struct frame cc_frame__frame(const struct cc_frame *f)
 {
-	const struct frame fr = {
+	return (struct frame){
 		.ip = f->ip,
 		.sym = f->sym,
 		.off = f->off,
@@ -447,8 +459,38 @@ int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len
 		.mapped = f->mapped,
 		.kernel = f->kernel,
 	};
+}
+
+int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len)
+{
+	const struct frame fr = cc_frame__frame(f);
 
 	return frame__name(&fr, ksuffix, buf, len);
+}
+
+void cc_frame__json(struct json *j, const struct cc_frame *f)
+{
+	const struct frame fr = cc_frame__frame(f);
+
+	json_frame(j, &fr, f);
+}
+
+int cc_frames__fold(const struct cc_frame *frames, int nr, const char *prefix, unsigned int flags,
+		    char *buf, size_t len)
+{
+	struct frame *fr = malloc((nr > 0 ? (size_t)nr : 1) * sizeof(*fr));
+	int n;
+
+	if (!fr) {
+		if (len)
+			buf[0] = '\0';
+		return -ENOMEM;
+	}
+	for (int i = 0; i < nr; i++)
+		fr[i] = cc_frame__frame(&frames[i]);
+	n = stack__fold(fr, nr, prefix, flags, buf, len);
+	free(fr);
+	return n;
 }
 
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,

@@ -74,6 +74,14 @@ struct cc_frame {
 
 /* The frame's name as every writer gives it (stack.h's frame__name). snprintf-style. */
 int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len);
+/* The frame as callchain__json writes one, with "path" and "file_off" when its mapping is known. */
+void cc_frame__json(struct json *j, const struct cc_frame *f);
+/*
+ * frames[0..nr) (innermost first) folded by stack.h's stack__fold: prefix as the root, flags
+ * FOLD_*. snprintf-style return, -ENOMEM (buf "") when out of memory.
+ */
+int cc_frames__fold(const struct cc_frame *frames, int nr, const char *prefix, unsigned int flags,
+		    char *buf, size_t len);
 
 /*
  * Resolves one address of process pid (user) or of the kernel. caller: ip is a return address,

@@ -83,6 +83,31 @@ const char *frame__root(const char *comm)
 	return comm && *comm && strcmp(comm, "<...>") ? comm : "[unknown]";
 }
 
+bool frame__is_root(const char *sym)
+{
+	static const char *const roots[] = {
+		"main",
+		"_start",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"start_thread",
+		"clone",
+		"clone3",
+		"__clone",
+		"__clone3",
+		"thread_start",
+		"_dl_start",
+		"_dl_start_user",
+	};
+
+	if (!sym)
+		return false;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (!strcmp(sym, roots[i]))
+			return true;
+	return false;
+}
+
 int frame__snprint(const struct frame *f, char *buf, size_t len)
 {
 	int n;

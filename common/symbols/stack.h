@@ -50,6 +50,12 @@ int frame__name(const struct frame *f, bool ksuffix, char *buf, size_t len);
 const char *frame__root(const char *comm);
 
 /*
+ * Whether sym is where a user stack starts (main, _start, __libc_start_main, a thread's start,
+ * clone): a stack whose user part reaches none stops early (frame pointers missing).
+ */
+bool frame__is_root(const char *sym);
+
+/*
  * One frame as "func+0x1a (module)", "[libfoo.so+0x1234] (libfoo.so)" or "[unknown] ([unknown])"
  * (frame__name when there is no function). snprintf-style return.
  */

@@ -8,320 +8,32 @@
 
 #include <perfscope/perfscope.h>
 
+#include "clock.h"
 #include "profile.h"
-#include "user_only.h"
 #include "profiler.h"
 
-#define THAN_WINDOW_NS 1000000000ull /* --than without -i: CPU use judged per second */
+/* ---- hooks (check in profile_opts.c, event and start in profile_setup.c, sample in
+ * profile_sample.c) ---- */
 
-/* ---- hooks (profile_check is in profile_opts.c) ---- */
-
-static int profile_event(struct prof *p, void *priv, struct prof_event *ev,
-			 struct perf_event_attr *a)
+/* The profile so far written (what --bpf and the filters counted first), then a new one. */
+static int profile_slice(struct prof *p, struct profile *pf)
 {
-	struct profile *pf = priv;
-	bool own = ev->spec->attr.sample_period || ev->spec->attr.freq;
+	uint64_t now = mono_ns();
+	int err;
 
-	if (!pf->event)
-		pf->event = ev->name;
-	if (pf->bpf && a->type == PERF_TYPE_TRACEPOINT)
-		return prof_usage(p,
-				  "--bpf counts samples with a perf_event BPF program, which a "
-				  "tracepoint does not take: -e %s needs the ring path (no --bpf)",
-				  ev->name);
-	if (pf->filt.on && a->type == PERF_TYPE_TRACEPOINT)
-		return prof_usage(
-			p,
-			"the sample filters (--exclude_pid, --prio ...) are a perf_event "
-			"BPF program, which a tracepoint does not take: -e %s cannot have "
-			"them",
-			ev->name);
-	/* period=/freq= on the event win; -F/-c apply to the rest; 99 Hz to the clock-like */
-	if (!own && (pf->freq || pf->period || a->freq)) {
-		if (pf->use_freq) {
-			a->freq = 1;
-			a->sample_freq = (uint64_t)pf->freq_used;
-		} else {
-			a->freq = 0;
-			a->sample_period = (uint64_t)pf->period_used;
-		}
-	}
-	if (pf->exclude_user)
-		a->exclude_user = 1;
-	if (pf->exclude_kernel)
-		a->exclude_kernel = 1;
-	if (pf->exclude_guest)
-		a->exclude_guest = 1;
-	/*
-	 * perf_event_paranoid >= 2 and no privilege: a task's samples of its user space, as stat
-	 * counts it and perf does, rather than none. Whole CPUs need more: refused as before.
-	 */
-	if (!pf->exclude_user && cli_opts_task_target(&p->opts)) {
-		bool first;
-
-		if (user_only__apply(&pf->kernel_refused, a, &first))
-			pf->user_only = true;
-		if (first)
-			user_only__say(prof__say(p), true);
-	}
-	/* what the first event samples at is what the outputs say (every event of a tracepoint) */
-	if (ev->idx == 0) {
-		pf->use_freq = a->freq;
-		if (a->freq)
-			pf->freq_used = (long)a->sample_freq;
-		else
-			pf->period_used = (long)a->sample_period;
-	}
-	return 0;
-}
-
-/* ---- counting ---- */
-
-static uint64_t stack_key(const struct profile *pf, const struct psc_sample *s, const char *comm,
-			  const uint64_t *ips, uint32_t nr)
-{
-	uint64_t h = profile_mix(profile_str_hash(comm, 16), s->pid);
-
-	if (pf->per_thread)
-		h = profile_mix(h, s->tid);
-	for (uint32_t i = 0; i < nr; i++)
-		h = profile_mix(h, ips[i]);
-	return h;
-}
-
-static bool same_stack(const struct stack_ent *e, const struct profile *pf,
-		       const struct psc_sample *s, const char *comm, const uint64_t *ips,
-		       uint32_t nr)
-{
-	return e->nr == nr && e->pid == s->pid && (!pf->per_thread || e->tid == s->tid) &&
-	       !strncmp(e->comm, comm, sizeof(e->comm)) && !memcmp(e->ips, ips, nr * sizeof(*ips));
-}
-
-static struct stack_ent *count_stack(struct profile *pf, const struct psc_sample *s,
-				     const char *comm, const uint64_t *ips, uint32_t nr)
-{
-	uint64_t key = stack_key(pf, s, comm, ips, nr);
-	struct stack_ent **head, *e;
-
-	head = keymap__find(&pf->stacks, key);
-	for (e = head ? *head : NULL; e; e = e->next)
-		if (same_stack(e, pf, s, comm, ips, nr))
-			break;
-	if (!e) {
-		e = malloc(sizeof(*e) + nr * sizeof(*ips));
-		if (!e)
-			return NULL;
-		head = keymap__insert(&pf->stacks, key, NULL);
-		if (!head) {
-			free(e);
-			return NULL;
-		}
-		*e = (struct stack_ent){ .next = *head, .pid = s->pid, .tid = s->tid, .nr = nr };
-		strncpy(e->comm, comm, sizeof(e->comm) - 1);
-		memcpy(e->ips, ips, nr * sizeof(*ips));
-		*head = e;
-		pf->nr_stacks++;
-	}
-	e->count++;
-	e->period += s->period;
-	return e;
-}
-
-/* --bpf: one stack the kernel counted, into the same table the ring path fills. */
-static int pull_stack(void *ctx, const struct bpf_stacks_ent *e)
-{
-	struct prof *p = ctx;
-	struct profile *pf = p->priv;
-	struct psc_sample s = { .pid = e->pid, .tid = e->tid, .period = e->period };
-	const char *comm = prof__comm(p, e->pid, e->tid);
-	uint64_t ips[2 * 128 + 2];
-	struct stack_ent *ent;
-	int nr = bpf_stacks_ent__callchain(e, ips, (int)(sizeof(ips) / sizeof(ips[0])));
-
-	if (!comm || !*comm)
-		comm = *e->comm ? e->comm : "[unknown]";
-	pf->samples += e->count;
-	pf->period_sum += e->period;
-	if (e->klost)
-		pf->bpf_kstack_lost += e->count;
-	if (e->ulost)
-		pf->bpf_ustack_lost += e->count;
-	ent = count_stack(pf, &s, comm, ips, (uint32_t)nr);
-	if (!ent) {
-		pf->dropped += e->count;
-		return 0;
-	}
-	ent->count += e->count - 1; /* count_stack added one sample, and all of the period */
-	return 0;
-}
-
-/* Everything the kernel counted since the last profile, and what it could not keep. */
-int profile_pull_bpf(struct prof *p, struct profile *pf)
-{
-	struct bpf_stacks_drops d;
-	int err = bpf_stacks__for_each(pf->bs, true, pull_stack, p);
-
-	bpf_stacks__drops(pf->bs, &d);
-	pf->bpf_keys_full += d.keys_full - pf->bpf_seen.keys_full;
-	pf->bpf_seen = d;
-	if (err)
-		fprintf(stderr, "perfscope %s: reading the BPF counts: %s\n", p->name,
-			strerror(-err));
-	return err;
-}
-
-/* The filters' counts since the last profile, into filt_now. */
-void profile_pull_filter(struct profile *pf)
-{
-	struct filter_counts c;
-
-	if (!pf->filt.on)
-		return;
-	if (pf->bs)
-		bpf_stacks__filter_counts(pf->bs, &c);
-	else if (pf->bf)
-		bpf_filter__counts(pf->bf, &c);
-	else
-		return;
-	pf->filt_now.passed = c.passed - pf->filt_seen.passed;
-	for (int r = 0; r < FILTER_NR; r++)
-		pf->filt_now.dropped[r] = c.dropped[r] - pf->filt_seen.dropped[r];
-	pf->filt_seen = c;
-}
-
-static int profile_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
-			  const struct psc_sample *s)
-{
-	struct profile *pf = priv;
-	const char *comm = prof__comm(p, s->pid, s->tid);
-	uint64_t one[2];
-	const uint64_t *ips;
-	uint64_t n;
-	uint32_t nr;
-	struct stack_ent *e;
-
-	/* symbolized at the report, when the process may be gone: its maps are read now */
-	callchain__see(prof__callchain(p), (pid_t)s->pid);
-	n = callchain__sample_ips(prof__callchain(p), s, &ips);
-	if (n) {
-		nr = (uint32_t)(n > 4096 ? 4096 : n);
-	} else {
-		/* no stack asked for (or none taken): the sampled address alone, in its space */
-		bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-
-		one[0] = kernel ? (uint64_t)PERF_CONTEXT_KERNEL : (uint64_t)PERF_CONTEXT_USER;
-		one[1] = s->ip;
-		ips = one;
-		nr = 2;
-	}
-	pf->samples++;
-	pf->period_sum += s->period;
-	e = count_stack(pf, s, comm && *comm ? comm : "[unknown]", ips, nr);
-	if (!e) {
-		pf->dropped++;
-		return 0;
-	}
+	if (pf->bs && (err = profile_pull_bpf(p, pf)))
+		return err;
+	profile_pull_filter(pf);
+	/* the windows --than has not judged yet: their stacks go with this profile */
 	if (pf->than)
-		profile_than_sample(p, pf, cpu, s, e);
-	return 0;
-}
-
-static void profile_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
-{
-	struct profile *pf = priv;
-
-	pf->lost += n;
-}
-
-void profile_free_stacks(struct profile *pf)
-{
-	struct keymap_iter it;
-	struct stack_ent **head;
-	uint64_t key;
-
-	if (!pf->stacks.slots)
-		return; /* never set up: check stopped first */
-	keymap__for_each(&pf->stacks, &it, key, head)
-	{
-		struct stack_ent *e = *head, *n;
-
-		for (; e; e = n) {
-			n = e->next;
-			free(e);
-		}
-	}
-	keymap__clear(&pf->stacks);
-	pf->nr_stacks = 0;
-	for (int i = 0; i < pf->nr_wins; i++)
-		keymap__clear(&pf->wins[i].stacks);
-}
-
-/* ---- lifecycle ---- */
-
-static int profile_start(struct prof *p, void *priv)
-{
-	struct profile *pf = priv;
-
-	/* symbols are read when a profile is written: the maps of exited processes wait for it */
-	callchain__hold_exits(prof__callchain(p), true);
-	pf->slice_wall_ns = profile_wall_ns();
-	if (pf->than && !pf->use_freq)
-		return prof_usage(p,
-				  "--than judges CPU use from a sampling frequency, and %s is "
-				  "sampled by period (%ld); give it freq=N or leave -e out",
-				  pf->event, pf->period_used);
-	if (pf->bs) {
-		struct psc_evsel *evsel;
-		char why[512];
-		int i, err;
-
-		psc_evlist__for_each(p->evlist, i, evsel)
-		{
-			if (!psc_evsel__is_open(evsel))
-				continue;
-			err = bpf_stacks__attach(pf->bs, evsel, why, sizeof(why));
-			if (err) {
-				fprintf(stderr, "perfscope %s: --bpf: %s\n", p->name, why);
-				return err;
-			}
-		}
-	}
-	if (pf->bf) {
-		struct psc_evsel *evsel;
-		char why[512];
-		int i, err;
-
-		psc_evlist__for_each(p->evlist, i, evsel)
-		{
-			if (!psc_evsel__is_open(evsel))
-				continue;
-			err = bpf_filter__attach(pf->bf, evsel, why, sizeof(why));
-			if (err) {
-				fprintf(stderr, "perfscope %s: the sample filters: %s\n", p->name,
-					why);
-				return err;
-			}
-		}
-	}
-	if (pf->than) {
-		pf->nr_wins = psc_cpu__nr_possible();
-		pf->wins = calloc((size_t)pf->nr_wins, sizeof(*pf->wins));
-		if (!pf->wins)
-			return -ENOMEM;
-		for (int i = 0; i < pf->nr_wins; i++)
-			if (keymap__init(&pf->wins[i].stacks, sizeof(uint64_t), 64))
-				return -ENOMEM;
-		pf->than_window_ns = p->opts.interval_ms
-					     ? (uint64_t)p->opts.interval_ms * 1000000ull
-					     : THAN_WINDOW_NS;
-	}
-	return 0;
+		profile_than_flush(p, pf, now);
+	return profile_write(p, pf, now);
 }
 
 static int profile_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
 	/* --than alone prints hot spots as they come; -i makes it judge per interval */
-	return profile_write(p, priv);
+	return profile_slice(p, priv);
 }
 
 static int profile_report(struct prof *p, void *priv)
@@ -336,7 +48,7 @@ static int profile_report(struct prof *p, void *priv)
 	if (p->opts.interval_ms && !pf->samples && pf->seq)
 		err = 0;
 	else
-		err = profile_write(p, pf);
+		err = profile_slice(p, pf);
 	if (pf->file && out__flush(pf->file)) {
 		fprintf(stderr, "perfscope %s: writing to '%s' failed: %s\n", p->name, pf->output,
 			strerror(-out__error(pf->file)));
@@ -405,8 +117,7 @@ static void profile_teardown(struct prof *p, void *priv)
 {
 	struct profile *pf = priv;
 
-	profile_free_stacks(pf);
-	keymap__exit(&pf->stacks);
+	stack_table__exit(&pf->stacks);
 	profile_funcs_clear(pf);
 	keymap__exit(&pf->func_idx);
 	free(pf->funcs);
@@ -416,117 +127,6 @@ static void profile_teardown(struct prof *p, void *priv)
 	out__delete(pf->file);
 	bpf_stacks__delete(pf->bs);
 	bpf_filter__delete(pf->bf);
-}
-
-/*
- * profile as an event source in another profiler's -e (perf-prof's profile/-F 200 -g/untraced/):
- * its samples are those of one event, so its options become that event's ATTRs and modifiers.
- * The ring options (-m, --watermark) are the host's: accepted, they change nothing sampled.
- */
-static int as_event_num(const char *opt, const char *arg, long *v, char *why, size_t why_len)
-{
-	char *end;
-
-	if (!arg) {
-		snprintf(why, why_len, "option '%s' needs a value", opt);
-		return -1;
-	}
-	errno = 0;
-	*v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || *v <= 0) {
-		snprintf(why, why_len, "option '%s' takes a positive number, not '%s'", opt, arg);
-		return -1;
-	}
-	return 0;
-}
-
-static int profile_as_event(const char *opts, char *buf, size_t len, char *why, size_t why_len)
-{
-	char copy[512], *save = NULL, *tok;
-	const char *event = "cpu-clock", *mods = "";
-	long freq = 0, period = 0, v;
-	bool stack = false, xuser = false, xkernel = false;
-	int n;
-
-	snprintf(copy, sizeof(copy), "%s", opts);
-	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		char *val = strchr(tok, '=');
-		const char *arg;
-
-		if (tok[0] == '-' && tok[1] == '-' && val)
-			*val++ = 0; /* --freq=200 */
-		else if (tok[0] == '-' && tok[1] && tok[1] != '-' && tok[2])
-			val = tok + 2; /* -F200 */
-		arg = val;
-#define TAKES(s, l) (!strcmp(tok, s) || (!strncmp(tok, s, 2) && val == tok + 2) || !strcmp(tok, l))
-#define NEXT() (arg ? arg : strtok_r(NULL, " \t", &save))
-		if (TAKES("-F", "--freq")) {
-			if (as_event_num(tok, NEXT(), &freq, why, why_len))
-				return -1;
-		} else if (TAKES("-c", "--count")) {
-			if (as_event_num(tok, NEXT(), &period, why, why_len))
-				return -1;
-		} else if (TAKES("-m", "--mmap-pages") || !strcmp(tok, "--watermark")) {
-			if (as_event_num(tok, NEXT(), &v, why, why_len))
-				return -1;
-		} else if (TAKES("-e", "--event")) {
-			event = NEXT();
-			if (!event || strpbrk(event, "/,{}")) {
-				snprintf(why, why_len,
-					 "-e takes one event name here (no /ATTR/ nor list)");
-				return -1;
-			}
-		} else if (!strcmp(tok, "-g") && !val) {
-			stack = true;
-		} else if (!strcmp(tok, "--call-graph")) {
-			arg = NEXT();
-			if (!arg || strcmp(arg, "fp")) {
-				snprintf(why, why_len,
-					 "--call-graph: only fp can be an event's stack here");
-				return -1;
-			}
-			stack = true;
-		} else if (!strcmp(tok, "--exclude-user") && !val) {
-			xuser = true;
-		} else if (!strcmp(tok, "--exclude-kernel") && !val) {
-			xkernel = true;
-		} else {
-			snprintf(
-				why, why_len,
-				"option '%s' cannot be expressed as an event (its samples join this "
-				"profiler's stream); give this profiler's own options instead, or only "
-				"-F HZ, -c PERIOD, -g, -e EVENT, --exclude-user, --exclude-kernel here",
-				tok);
-			return -1;
-		}
-#undef TAKES
-#undef NEXT
-	}
-	if (freq && period) {
-		snprintf(why, why_len, "-F and -c: one or the other");
-		return -1;
-	}
-	if (xuser && xkernel) {
-		snprintf(why, why_len,
-			 "--exclude-user and --exclude-kernel leave nothing to sample");
-		return -1;
-	}
-	if (xuser)
-		mods = ":k";
-	else if (xkernel)
-		mods = ":u";
-	if (!freq && !period && !strcmp(event, "cpu-clock"))
-		freq = 99; /* profile's own default; another -e event keeps its own */
-	if (freq || period)
-		n = snprintf(buf, len, "%s//%s=%ld/%s%s", event, period ? "period" : "freq",
-			     period ? period : freq, stack ? "stack/" : "", mods);
-	else
-		n = snprintf(buf, len, "%s//%s%s", event, stack ? "stack/" : "", mods);
-	if (n < 0 || (size_t)n >= len) {
-		snprintf(why, why_len, "the event name is too long");
-		return -1;
-	}
-	return 0;
 }
 
 #define OFF(f) offsetof(struct profile, f)

@@ -5,31 +5,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bpf_filter.h"
 #include "bpf_stacks.h"
 #include "callchain.h"
 #include "keymap.h"
 #include "prof.h"
+#include "stack_table.h"
 
 #define MAX_FRAMES CALLCHAIN_MAX_FRAMES
 
 enum pf_format { PF_TEXT, PF_FOLDED, PF_JSON, PF_SVG, PF_PPROF };
 extern const char *const profile_format_names[]; /* by enum pf_format */
-
-/*
- * One distinct stack: the sampled addresses as the kernel gave them (markers included), and who
- * ran them. Symbolized only when a profile is written: a sample costs a hash of its ips.
- */
-struct stack_ent {
-	struct stack_ent *next; /* same hash */
-	uint64_t count; /* samples */
-	uint64_t period; /* sum of their periods (ns for cpu-clock) */
-	uint32_t pid, tid;
-	char comm[16];
-	uint32_t nr;
-	uint64_t ips[];
-};
 
 /* --than: one CPU's samples in the current window, and its stacks there. */
 struct cpu_win {
@@ -62,8 +50,7 @@ struct profile {
 	const char *why_event; /* why not cycles, or NULL */
 	bool use_freq; /* sample_freq applied (else period) */
 	long freq_used, period_used;
-	struct keymap stacks; /* hash -> struct stack_ent * */
-	size_t nr_stacks;
+	struct stack_table stacks;
 	uint64_t samples, period_sum, dropped, lost;
 	uint64_t seq; /* profiles written */
 	uint64_t slice_start_ns; /* CLOCK_MONOTONIC at the start of this profile */
@@ -96,26 +83,25 @@ struct profile {
 	struct filter_counts filt_now; /* this profile's */
 };
 
-/* The hash of the stacks table (profile.c) and of the functions' index (profile_write.c). */
-static inline uint64_t profile_mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdull;
-}
+/* profile_setup.c: the event and start hooks (the attrs, BPF programs, --than's windows) */
+int profile_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *a);
+int profile_start(struct prof *p, void *priv);
 
-static inline uint64_t profile_str_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n && s[i]; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
-/* profile.c: the stacks table and what --bpf and the filters counted in the kernel */
+/* profile_sample.c: samples counted by stack, and what --bpf and the filters counted */
+int profile_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+		   const struct psc_sample *s);
+void profile_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
 int profile_pull_bpf(struct prof *p, struct profile *pf);
 void profile_pull_filter(struct profile *pf);
-void profile_free_stacks(struct profile *pf);
+
+/* profile_as_event.c: profile's options as another profiler's -e event */
+int profile_as_event(const char *opts, char *buf, size_t len, char *why, size_t why_len);
+
+/* part of whole in percent; 0 of nothing */
+static inline double profile_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
 
 /* profile_opts.c: the options the table (profile.c) points at, and the check hook */
 int profile_opt_format(struct prof *p, void *priv, const char *arg);
@@ -130,16 +116,32 @@ int profile_opt_prio(struct prof *p, void *priv, const char *arg);
 int profile_opt_top(struct prof *p, void *priv, const char *arg);
 int profile_check(struct prof *p, void *priv);
 
-/* profile_write.c */
+/* profile_funcs.c: stacks symbolized, and the functions' self and total samples */
 int profile_resolve(struct prof *p, struct profile *pf, const struct stack_ent *e);
 size_t profile_fold(struct profile *pf, const struct stack_ent *e, int n, bool ksuffix);
+void profile_funcs_count(struct profile *pf, const struct stack_ent *e, int n, uint64_t seq);
+void profile_funcs_sort(struct profile *pf);
 void profile_funcs_clear(struct profile *pf);
-double profile_pct(uint64_t part, uint64_t whole);
+
+/* profile_write.c: the profile counted up to now written in its format, then a new one begun */
+int profile_write(struct prof *p, struct profile *pf, uint64_t now);
+
+/* profile_describe.c: what every format's header says of the profile */
+bool profile_time_event(const char *ev);
+void profile_describe(struct prof *p, struct profile *pf, char *buf, size_t len);
+
+/* profile_text.c, profile_json.c: the stream formats */
+void profile_write_text(struct prof *p, struct profile *pf, struct out *o, double secs);
+void profile_write_json(struct prof *p, struct profile *pf, struct out *o, double secs,
+			struct stack_ent **arr, size_t nr);
+
+/* profile_files.c: the formats written whole to a file (folded, svg, pprof), one per -i slice */
 bool profile_file_format(enum pf_format f);
 bool profile_ends_with(const char *s, const char *suffix);
 char *profile_slice_name(const char *path, uint64_t seq);
-int64_t profile_wall_ns(void);
-int profile_write(struct prof *p, struct profile *pf);
+FILE *profile_fopen_slice(struct prof *p, const char *path, uint64_t seq, bool sliced, char **name);
+int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
+		       struct stack_ent **arr, size_t nr, double secs, FILE *f, const char *what);
 
 /* profile_than.c */
 void profile_than_sample(struct prof *p, struct profile *pf, int cpu, const struct psc_sample *s,

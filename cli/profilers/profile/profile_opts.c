@@ -323,7 +323,7 @@ int profile_check(struct prof *p, void *priv)
 		}
 		free(name);
 	}
-	if (keymap__init(&pf->stacks, sizeof(void *), 1024) ||
+	if (stack_table__init(&pf->stacks, pf->per_thread) ||
 	    keymap__init(&pf->func_idx, sizeof(size_t), 256))
 		return -ENOMEM;
 	if (pf->bpf_stacks && !pf->bpf)
