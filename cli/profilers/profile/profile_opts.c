@@ -206,20 +206,6 @@ int profile_opt_top(struct prof *p, void *priv, const char *arg)
 	return 0;
 }
 
-/* The frequency limit the kernel enforces; 0 when it cannot be read. */
-static long max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	long v = 0;
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
-
 int profile_check(struct prof *p, void *priv)
 {
 	struct profile *pf = priv;
@@ -265,7 +251,7 @@ int profile_check(struct prof *p, void *priv)
 				  "(FILE.0001.%s, FILE.0002.%s ...)",
 				  profile_format_names[pf->fmt], profile_format_names[pf->fmt],
 				  profile_format_names[pf->fmt]);
-	max = max_sample_rate();
+	max = psc_kernel__sysctl("perf_event_max_sample_rate", 0); /* 0: not known */
 	if (pf->freq && max && pf->freq > max)
 		return prof_usage(
 			p,
