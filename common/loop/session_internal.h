@@ -115,8 +115,6 @@ void session_hook_result(struct session *s, int ret);
 /* Records read out of the rings and not yet delivered. */
 bool session_pending_records(const struct session *s);
 
-/* session_config.c: whether we may lock memory beyond the limit (ring sizing, advice) */
-
 /* session_stats.c: the kernel's lost counts read (only: those rings; NULL: all), kernel drops */
 void session_refresh_lost(struct session *s, const bool *only);
 void session_check_kdrop(struct session *s);

@@ -118,11 +118,14 @@ int target_setup(struct target *t, const struct target_spec *o, const struct say
 		/* with -p/-t (as perf-prof): the threads, only while they run on these CPUs */
 		t->cpus = psc_cpumap__parse(o->cpus, &perr);
 		if (!t->cpus) {
-			char caret[512];
-
 			/* the caret's lines after the message's, without a prefix that would shift them */
-			caret__snprint(caret, sizeof(caret), "  ", "-C ", o->cpus, perr.pos);
-			say(to, "bad CPU list: %s%s%s", perr.msg, caret[0] ? "\n" : "", caret);
+			int n = caret__snprint(NULL, 0, "  ", "-C ", o->cpus, perr.pos);
+			char *caret = n > 0 ? malloc((size_t)n + 1) : NULL;
+
+			if (caret)
+				caret__snprint(caret, (size_t)n + 1, "  ", "-C ", o->cpus, perr.pos);
+			say(to, "bad CPU list: %s%s%s", perr.msg, caret ? "\n" : "", caret ? caret : "");
+			free(caret);
 			return 2;
 		}
 	} else {
@@ -228,8 +231,9 @@ static int ensure_fd_limit(struct target *t, int nr_events, const struct say *to
 static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, const struct say *to)
 {
 	struct psc_evsel *evsel;
-	char cpus[1024];
-	size_t used;
+	char *cpus = NULL;
+	size_t len = 0;
+	FILE *f;
 	int i, c;
 
 	if (psc_cpumap__nr(t->cpus) < 1 || psc_cpumap__cpu(t->cpus, 0) < 0)
@@ -243,13 +247,17 @@ static int check_event_cpus(const struct target *t, struct psc_evlist *evlist, c
 			any |= psc_cpumap__idx(t->cpus, psc_cpumap__cpu(own, c)) >= 0;
 		if (!own || any)
 			continue;
-		for (c = 0, used = 0; c < psc_cpumap__nr(t->cpus) && used < sizeof(cpus); c++)
-			used += (size_t)snprintf(cpus + used, sizeof(cpus) - used, "%s%d",
-						 c ? "," : "", psc_cpumap__cpu(t->cpus, c));
+		/* the whole list, however many CPUs */
+		f = open_memstream(&cpus, &len);
+		for (c = 0; f && c < psc_cpumap__nr(t->cpus); c++)
+			fprintf(f, "%s%d", c ? "," : "", psc_cpumap__cpu(t->cpus, c));
+		if (f)
+			fclose(f);
 		say(to,
 		    "%s: its cpus= names none of the CPUs this run watches (%s); give some of those, "
 		    "or widen -C",
-		    psc_evsel__name(evsel), cpus);
+		    psc_evsel__name(evsel), cpus ? cpus : "?");
+		free(cpus);
 		return 2;
 	}
 	return 0;
@@ -328,13 +336,16 @@ int target_start(struct target *t, struct psc_evlist *evlist)
 	/* whole CPUs count from now; a command's own events start at its exec */
 	if ((!t->has_command || t->per_cpu) && (err = psc_evlist__enable(evlist))) {
 		t->start_errno = err < 0 ? -err : EIO;
+		t->start_step = "enable the events";
 		return 1;
 	}
 	if (!t->has_command)
 		return 0;
 	if ((err = launch_go(&t->launch))) {
-		if (!t->launch.exec_errno) /* the command never got the word to go */
+		if (!t->launch.exec_errno) { /* the command never got the word to go */
 			t->start_errno = -err;
+			t->start_step = "start the command";
+		}
 		return launch_exec_exit_code(&t->launch);
 	}
 	t->launched = true;
@@ -344,9 +355,7 @@ int target_start(struct target *t, struct psc_evlist *evlist)
 const char *target_start_error(const struct target *t, char *buf, size_t len)
 {
 	if (t->start_errno)
-		snprintf(buf, len, "cannot %s: %s",
-			 t->has_command && !t->per_cpu ? "start the command" : "enable the events",
-			 strerror(t->start_errno));
+		snprintf(buf, len, "cannot %s: %s", t->start_step, strerror(t->start_errno));
 	else
 		launch_strerror(&t->launch, buf, len);
 	return buf;

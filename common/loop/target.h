@@ -37,7 +37,8 @@ struct target {
 	bool has_command; /* -- COMMAND */
 	struct launch launch;
 	bool launched; /* target_start released the command */
-	int start_errno; /* target_start could not enable the counters */
+	int start_errno; /* why target_start failed at start_step, when not the exec */
+	const char *start_step;
 };
 
 /*

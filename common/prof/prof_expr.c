@@ -61,7 +61,7 @@ int prof__expr_compile(struct prof *p, struct prof_event *ev, const char *what, 
 	caret__print(stderr, "  ", NULL, text, err.pos > 0 ? err.pos : 0);
 	if (err.unknown_name)
 		expr_print_names(stderr, "  ", ev->spec->name, &o);
-	return 2;
+	return PROF_USAGE;
 }
 
 int prof_expr__bind(struct prof *p, struct prof_event *ev, const struct psc_event_attr *in,

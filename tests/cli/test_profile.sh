@@ -53,7 +53,6 @@ if [ "$RC" -eq 0 ] && near "$a" "$ran" 5 && near "$b" "$(awk -v r="$ran" 'BEGIN 
 	ok "folded: work_a $a%, work_b $b% of their samples (work_a ran $ran% of the time, within 5 points)"
 else
 	fail "folded: work_a $a%, work_b $b% (exit $RC), wanted work_a's $ran% of the CPU time"
-	sed 's/^/#   /' "$ERR" | tail -5
 	sed 's/^/#   /' "$ERR" | head -5
 fi
 if grep -qE '^split31;(.*;)?main;work_a [0-9]+$' "$TMP/a.folded" &&
