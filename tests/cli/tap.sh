@@ -131,10 +131,14 @@ pin_idle_ok() {
 	if [ -n "$IDLE_OK_CPU" ]; then PIN=(taskset -c "$IDLE_OK_CPU"); fi
 }
 # idle_check DESC CMD...: check, for a run that counts every wakeup of a task run with "${PIN[@]}"
-# (pin_idle_ok); a skip saying why when no CPU here delivers the events taken while it idles
+# (pin_idle_ok); a skip saying why when no CPU here delivers the events taken while it idles, or
+# when the run itself measured drops (RUN_KDROP, its kernel_dropped, when the test sets it): the
+# probe's CPU then did not deliver this time, and the drops are counted, not lost silently
 idle_check() {
 	if [ -z "${IDLE_OK_CPU:-}" ]; then
 		skip "$1: no CPU of this machine delivers the events taken while it idles (kdrop.h)"
+	elif [ "${RUN_KDROP:-0}" -gt 0 ]; then
+		skip "$1: CPU $IDLE_OK_CPU dropped $RUN_KDROP events this run (kernel_dropped, kdrop.h)"
 	else
 		check "$@"
 	fi

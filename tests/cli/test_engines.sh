@@ -59,7 +59,7 @@ check "the report names the 9 pair outcomes" awk '
 # the command (getrusage, each ended by a switch-in) bound what paired from above.
 check "paired + lost + replaced + open + evicted + kernel_dropped >= $NAPS" \
 	test $((paired + lost + replaced + open + evicted + kdrop)) -ge "$NAPS"
-idle_check "on CPU ${IDLE_OK_CPU:-?}: every wakeup reached the engine, some paired" \
+RUN_KDROP=$kdrop idle_check "on CPU ${IDLE_OK_CPU:-?}: every wakeup reached the engine, some paired" \
 	test $((paired + lost + replaced + open + evicted)) -ge "$NAPS" -a "$paired" -ge 1
 check "paired + lost <= the command's switches ($nvcsw)" \
 	test "$nvcsw" -ge 0 -a $((paired + lost)) -le "$nvcsw"
