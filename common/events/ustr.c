@@ -11,15 +11,14 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "keymap.h"
+#include <perfscope/perfscope.h>
 
 /* String arguments of one system call (mount has 3; more are not copied, only read late). */
 #define USTR_FIELDS_MAX 6
@@ -71,8 +70,7 @@ struct newest {
  */
 struct ustr {
 	int ring_fd, drops_fd, nr_links;
-	int *links; /* perf event fds the programs are attached through */
-	int *progs;
+	struct psc_evsel **links; /* the events the programs are attached through */
 	struct ring_buffer *rb;
 	volatile uint64_t *drops; /* the program's count of copies the ring had no room for */
 	uint64_t drops_seen;
@@ -106,12 +104,9 @@ void ustr__delete(struct ustr *u)
 {
 	if (!u)
 		return;
-	for (int i = 0; i < u->nr_links; i++) {
-		close(u->links[i]);
-		close(u->progs[i]);
-	}
+	for (int i = 0; i < u->nr_links; i++)
+		psc_evsel__delete(u->links[i]); /* closes it: the program goes with it */
 	free(u->links);
-	free(u->progs);
 	ring_buffer__free(u->rb);
 	if (u->drops)
 		munmap((void *)u->drops, (size_t)sysconf(_SC_PAGESIZE));
@@ -342,6 +337,29 @@ static int build_prog(struct bpf_insn *p, int ring_fd, int drops_fd, const struc
 	return n;
 }
 
+/* Opens attr on this thread, any CPU, and attaches prog to it; *ev is the open event. */
+static int attach_on_self(const struct perf_event_attr *attr, int prog, struct psc_evsel **ev)
+{
+	struct psc_evsel *e = psc_evsel__new(attr, "ustr");
+	struct psc_cpumap *any = psc_cpumap__new_any();
+	struct psc_threadmap *self = psc_threadmap__new_tid(gettid());
+	int ret = -ENOMEM;
+
+	if (e && any && self) {
+		ret = psc_evsel__open(e, any, self, NULL);
+		if (!ret)
+			ret = psc_evsel__attach_bpf(e, prog, NULL);
+	}
+	psc_cpumap__put(any);
+	psc_threadmap__put(self);
+	if (ret) {
+		psc_evsel__delete(e);
+		return ret;
+	}
+	*ev = e;
+	return 0;
+}
+
 /* The ring, the drop counter (an array mapped into memory), the pool: once, at the first watch. */
 static int setup(struct ustr *u, char *why, size_t whylen)
 {
@@ -380,7 +398,8 @@ int ustr__watch(struct ustr *u, const struct psc_tp_format *fmt, char *why, size
 	const struct psc_tp_field *f[USTR_FIELDS_MAX];
 	static struct bpf_insn insns[PROG_MAX];
 	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_TRACEPOINT };
-	int nr = ustr__fields(fmt, f, USTR_FIELDS_MAX), n, prog, ev, *links, *progs, ret;
+	int nr = ustr__fields(fmt, f, USTR_FIELDS_MAX), n, prog, ret;
+	struct psc_evsel *ev, **links;
 
 	if (nr <= 0)
 		return 0;
@@ -406,31 +425,21 @@ int ustr__watch(struct ustr *u, const struct psc_tp_format *fmt, char *why, size
 	 */
 	attr.config = (uint64_t)psc_tp_format__id(fmt);
 	attr.disabled = 1;
-	ev = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (ev < 0 || ioctl(ev, PERF_EVENT_IOC_SET_BPF, prog)) {
-		int err = errno;
-
-		snprintf(why, whylen, "cannot attach the BPF program to %s:%s: %s",
-			 psc_tp_format__system(fmt), psc_tp_format__name(fmt), strerror(err));
-		if (ev >= 0)
-			close(ev);
-		close(prog);
-		return -err;
-	}
 	links = realloc(u->links, sizeof(*links) * (size_t)(u->nr_links + 1));
-	if (links)
-		u->links = links;
-	progs = realloc(u->progs, sizeof(*progs) * (size_t)(u->nr_links + 1));
-	if (progs)
-		u->progs = progs;
-	if (!links || !progs) {
-		close(ev);
+	if (!links) {
 		close(prog);
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
-	u->links[u->nr_links] = ev;
-	u->progs[u->nr_links++] = prog;
+	u->links = links;
+	ret = attach_on_self(&attr, prog, &ev);
+	close(prog); /* the attached event holds the program */
+	if (ret) {
+		snprintf(why, whylen, "cannot attach the BPF program to %s:%s: %s",
+			 psc_tp_format__system(fmt), psc_tp_format__name(fmt), strerror(-ret));
+		return ret;
+	}
+	u->links[u->nr_links++] = ev;
 	return 0;
 }
 
