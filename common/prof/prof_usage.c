@@ -2,11 +2,11 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/timerfd.h>
 
 #include "clock.h"
 #include "prof_internal.h"
 #include "session.h"
+#include "timer.h"
 
 /* ---- --usage-self ---- */
 
@@ -21,12 +21,11 @@ static int on_usage_timer(void *ctx, int fd, uint32_t revents)
 	struct prof *p = ctx;
 	struct prof_state *st = p->state;
 	struct rusage ru;
-	uint64_t ticks, now = mono_ns(), user, sys, wall;
+	uint64_t now = mono_ns(), user, sys, wall;
 
 	if (revents == SESSION_FD_END)
 		return 0;
-	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks) ||
-	    getrusage(RUSAGE_SELF, &ru))
+	if (!timer__ticks(fd) || getrusage(RUSAGE_SELF, &ru))
 		return 0;
 	user = tv_ns(&ru.ru_utime);
 	sys = tv_ns(&ru.ru_stime);
@@ -49,16 +48,12 @@ int prof_start_usage_self(struct prof *p)
 {
 	struct prof_state *st = p->state;
 	uint64_t ns = (uint64_t)p->opts.usage_self_ms * 1000000ull;
-	struct itimerspec its = {
-		.it_value = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) },
-		.it_interval = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) },
-	};
 	struct rusage ru;
 
 	if (st->usage_fd < 0) { /* a run again (-r) keeps the timer, in its new session */
-		st->usage_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-		if (st->usage_fd < 0 || timerfd_settime(st->usage_fd, 0, &its, NULL))
-			return -errno;
+		st->usage_fd = timer__open(ns, ns);
+		if (st->usage_fd < 0)
+			return st->usage_fd;
 		if (!getrusage(RUSAGE_SELF, &ru)) {
 			st->usage_user_ns = tv_ns(&ru.ru_utime);
 			st->usage_sys_ns = tv_ns(&ru.ru_stime);

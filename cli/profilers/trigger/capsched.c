@@ -2,13 +2,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "capsched.h"
-
-#define NS 1000000000ull
+#include "timer.h"
 
 int capsched__init(struct capsched *cs, int nr_units)
 {
@@ -19,8 +17,8 @@ int capsched__init(struct capsched *cs, int nr_units)
 	if (!cs->win || !cs->cooldown_until)
 		return -ENOMEM;
 	/* a timer at the next capture's end, whatever the caller's own period is */
-	cs->end_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	return cs->end_fd < 0 ? -errno : 0;
+	cs->end_fd = timer__open(0, 0);
+	return cs->end_fd < 0 ? cs->end_fd : 0;
 }
 
 void capsched__exit(struct capsched *cs)
@@ -83,11 +81,8 @@ void capsched__arm(struct capsched *cs)
 		if (w->active && (!next || w->end_ns + cs->grace_ns < next))
 			next = w->end_ns + cs->grace_ns;
 	}
-	if (next && cs->end_fd >= 0) {
-		struct itimerspec its = { .it_value = { (time_t)(next / NS), (long)(next % NS) } };
-
-		timerfd_settime(cs->end_fd, TFD_TIMER_ABSTIME, &its, NULL);
-	}
+	if (next && cs->end_fd >= 0)
+		timer__arm_at(cs->end_fd, next);
 }
 
 uint64_t capsched__last_end(const struct capsched *cs)

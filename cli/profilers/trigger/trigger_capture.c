@@ -13,6 +13,7 @@
 
 #include "capwrite.h"
 #include "session.h"
+#include "timer.h"
 #include "trigger.h"
 
 void trigger_fmt_time(uint64_t real_ns, char *buf, size_t len, bool iso)
@@ -317,11 +318,8 @@ void trigger_check_ends(struct trigger *t, uint64_t now)
 int trigger_on_end_timer(void *ctx, int fd, uint32_t revents)
 {
 	struct trigger *t = ctx;
-	uint64_t expirations;
 
-	if (revents == SESSION_FD_END)
-		return 0;
-	if (read(fd, &expirations, sizeof(expirations)) < 0)
+	if (revents == SESSION_FD_END || !timer__ticks(fd))
 		return 0;
 	trigger_check_ends(t, trigger_now(CLOCK_MONOTONIC));
 	return 0;

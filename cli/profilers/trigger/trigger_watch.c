@@ -4,13 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <perfscope/perfscope.h>
 
 #include "ratecount.h"
 #include "session.h"
+#include "timer.h"
 #include "trigger.h"
 
 /* The --rate counters: per CPU of the target, or the process's threads and their children. */
@@ -58,7 +58,7 @@ static double measure(struct trigger *t, struct cond *c, int unit, double dt_s,
 static int on_tick(void *ctx, int fd, uint32_t revents)
 {
 	struct trigger *t = ctx;
-	uint64_t expirations, now = trigger_now(CLOCK_MONOTONIC);
+	uint64_t now = trigger_now(CLOCK_MONOTONIC);
 	uint64_t for_ns = (uint64_t)(t->for_s * 1e9), period_ns = (uint64_t)t->period_ms * 1000000;
 	double dt_s = t->last_tick ? (double)(now - t->last_tick) / 1e9 : 0;
 	double task_share[CPUSTAT_NR];
@@ -66,7 +66,7 @@ static int on_tick(void *ctx, int fd, uint32_t revents)
 
 	if (revents == SESSION_FD_END)
 		return 0;
-	if (read(fd, &expirations, sizeof(expirations)) < 0)
+	if (!timer__ticks(fd))
 		return 0;
 	if (t->need_cs && !t->process)
 		cpustat__read(&t->cs);
@@ -100,10 +100,6 @@ static int on_tick(void *ctx, int fd, uint32_t revents)
 int trigger_watch_start(struct trigger *t)
 {
 	uint64_t ns = (uint64_t)t->period_ms * 1000000;
-	struct itimerspec its = {
-		.it_value = { (time_t)(ns / NS), (long)(ns % NS) },
-		.it_interval = { (time_t)(ns / NS), (long)(ns % NS) },
-	};
 	double ts[CPUSTAT_NR];
 	int err;
 
@@ -121,9 +117,9 @@ int trigger_watch_start(struct trigger *t)
 	}
 	if ((err = open_rates(t)) || (err = tlat_set__start(&t->lat, t->p)))
 		return err;
-	t->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (t->timer_fd < 0 || timerfd_settime(t->timer_fd, 0, &its, NULL))
-		return -errno;
+	t->timer_fd = timer__open(ns, ns);
+	if (t->timer_fd < 0)
+		return t->timer_fd;
 	if ((err = prof__add_fd(t->p, t->timer_fd, EPOLLIN, on_tick, t)))
 		return err;
 	/* the first readings: the base of the first period's shares and rates */
