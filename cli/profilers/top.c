@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "expr.h"
+#include "live.h"
 #include "profiler.h"
 #include "toptable.h"
 
@@ -32,8 +32,7 @@ struct top {
 	bool have_name; /* a name column */
 	struct expr *printkey;
 	const char *key_title;
-	bool tty; /* redraw in place */
-	int fd; /* where the table goes without -o: tty tests and window size */
+	struct live live; /* redrawn in place on a terminal (stderr with a COMMAND) */
 	struct prof *p; /* for the table's callbacks */
 };
 
@@ -56,8 +55,7 @@ static int top_check(struct prof *p, void *priv)
 {
 	struct top *t = priv;
 
-	t->fd = prof__report_fd(p); /* stderr with a COMMAND */
-	t->tty = !p->json_fmt && t->fd >= 0 && isatty(t->fd);
+	live__init(&t->live, prof__report_fd(p), p->json_fmt);
 	return 0;
 }
 
@@ -235,13 +233,9 @@ static double elapsed(void *ctx)
 
 static long screen_rows(const struct top *t)
 {
-	struct winsize ws;
-
 	if (t->rows > 0)
 		return t->rows;
-	if (t->tty && !ioctl(t->fd, TIOCGWINSZ, &ws) && ws.ws_row > 6)
-		return ws.ws_row - 5;
-	return 0; /* all */
+	return live__rows(&t->live, 5); /* 0: all */
 }
 
 static int top_print(struct prof *p, struct top *t, bool final)
@@ -261,7 +255,7 @@ static int top_print(struct prof *p, struct top *t, bool final)
 					: "totals",
 		.elapsed = elapsed,
 		.final = final,
-		.redraw = t->tty && !final,
+		.redraw = live__redraws(&t->live, final),
 	};
 
 	if (!rows)

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "live.h"
 #include "toptable.h"
 
 static void key_str(const struct toptable_show *sh, uint64_t key, char *buf, size_t len)
@@ -76,7 +77,7 @@ void toptable__print_text(const struct toptable *t, struct out *o, const struct 
 	localtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
 	if (sh->redraw)
-		out__puts(o, "\033[H\033[2J");
+		live__clear(o);
 	out__printf(o, "%s %s: %zu rows", buf, sh->heading, total);
 	if (n < total)
 		out__printf(o, ", top %zu shown", n);
