@@ -231,7 +231,7 @@ static int km_report(struct prof *p, void *priv)
 	int err = print_leaks(p, km, true);
 
 	if (!p->opts.quiet) {
-		leak__print_outcomes(km->lk, p->name, stderr);
+		leak__say_outcomes(km->lk, prof__say(p));
 		if (km->bad_values)
 			fprintf(stderr,
 				"perfscope kmemleak: %llu events whose ptr= or size= could not be "

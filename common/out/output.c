@@ -525,14 +525,14 @@ int out__attach(struct out *o, struct session *s)
 	return 0;
 }
 
-void out__print_stats(const struct out *o, FILE *f, const char *prof)
+void out__say_stats(const struct out *o, const struct say *to)
 {
 	if (!o->queued_total && !o->waits)
 		return;
-	fprintf(f,
-		"perfscope %s: output: %.1f MiB waited in memory for %s to take it; at most %.1f "
-		"MiB at once (bound %.0f MiB); %llu writes waited for the reader at the bound\n",
-		prof, (double)o->queued_total / (1 << 20), o->name ? o->name : "the output",
+	say(to,
+	    "output: %.1f MiB waited in memory for %s to take it; at most %.1f "
+	    "MiB at once (bound %.0f MiB); %llu writes waited for the reader at the bound",
+	    (double)o->queued_total / (1 << 20), o->name ? o->name : "the output",
 		(double)o->queued_peak / (1 << 20),
 		(double)(o->queue_max ? o->queue_max : OUT_QUEUE_DEFAULT) / (1 << 20),
 		(unsigned long long)o->waits);

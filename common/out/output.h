@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "say.h"
+
 /*
  * Profilers write events here instead of stdio so that a write error is seen exactly: EPIPE
  * when the reader went away (`| head`), ENOSPC on a full disk. The first error is kept
@@ -108,8 +110,8 @@ int out__drain(struct out *o);
  */
 bool out__has_room(const struct out *o);
 void out__on_room(struct out *o, void (*fn)(void *ctx), void *ctx);
-/* "PROF: output: ..." what went through the queue, for -v. */
-void out__print_stats(const struct out *o, FILE *f, const char *prof);
+/* "output: ..." what went through the queue, for -v, said to to. */
+void out__say_stats(const struct out *o, const struct say *to);
 /* Flushes (errors ignored: check out__flush first) and frees. NULL is a no-op. */
 void out__delete(struct out *o);
 /*

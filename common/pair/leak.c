@@ -340,28 +340,34 @@ size_t leak__nr_live(const struct leak *lk)
 	return pair__nr_pending(lk->pr);
 }
 
-void leak__print_outcomes(const struct leak *lk, const char *prof, FILE *f)
+void leak__say_outcomes(const struct leak *lk, const struct say *to)
 {
 	const uint64_t *c = pair__counts(lk->pr);
+	char line[512];
+	size_t n = 0;
 
-	fprintf(f,
-		"perfscope %s: %zu allocations not freed; %llu freed; %llu frees of memory "
-		"allocated before the run",
-		prof, pair__nr_pending(lk->pr), (unsigned long long)c[PAIR_PAIRED],
-		(unsigned long long)c[PAIR_NO_START]);
+#define ADD(...)                                                                         \
+	do {                                                                             \
+		if (n < sizeof(line))                                                    \
+			n += (size_t)snprintf(line + n, sizeof(line) - n, __VA_ARGS__); \
+	} while (0)
+	ADD("%zu allocations not freed; %llu freed; %llu frees of memory allocated before the run",
+	    pair__nr_pending(lk->pr), (unsigned long long)c[PAIR_PAIRED],
+	    (unsigned long long)c[PAIR_NO_START]);
 	if (c[PAIR_REPLACED])
-		fprintf(f, "; %llu allocated again at a live address (their free was not seen)",
-			(unsigned long long)c[PAIR_REPLACED]);
+		ADD("; %llu allocated again at a live address (their free was not seen)",
+		    (unsigned long long)c[PAIR_REPLACED]);
 	if (c[PAIR_EVICTED])
-		fprintf(f, "; %llu dropped, the table was full (--max-pending)",
-			(unsigned long long)c[PAIR_EVICTED]);
+		ADD("; %llu dropped, the table was full (--max-pending)",
+		    (unsigned long long)c[PAIR_EVICTED]);
 	if (c[PAIR_LOST])
-		fprintf(f, "; %llu left out after lost events (their free may be what was lost)",
-			(unsigned long long)c[PAIR_LOST]);
+		ADD("; %llu left out after lost events (their free may be what was lost)",
+		    (unsigned long long)c[PAIR_LOST]);
 	if (c[PAIR_NOMEM] || lk->stack_nomem)
-		fprintf(f, "; %llu not kept: out of memory",
-			(unsigned long long)(c[PAIR_NOMEM] + lk->stack_nomem));
-	fputc('\n', f);
+		ADD("; %llu not kept: out of memory",
+		    (unsigned long long)(c[PAIR_NOMEM] + lk->stack_nomem));
+#undef ADD
+	say(to, "%s", line);
 }
 
 int leak__report(struct leak *lk, struct out *out, struct json *js, const struct leak_report *r,

@@ -9,6 +9,7 @@
 #include <perfscope/record.h>
 
 #include "output.h"
+#include "say.h"
 #include "pair.h"
 
 struct callchain;
@@ -91,7 +92,7 @@ int leak__report(struct leak *lk, struct out *out, struct json *js, const struct
 /* The engine's outcome counts (pair.h), and what is live now. */
 const uint64_t *leak__counts(const struct leak *lk);
 size_t leak__nr_live(const struct leak *lk);
-/* A one-line summary of the outcomes on f: "perfscope PROF: N allocations, M freed, ..." */
-void leak__print_outcomes(const struct leak *lk, const char *prof, FILE *f);
+/* A one-line summary of the outcomes, said to to: "N allocations not freed; M freed; ..." */
+void leak__say_outcomes(const struct leak *lk, const struct say *to);
 
 #endif

@@ -89,7 +89,7 @@ void prof_report_stats(struct prof *p)
 		callchain__say_stats(p->state->cc);
 	report_dropped(p);
 	if (p->opts.verbose)
-		out__print_stats(p->out, stderr, p->name);
+		out__say_stats(p->out, prof__say(p));
 	if (p->opts.verbose && p->state->backlog && rawq__peak(p->state->backlog))
 		fprintf(stderr,
 			"perfscope %s: output: events waited raw for the reader: at most %.1f MiB, "

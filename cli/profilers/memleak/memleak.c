@@ -225,7 +225,7 @@ static int ml_report(struct prof *p, void *priv)
 	int err = print_leaks(p, ml, true);
 
 	if (!p->opts.quiet) {
-		leak__print_outcomes(ml->lk, p->name, stderr);
+		leak__say_outcomes(ml->lk, prof__say(p));
 		if (ml->unmatched_ret || ml->memptr_unread || ml->call_nomem)
 			fprintf(stderr,
 				"perfscope memleak: %llu returns without their call (nested or "
