@@ -619,7 +619,7 @@ static int run(struct prof *p, bool *again)
 	}
 	if (p->decl->report && !out__error(p->out) && (ret = p->decl->report(p, p->priv)) < 0)
 		err = err ? err : ret;
-	else if (p->decl->report)
+	else if (p->decl->report || !(p->decl->needs & PROF_SUMMARY)) /* a stream: its end */
 		prof_incomplete__note(p, &p->state->inc, true);
 	out__flush(p->out);
 	prof_report_stats(p);

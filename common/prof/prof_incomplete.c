@@ -48,6 +48,25 @@ static bool worst_event(struct prof *p, struct worst *w)
 	return nr > 1 && w->missing;
 }
 
+/*
+ * A stream's events lost and dropped by the kernel, side-band records left out: its objects and
+ * these then add up to the events that happened, exactly.
+ */
+static void events_missing(struct prof *p, uint64_t *lost, uint64_t *kdropped)
+{
+	struct psc_evsel *evsel;
+	int i;
+
+	*lost = *kdropped = 0;
+	psc_evlist__for_each(p->evlist, i, evsel)
+	{
+		if (session_is_sideband(evsel))
+			continue;
+		*lost += session__evsel_lost(p->session, i);
+		*kdropped += session__evsel_kdropped(p->session, i);
+	}
+}
+
 /* A share of missing events as a whole percent; a few of millions is "<1%", never "0%". */
 static const char *percent_text(double share, char *buf, size_t len)
 {
@@ -64,11 +83,15 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 	struct worst w;
 	bool has_worst;
 	struct session_stats st;
-	uint64_t lost, kdropped, samples, missing;
+	uint64_t lost, kdropped, samples, missing, out_dropped;
 	double share;
+	/* a stream of events (trace: no report of its own) */
+	bool stream = !(p->decl->needs & PROF_SUMMARY) && !p->decl->report;
 
-	if (!(p->decl->needs & PROF_SUMMARY) || !(p->decl->needs & PROF_RINGS) || !p->session ||
-	    out__error(p->out))
+	/* a summary's tables get the note; a stream, at its end and in JSON (its text: stderr) */
+	if (!(p->decl->needs & PROF_SUMMARY) && !(stream && final && p->json_fmt))
+		return;
+	if (!(p->decl->needs & PROF_RINGS) || !p->session || out__error(p->out))
 		return;
 	session__stats(p->session, &st);
 	lost = st.lost + st.lost_records * !st.lost;
@@ -80,7 +103,11 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 	lost -= final ? 0 : at->lost;
 	at->samples = st.samples;
 	at->lost = st.lost + st.lost_records * !st.lost;
-	missing = lost + kdropped;
+	/* a stream's events dropped on the way out (the output queue full) are missing from it */
+	out_dropped = stream ? p->out_dropped : 0;
+	if (stream)
+		events_missing(p, &lost, &kdropped);
+	missing = lost + kdropped + out_dropped;
 	if (!missing)
 		return;
 	share = (double)missing / (double)(samples + missing);
@@ -93,6 +120,10 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 		json__u64(&p->json, lost);
 		json__key(&p->json, "kernel_dropped");
 		json__u64(&p->json, kdropped);
+		if (stream) {
+			json__key(&p->json, "output_dropped");
+			json__u64(&p->json, out_dropped);
+		}
 		json__key(&p->json, "seen");
 		json__u64(&p->json, samples);
 		json__key(&p->json, "share");

@@ -33,7 +33,9 @@ struct prof_incomplete {
 /*
  * Under a PROF_SUMMARY table (an interval's, or the run's when final): a footer line, or a JSON
  * {"incomplete": {"lost", "kernel_dropped", "seen", "share", "final",
- * "worst": {"event", "missing", "of"}}} line, when events were missing.
+ * "worst": {"event", "missing", "of"}}} line, when events were missing. A stream of events
+ * (trace) gets the JSON line at its end only, with "output_dropped" too (its text says it on
+ * stderr).
  */
 void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool final);
 

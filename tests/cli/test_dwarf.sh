@@ -17,6 +17,8 @@ share() {
 import json, sys
 n = main = chain = leafs = 0
 for line in open(sys.argv[1]):
+    if line.startswith('{"incomplete"'):
+        continue  # the stream's note of what it missed
     ev = json.loads(line)
     user = [f["sym"] for f in ev["stack"] if not f["kernel"]]
     n += 1
@@ -63,6 +65,8 @@ if [ -x "$GEN" ] && "$P" trace -e syscalls:sys_enter_getppid --duration 0.01 >/d
 import json, sys
 n = 0
 for line in open(sys.argv[1]):
+    if line.startswith('{"incomplete"'):
+        continue  # the stream's note of what it missed
     st = json.loads(line)["stack"]
     user = [f["sym"] for f in st if not f["kernel"]]
     kern = [f for f in st if f["kernel"]]
@@ -122,6 +126,8 @@ if ${CC:-cc} -O2 -fomit-frame-pointer -o "$VD/vd" "$VD/vd.c" 2>"$VD/cc.err"; the
 import json, sys
 n = vdso = vdso_main = 0
 for line in open(sys.argv[1]):
+    if line.startswith('{"incomplete"'):
+        continue  # the stream's note of what it missed
     st = [f for f in json.loads(line)["stack"] if not f["kernel"]]
     n += 1
     if st and st[0]["dso"] == "[vdso]":

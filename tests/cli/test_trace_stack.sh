@@ -24,6 +24,8 @@ import json, sys
 path, want, cond = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 n = 0
 for line in open(path):
+    if line.startswith('{"incomplete"'):
+        continue  # the stream's note of what it missed
     ev = json.loads(line)
     stack = ev["stack"]
     user = [f["sym"] for f in stack if not f["kernel"]]
