@@ -5,18 +5,15 @@
 #include <string.h>
 
 #include "caret.h"
-#include "evprint.h"
 #include "expr.h"
 #include "profiler.h"
 
 struct expr_prof {
-	struct evprint *ep;
 	const char *text;
 };
 
-/* Per event: how it prints, and the expression compiled against its format. */
+/* Per event: the expression compiled against its format. */
 struct expr_ev {
-	struct evprint_event print;
 	struct expr *e;
 };
 
@@ -33,8 +30,7 @@ static int expr_check(struct prof *p, void *priv)
 				  "to run goes after --)",
 				  p->opts.positional[0], p->opts.positional[1]);
 	x->text = p->opts.positional[0];
-	x->ep = evprint__new(NULL);
-	return x->ep ? 0 : -errno;
+	return prof__use_printer(p);
 }
 
 static int expr_event(struct prof *p, void *priv, struct prof_event *ev,
@@ -44,7 +40,6 @@ static int expr_event(struct prof *p, void *priv, struct prof_event *ev,
 	struct expr_ev *xe = ev->priv;
 	struct expr_opts o;
 	struct expr_error err;
-	int ret;
 
 	prof__expr_opts(p, ev, &o);
 	/* perf-prof's 'help': the names an expression on this event may use */
@@ -70,8 +65,7 @@ static int expr_event(struct prof *p, void *priv, struct prof_event *ev,
 			expr_type__name(expr__type(xe->e)));
 	if (p->opts.verbose)
 		expr__dump(xe->e, stderr);
-	ret = evprint_event__init(&xe->print, x->ep, ev->name ? ev->name : ev->spec->name, ev->fmt);
-	return ret;
+	return 0;
 }
 
 static const char *run_error(int err)
@@ -82,9 +76,7 @@ static const char *run_error(int err)
 static int expr_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		       const struct psc_sample *s)
 {
-	struct expr_prof *x = priv;
 	struct expr_ev *xe = ev->priv;
-	const char *comm = prof__comm(p, s->pid, s->tid);
 	struct expr_type t = expr__type(xe->e);
 	struct expr_val v;
 	int err = expr__eval(xe->e, s->raw.data, s->raw.size, s, &v);
@@ -92,7 +84,7 @@ static int expr_sample(struct prof *p, void *priv, struct prof_event *ev, int cp
 
 	if (p->json_fmt) {
 		json__begin(&p->json, p->out);
-		evprint__json_members(x->ep, &p->json, &xe->print, cpu, comm, s);
+		prof__print_members(p, ev, cpu, s);
 		JSON_KEY(&p->json, "type");
 		json__str(&p->json, expr_type__name(t));
 		if (err) {
@@ -112,7 +104,7 @@ static int expr_sample(struct prof *p, void *priv, struct prof_event *ev, int cp
 		json__end_line(&p->json);
 		return 0;
 	}
-	evprint__text(x->ep, p->out, &xe->print, cpu, comm, s);
+	prof__print(p, ev, cpu, s);
 	if (err) {
 		out__printf(p->out, "result: error: %s\n", run_error(err));
 	} else if (t.kind == EXPR_STR) {
@@ -146,18 +138,14 @@ static int expr_report(struct prof *p, void *priv)
 
 static void expr_teardown(struct prof *p, void *priv)
 {
-	struct expr_prof *x = priv;
-
 	for (int i = 0; i < p->nr_events; i++) {
 		struct expr_ev *xe = p->events_arr[i].priv;
 
 		if (!xe)
 			continue;
-		evprint_event__exit(&xe->print);
 		expr__delete(xe->e);
 		xe->e = NULL;
 	}
-	evprint__delete(x->ep);
 }
 
 const struct profiler profiler_expr = {

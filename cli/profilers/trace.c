@@ -8,7 +8,6 @@
 #include "ustr.h"
 
 struct trace {
-	struct evprint *ep;
 	struct ustr *us; /* system calls' string arguments */
 	bool us_refused; /* said once at -v why they are read late */
 	bool us_any; /* some event has string arguments */
@@ -23,14 +22,14 @@ static int read_user_str(void *ctx, uint32_t pid, uint32_t tid, uint64_t ptr, ui
 static int trace_check(struct prof *p, void *priv)
 {
 	struct trace *t = priv;
+	int err = prof__use_printer(p);
 
-	t->ep = evprint__new(NULL);
-	if (!t->ep)
-		return -errno;
+	if (err)
+		return err;
 	t->us = ustr__new();
 	if (!t->us)
 		return -errno;
-	evprint__set_user_strings(t->ep, read_user_str, t->us);
+	evprint__set_user_strings(prof__printer(p), read_user_str, t->us);
 	return 0;
 }
 
@@ -38,18 +37,15 @@ static int trace_event(struct prof *p, void *priv, struct prof_event *ev,
 		       struct perf_event_attr *attr)
 {
 	struct trace *t = priv;
-
 	char why[256];
-	int ret;
 
-	ret = evprint_event__init(ev->priv, t->ep, ev->name, ev->fmt);
 	if (ev->fmt && ustr__fields(ev->fmt, NULL, 0) > 0)
 		t->us_any = true;
 	/*
 	 * String arguments are copied when the call happens, before the events are enabled; when
 	 * that cannot be set up they are read when printed, which misses short-lived processes.
 	 */
-	if (!ret && ev->fmt && ustr__watch(t->us, ev->fmt, why, sizeof(why)) < 0 &&
+	if (ev->fmt && ustr__watch(t->us, ev->fmt, why, sizeof(why)) < 0 &&
 	    !t->us_refused) {
 		t->us_refused = true;
 		if (p->opts.verbose)
@@ -58,14 +54,13 @@ static int trace_event(struct prof *p, void *priv, struct prof_event *ev,
 				"the process when printed (too late for one that has exited)\n",
 				why);
 	}
-	return ret;
+	return 0;
 }
 
 static int trace_start(struct prof *p, void *priv)
 {
 	struct trace *t = priv;
 
-	evprint__set_callchain(t->ep, prof__callchain(p));
 	/*
 	 * A slow reader: events wait raw and are printed when it takes them, unless string
 	 * arguments must be read near the call (their copies do not wait that long)
@@ -76,13 +71,7 @@ static int trace_start(struct prof *p, void *priv)
 static int trace_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 			const struct psc_sample *s)
 {
-	struct trace *t = priv;
-	const char *comm = prof__comm(p, s->pid, s->tid);
-
-	if (p->json_fmt)
-		evprint__json(t->ep, p->out, ev->priv, cpu, comm, s);
-	else
-		evprint__text(t->ep, p->out, ev->priv, cpu, comm, s);
+	prof__print(p, ev, cpu, s);
 	return 0;
 }
 
@@ -90,10 +79,6 @@ static void trace_teardown(struct prof *p, void *priv)
 {
 	struct trace *t = priv;
 
-	for (int i = 0; i < p->nr_events; i++)
-		if (p->events_arr[i].priv)
-			evprint_event__exit(p->events_arr[i].priv);
-	evprint__delete(t->ep);
 	ustr__delete(t->us);
 }
 
@@ -152,7 +137,6 @@ const struct profiler profiler_trace = {
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
 	.conformance_args = "-e sched:sched_switch",
 	.priv_size = sizeof(struct trace),
-	.ev_priv_size = sizeof(struct evprint_event),
 	.check = trace_check,
 	.event = trace_event,
 	.start = trace_start,

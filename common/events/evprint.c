@@ -261,8 +261,8 @@ static bool text_syscall(struct evprint *p, struct out *o, const struct evprint_
 	return true;
 }
 
-void evprint__text(struct evprint *p, struct out *o, const struct evprint_event *ev, int cpu,
-		   const char *comm, const struct psc_sample *s)
+void evprint__text_line(struct evprint *p, struct out *o, const struct evprint_event *ev, int cpu,
+			const char *comm, const struct psc_sample *s)
 {
 	size_t len = strlen(comm);
 	char us[16];
@@ -289,6 +289,12 @@ void evprint__text(struct evprint *p, struct out *o, const struct evprint_event 
 	else if (!ev->fmt)
 		text_other(o, s);
 	out__putc(o, '\n');
+}
+
+void evprint__text(struct evprint *p, struct out *o, const struct evprint_event *ev, int cpu,
+		   const char *comm, const struct psc_sample *s)
+{
+	evprint__text_line(p, o, ev, cpu, comm, s);
 	if (p->cc && (s->sample_type & PERF_SAMPLE_CALLCHAIN))
 		callchain__text(p->cc, o, s);
 }

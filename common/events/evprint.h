@@ -85,6 +85,9 @@ int evprint_event__init(struct evprint_event *ev, struct evprint *p, const char 
 /* Frees what init allocated (not fmt). Safe on a zeroed struct. */
 void evprint_event__exit(struct evprint_event *ev);
 
+/* The text line of sample s of ev seen on cpu by comm (see comm.h), without its stack. */
+void evprint__text_line(struct evprint *p, struct out *o, const struct evprint_event *ev, int cpu,
+			const char *comm, const struct psc_sample *s);
 /* The text line of sample s of ev seen on cpu by comm (see comm.h), then its stack. */
 void evprint__text(struct evprint *p, struct out *o, const struct evprint_event *ev, int cpu,
 		   const char *comm, const struct psc_sample *s);

@@ -17,6 +17,7 @@
 #include "callchain.h"
 #include "caret.h"
 #include "comm.h"
+#include "evprint.h"
 #include "flame.h"
 #include "prof_embed.h"
 #include "prof_evhelp.h"
@@ -432,6 +433,8 @@ static int prepare_streaming(struct prof *p)
 		if (!st->cc)
 			return -ENOMEM;
 	}
+	if (st->ep) /* the printer prints stacks when there are any */
+		evprint__set_callchain(st->ep, st->cc);
 	if (p->opts.sampling_limit) {
 		st->limit_cpus = psc_cpu__nr_possible();
 		st->limit_sec = calloc((size_t)st->limit_cpus, sizeof(*st->limit_sec));
@@ -729,6 +732,7 @@ out:
 	session__delete(p.session);
 	target_release(&p.target);
 	prof_events__free(&p);
+	evprint__delete(st.ep); /* after the formats bound to it */
 	psc_evlist__delete(p.evlist);
 	psc_probes__delete(st.probes); /* once nothing has them open */
 	prof_embed__free(&st.embed);

@@ -17,6 +17,8 @@
 #include "say.h"
 #include "target.h"
 
+struct evprint;
+struct evprint_event;
 struct expr;
 struct ksyms;
 struct prof;
@@ -93,6 +95,7 @@ struct prof_event {
 	struct prof_attr_val *attrs;
 	int nr_attrs;
 	void *priv; /* ev_priv_size bytes, zeroed */
+	struct evprint_event *print; /* prof__use_printer: how it is printed */
 	/* a /filter/ the kernel refused, run by the engine before the sample hook (prof_expr.c) */
 	struct expr *filter;
 	uint64_t filter_seen, filter_dropped, filter_errors;
@@ -240,6 +243,23 @@ void prof__stack_json(struct prof *p, const struct psc_sample *s);
 struct callchain *prof__callchain(struct prof *p);
 /* Where an engine the profiler makes says its lines: "perfscope NAME: line" on stderr. */
 const struct say *prof__say(struct prof *p);
+/*
+ * The event printer (evprint.h), one for the run, for a profiler that prints events as trace
+ * does. Asked for in the check hook; the engine then prepares each event's print format as it
+ * sets the event up (ev->print), prints stacks once there is a stack printer, and frees it all
+ * at the end. 0 or -errno.
+ */
+int prof__use_printer(struct prof *p);
+/* The printer (set up by prof__use_printer, else NULL): e.g. to give it a string source. */
+struct evprint *prof__printer(struct prof *p);
+/* Sample s of ev seen on cpu: its text line (and stack), or its JSON object with --format json. */
+void prof__print(struct prof *p, const struct prof_event *ev, int cpu, const struct psc_sample *s);
+/* Its text line alone, without its stack (prof__stack_text prints that). */
+void prof__print_line(struct prof *p, const struct prof_event *ev, int cpu,
+		      const struct psc_sample *s);
+/* The same as members of the JSON object the profiler has begun (p->json), its stack included. */
+void prof__print_members(struct prof *p, const struct prof_event *ev, int cpu,
+			 const struct psc_sample *s);
 
 /*
  * Prints the event text with a caret under err->pos and the message, then the CLI's hint for

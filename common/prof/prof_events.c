@@ -10,6 +10,7 @@
 #include <perfscope/tp.h>
 
 #include "caret.h"
+#include "evprint.h"
 #include "prof_internal.h"
 #include "unwind.h"
 
@@ -361,6 +362,8 @@ int prof_events__setup(struct prof *p)
 		}
 		psc_evsel__set_priv(ev->evsel, ev);
 		ev->name = psc_evsel__name(ev->evsel);
+		if ((err = prof_print__event(p, ev)))
+			return err;
 		a = psc_evsel__attr_mut(ev->evsel);
 		if (rings)
 			config_sampling(p, ev, a);
@@ -378,6 +381,9 @@ void prof_events__free(struct prof *p)
 
 		if (ev->evsel)
 			psc_evsel__set_priv(ev->evsel, NULL);
+		if (ev->print)
+			evprint_event__exit(ev->print);
+		free(ev->print);
 		psc_tp_format__delete(ev->fmt);
 		free(ev->attrs);
 		free(ev->priv);

@@ -74,6 +74,7 @@ struct prof_state {
 	struct comm_cache comm;
 	bool comm_ready;
 	struct callchain *cc;
+	struct evprint *ep; /* prof__use_printer */
 	struct flame *flame; /* --flame-graph */
 	char *flame_path; /* FILE.folded */
 	FILE *flame_file; /* opened before the run: an unwritable FILE is said at once */
@@ -95,6 +96,9 @@ struct prof_state {
 	/* the attr that parses the COMM/FORK records queued in the backlog among the events */
 	const struct perf_event_attr *backlog_sideband;
 };
+
+/* prof_print.c: an event's print format prepared, when the profiler uses the printer. 0/-errno */
+int prof_print__event(struct prof *p, struct prof_event *ev);
 
 /* The backlog's tag of a side-band record (thread names), kept in order among the events. */
 #define BACKLOG_SIDEBAND UINT16_MAX

@@ -32,12 +32,7 @@ static int nd_check(struct prof *p, void *priv)
 		return prof_usage(p, "'%s' is not an option: the number goes in num=EXPR on the "
 				     "event ('help' lists the names it may use; a COMMAND goes after --)",
 				  p->opts.positional[0]);
-	if (nd->than_set) {
-		nd->ep = evprint__new(NULL);
-		if (!nd->ep)
-			return -errno;
-	}
-	return 0;
+	return nd->than_set ? prof__use_printer(p) : 0;
 }
 
 static int nd_event(struct prof *p, void *priv, struct prof_event *ev,
@@ -72,34 +67,21 @@ static int nd_event(struct prof *p, void *priv, struct prof_event *ev,
 		if (!ne->hm)
 			return -errno;
 	}
-	if (nd->ep) {
-		int ret = evprint_event__init(&ne->print, nd->ep, ev->name, ev->fmt);
-
-		if (ret)
-			return ret;
-		ne->print_ok = true;
-	}
 	return 0;
 }
 
-static void print_than(struct prof *p, struct nd *nd, struct nd_ev *ne, int cpu,
+static void print_than(struct prof *p, struct nd *nd, const struct prof_event *ev, int cpu,
 		       const struct psc_sample *s, uint64_t v)
 {
-	const char *comm = prof__comm(p, s->pid, s->tid);
-
 	if (p->json_fmt) {
 		json__begin(&p->json, p->out);
-		evprint__json_members(nd->ep, &p->json, &ne->print, cpu, comm, s);
+		prof__print_members(p, ev, cpu, s); /* its stack too */
 		JSON_KEY(&p->json, "num");
 		json__u64(&p->json, v);
-		if (p->callchain) {
-			JSON_KEY(&p->json, "stack");
-			prof__stack_json(p, s);
-		}
 		json__end_line(&p->json);
 		return;
 	}
-	evprint__text(nd->ep, p->out, &ne->print, cpu, comm, s);
+	prof__print_line(p, ev, cpu, s);
 	out__printf(p->out, "  num %llu > %llu\n", (unsigned long long)v,
 		    (unsigned long long)nd->than);
 	prof__stack_text(p, s);
@@ -142,7 +124,7 @@ static int nd_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	if (ne->hm)
 		heatmap__add(ne->hm, s->time, num);
 	if (nd->than_set && num > nd->than)
-		print_than(p, nd, ne, cpu, s, num);
+		print_than(p, nd, ev, cpu, s, num);
 	return 0;
 }
 
@@ -153,8 +135,6 @@ static int nd_interval(struct prof *p, void *priv, uint64_t now_ns)
 
 static void nd_teardown(struct prof *p, void *priv)
 {
-	struct nd *nd = priv;
-
 	for (int i = 0; i < p->nr_events; i++) {
 		struct nd_ev *ne = p->events_arr[i].priv;
 		struct keymap_iter it;
@@ -174,10 +154,7 @@ static void nd_teardown(struct prof *p, void *priv)
 			}
 		keymap__exit(&ne->dists);
 		heatmap__delete(ne->hm);
-		if (ne->print_ok)
-			evprint_event__exit(&ne->print);
 	}
-	evprint__delete(nd->ep);
 }
 
 static const struct prof_opt nd_opts[] = {

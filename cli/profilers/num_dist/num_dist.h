@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "evprint.h"
 #include "expr.h"
 #include "heatmap.h"
 #include "hist.h"
@@ -17,7 +16,6 @@ struct nd {
 	uint64_t than; /* 0: none */
 	bool than_set;
 	const char *heatmap;
-	struct evprint *ep;
 	uint64_t dropped;
 };
 
@@ -33,8 +31,6 @@ struct nd_ev {
 	struct expr *num, *key;
 	struct keymap dists;
 	struct heatmap *hm;
-	struct evprint_event print;
-	bool print_ok;
 	uint64_t errors;
 };
 
