@@ -107,6 +107,7 @@ static void needs_json(unsigned int needs)
 		{ PROF_TP_FORMAT, "tp_format" },
 		{ PROF_STACKS, "stacks" },
 		{ PROF_TEXT_STDERR, "text_stderr" },
+		{ PROF_WATCH_TASKS, "watch_tasks" },
 	};
 	bool first = true;
 

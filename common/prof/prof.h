@@ -51,6 +51,14 @@ enum prof_needs {
 	 * table footer and a JSON "incomplete" field (prof__incomplete_*).
 	 */
 	PROF_SUMMARY = 1 << 7,
+	/*
+	 * -p/-t/-- COMMAND bound the run, the events stay system wide (a task is woken from
+	 * another's context, a request completes in an interrupt): the skeleton gives the events no
+	 * -p/-t (a COMMAND's run on every CPU, or -C's), the session watches the -p/-t tasks (their
+	 * pidfds) and ends the run, cleanly and without a word, once all are gone. The profiler
+	 * filters on p->opts.pids/tids itself.
+	 */
+	PROF_WATCH_TASKS = 1 << 8,
 };
 
 /* How the value of a profiler's ATTR is checked and bound, once, before anything opens. */

@@ -26,7 +26,7 @@ struct bt_ev {
 };
 
 struct bt {
-	struct stage_core c; /* first: stages.h; its watch: -p/-t, the run lasts while they live */
+	struct stage_core c; /* first: stages.h; -p/-t only bound the run (PROF_WATCH_TASKS) */
 	const char *device;
 	/* state */
 	char disk[64];
