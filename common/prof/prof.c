@@ -222,7 +222,7 @@ static int parse_events(struct prof *p)
 	const char *typed;
 	int ret;
 
-	p->events = p->opts.events ? p->opts.events : p->decl->default_events;
+	p->events = p->opts.events;
 	if (!p->events) {
 		if (!(p->decl->needs & PROF_EVENTS))
 			return 0;
@@ -698,6 +698,8 @@ int prof__main(const struct profiler *decl, prof_find_fn find, int argc, char **
 		ret = ret == PROF_DONE ? 0 : ret; /* --help */
 		goto out;
 	}
+	if ((ret = prof_event_list__defaults(&p)))
+		goto out;
 	cli_setup_log(p.opts.verbose);
 	p.json_fmt = p.opts.format == FORMAT_JSON;
 	p.order = (decl->needs & PROF_ORDER) ? !p.opts.no_order : p.opts.order;

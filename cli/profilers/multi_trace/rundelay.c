@@ -136,12 +136,6 @@ static int rundelay_check(struct prof *p, void *priv)
 		if ((size_t)n >= sizeof(rd->pids))
 			return prof_usage(p, "too many -p/-t ids");
 	}
-	if (!p->opts.events) {
-		p->opts.events = RD_STARTS "," RD_ENDS;
-		p->opts.nr_event_args = 2;
-		p->opts.event_arg_pos[0] = 0;
-		p->opts.event_arg_pos[1] = (int)strlen(RD_STARTS) + 1;
-	}
 	return mt_check(p, priv);
 }
 
@@ -274,7 +268,7 @@ const struct profiler profiler_rundelay = {
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |
 		 PROF_WATCH_TASKS,
 	.attrs = mt_attrs,
-	.default_events = RD_STARTS "," RD_ENDS,
+	.default_groups = (const char *const[]){ RD_STARTS, RD_ENDS, NULL },
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct rundelay),
 	.ev_priv_size = sizeof(struct mt_ev),

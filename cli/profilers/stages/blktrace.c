@@ -49,12 +49,6 @@ static int bt_check(struct prof *p, void *priv)
 				     "them)");
 	if ((ret = bt_resolve_device(p, bt)))
 		return ret;
-	if (!p->opts.events) {
-		snprintf(bt->events_buf, sizeof(bt->events_buf), "%s", BT_EVENTS);
-		p->opts.events = bt->events_buf;
-		p->opts.nr_event_args = 1;
-		p->opts.event_arg_pos[0] = 0;
-	}
 	return stage_core__init(&bt->c);
 }
 
@@ -239,7 +233,7 @@ const struct profiler profiler_blktrace = {
 	.opts = bt_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |
 		 PROF_WATCH_TASKS,
-	.default_events = BT_EVENTS,
+	.default_groups = (const char *const[]){ BT_EVENTS, NULL },
 	.conformance_args = "-d loop0 -i 200",
 	.priv_size = sizeof(struct bt),
 	.ev_priv_size = sizeof(struct bt_ev),

@@ -34,7 +34,6 @@ struct bt {
 	uint64_t devs[64]; /* the kernel's dev_t encoding (major << 20 | minor): disk, partitions */
 	int nr_devs;
 	uint64_t other_dev;
-	char events_buf[256];
 };
 
 struct bt_data {

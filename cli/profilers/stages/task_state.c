@@ -54,12 +54,6 @@ static int ts_check(struct prof *p, void *priv)
 		ts->pids[ts->nr_pids++] = p->opts.pids[i];
 	for (int i = 0; i < p->opts.nr_tids; i++)
 		ts->tids[ts->nr_tids++] = p->opts.tids[i];
-	if (!p->opts.events) {
-		snprintf(ts->events_buf, sizeof(ts->events_buf), "%s", TS_EVENTS);
-		p->opts.events = ts->events_buf;
-		p->opts.nr_event_args = 1;
-		p->opts.event_arg_pos[0] = 0;
-	}
 	if (keymap__init(&ts->member, sizeof(uint8_t), 0))
 		return -ENOMEM;
 	ret = stage_core__init(&ts->c);
@@ -247,7 +241,7 @@ const struct profiler profiler_task_state = {
 	.opts = ts_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |
 		 PROF_WATCH_TASKS,
-	.default_events = TS_EVENTS,
+	.default_groups = (const char *const[]){ TS_EVENTS, NULL },
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct ts),
 	.ev_priv_size = sizeof(struct ts_ev),

@@ -52,7 +52,6 @@ struct ts {
 	pid_t pids[CLI_MAX_TASKS + 1], tids[CLI_MAX_TASKS];
 	int nr_pids, nr_tids;
 	struct keymap member; /* -p: tid -> 1 of the processes, 2 not */
-	char events_buf[256];
 };
 
 /* What a start carries: its row and, for --than, a copy of the event. */
