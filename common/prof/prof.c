@@ -602,8 +602,9 @@ static int run(struct prof *p, bool *again)
 		fprintf(stderr, "perfscope %s: --usage-self: %s\n", p->name, strerror(-err));
 		return 1;
 	}
+	/* PROF_DONE: nothing to run after all (a held COMMAND is let go): a clean end, status 0 */
 	if (!p->run_idx && p->decl->start && (ret = p->decl->start(p, p->priv)))
-		return ret;
+		return ret == PROF_DONE ? 0 : ret;
 	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old_pipe);

@@ -134,7 +134,11 @@ struct prof_opt {
 /* What a profiler's int hook returns, or -errno for a runtime failure. */
 enum prof_ret {
 	PROF_GO = 0, /* go on */
-	PROF_DONE = 1, /* stop cleanly (after start), or end with exit status 0 (before) */
+	/*
+	 * stop cleanly: from a hook that runs while the events are on, the run stops and reports;
+	 * from the start hook or before, it ends there (nothing is reported) with exit status 0
+	 */
+	PROF_DONE = 1,
 	PROF_USAGE = 2, /* a usage error, said (prof_usage): exit status 2 */
 };
 
