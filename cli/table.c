@@ -107,6 +107,7 @@ static void needs_json(unsigned int needs)
 		{ PROF_TP_FORMAT, "tp_format" },
 		{ PROF_STACKS, "stacks" },
 		{ PROF_TEXT_STDERR, "text_stderr" },
+		{ PROF_WATCH_TASKS, "watch_tasks" },
 	};
 	bool first = true;
 
@@ -119,6 +120,17 @@ static void needs_json(unsigned int needs)
 	putchar(']');
 }
 
+/* The default -e groups joined by ',', as the skeleton joins them; null when none. */
+static void default_events_json(const char *const *g)
+{
+	char buf[4096] = "";
+	size_t n = 0;
+
+	for (; g && *g && n < sizeof(buf); g++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", n ? "," : "", *g);
+	jstr(g ? buf : NULL);
+}
+
 /* One JSON object per line and profiler. */
 static void profiler_json(const struct profiler *d)
 {
@@ -129,7 +141,7 @@ static void profiler_json(const struct profiler *d)
 	printf(",\"plain\":%s,\"needs\":", d->run ? "true" : "false");
 	needs_json(d->needs);
 	printf(",\"default_events\":");
-	jstr(d->default_events);
+	default_events_json(d->default_groups);
 	printf(",\"conformance_args\":");
 	jstr(d->conformance_args);
 	printf(",\"shared\":[");

@@ -75,6 +75,7 @@ static int km_check(struct prof *p, void *priv)
 	struct km *km = priv;
 	const char *a = km->alloc ? km->alloc : DEFAULT_ALLOC;
 	const char *f = km->free ? km->free : DEFAULT_FREE;
+	int ret;
 
 	if (!km->alloc != !km->free)
 		return prof_usage(p, "give both --alloc and --free, or neither (the kmalloc and "
@@ -84,7 +85,8 @@ static int km_check(struct prof *p, void *priv)
 		return -ENOMEM;
 	}
 	km->alloc_len = strlen(a);
-	p->opts.events = km->events;
+	if ((ret = prof__add_events(p, km->events, NULL)))
+		return ret;
 	/* the stacks are the report: every allocation is sampled with its callchain */
 	p->callchain = true;
 	km->lk = leak__new(km->max_pending ? (size_t)km->max_pending : 4u << 20);

@@ -288,6 +288,29 @@ static int parse_call_graph(struct cli_opts *o, const char *prof, const char *op
 	return 0;
 }
 
+int cli_opts_add_events(struct cli_opts *o, const char *events)
+{
+	/* perf stat -e a -e b counts both: the lists are joined, not replaced */
+	size_t have = o->events ? strlen(o->events) : 0, add = strlen(events);
+
+	if (!o->events) {
+		o->nr_event_args = 1;
+		o->event_arg_pos[0] = 0;
+		o->events = events;
+		return 0;
+	}
+	if (have + 1 + add >= sizeof(o->events_joined))
+		return -E2BIG;
+	if (o->events != o->events_joined)
+		memcpy(o->events_joined, o->events, have);
+	o->events_joined[have] = ',';
+	memcpy(o->events_joined + have + 1, events, add + 1);
+	o->events = o->events_joined;
+	if (o->nr_event_args < CLI_MAX_EVENT_ARGS)
+		o->event_arg_pos[o->nr_event_args++] = (int)have + 1;
+	return (int)have + 1;
+}
+
 static int handle_shared(struct cli_opts *o, const char *prof, int c, const char *arg)
 {
 	long v;
@@ -299,27 +322,11 @@ static int handle_shared(struct cli_opts *o, const char *prof, int c, const char
 			return usage_error(
 				prof,
 				"-e needs an event list, e.g. -e page-faults,sched:sched_switch");
-		if (o->events) {
-			/* perf stat -e a -e b counts both: the lists are joined, not replaced */
-			size_t have = strlen(o->events), add = strlen(arg);
-
-			if (have + 1 + add >= sizeof(o->events_joined))
-				return usage_error(prof,
-						   "the -e lists together are longer than %zu "
-						   "characters; use wildcards (sched:sched_*)",
-						   sizeof(o->events_joined) - 1);
-			if (o->events != o->events_joined)
-				memcpy(o->events_joined, o->events, have);
-			o->events_joined[have] = ',';
-			memcpy(o->events_joined + have + 1, arg, add + 1);
-			arg = o->events_joined;
-			if (o->nr_event_args < CLI_MAX_EVENT_ARGS)
-				o->event_arg_pos[o->nr_event_args++] = (int)have + 1;
-		} else {
-			o->nr_event_args = 1;
-			o->event_arg_pos[0] = 0;
-		}
-		o->events = arg;
+		if (cli_opts_add_events(o, arg) < 0)
+			return usage_error(prof,
+					   "the -e lists together are longer than %zu characters; use "
+					   "wildcards (sched:sched_*)",
+					   sizeof(o->events_joined) - 1);
 		return 0;
 	case 'C':
 		o->cpus = arg;

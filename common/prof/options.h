@@ -147,6 +147,14 @@ void cli_opts_each(unsigned int flags,
  * none). */
 void cli_setup_log(int verbose);
 
+/*
+ * Adds an event list to o->events as one more -e does: the first is kept as given (it must
+ * outlive o), the next are joined with ',' into o->events_joined, and where each begins is
+ * remembered (event_arg_pos: multi-trace's groups). Returns that position, or -E2BIG when the
+ * lists together would not fit.
+ */
+int cli_opts_add_events(struct cli_opts *o, const char *events);
+
 /* The target the command line names (-a/-C/-p/-t/-G/-- COMMAND), for target_setup. */
 struct target_spec;
 void cli_opts_target_spec(const struct cli_opts *o, struct target_spec *spec);

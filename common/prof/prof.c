@@ -223,7 +223,7 @@ static int parse_events(struct prof *p)
 	const char *typed;
 	int ret;
 
-	p->events = p->opts.events ? p->opts.events : p->decl->default_events;
+	p->events = p->opts.events;
 	if (!p->events) {
 		if (!(p->decl->needs & PROF_EVENTS))
 			return 0;
@@ -490,13 +490,29 @@ static int prepare_streaming(struct prof *p)
 	return 0;
 }
 
+/*
+ * What the events are opened on: the command line's target, but with PROF_WATCH_TASKS no -p/-t
+ * (the session watches them) and a COMMAND's events on every CPU (or -C's) while it runs.
+ */
+static void events_target_spec(const struct prof *p, struct target_spec *spec)
+{
+	cli_opts_target_spec(&p->opts, spec);
+	if (!(p->decl->needs & PROF_WATCH_TASKS))
+		return;
+	spec->nr_pids = spec->nr_tids = 0;
+	spec->pids = spec->tids = NULL;
+	spec->tasks_text = NULL;
+	if (spec->command)
+		spec->all_cpus = true;
+}
+
 static int open_target(struct prof *p)
 {
 	bool rings = p->decl->needs & PROF_RINGS;
 	struct target_spec spec;
 	int ret;
 
-	cli_opts_target_spec(&p->opts, &spec);
+	events_target_spec(p, &spec);
 	ret = target_setup(&p->target, &spec, prof__say(p), p->title, sizeof(p->title));
 	if (ret)
 		return ret;
@@ -523,11 +539,11 @@ static int open_target(struct prof *p)
 		if (comm_cache__init(&p->state->comm))
 			return -ENOMEM;
 		p->state->comm_ready = true;
-		if (p->opts.nr_pids || p->opts.nr_tids) {
-			for (int i = 0; i < p->opts.nr_pids; i++)
-				comm_cache__preload(&p->state->comm, p->opts.pids[i], 0);
-			for (int i = 0; i < p->opts.nr_tids; i++)
-				comm_cache__preload(&p->state->comm, 0, p->opts.tids[i]);
+		if (spec.nr_pids || spec.nr_tids) {
+			for (int i = 0; i < spec.nr_pids; i++)
+				comm_cache__preload(&p->state->comm, spec.pids[i], 0);
+			for (int i = 0; i < spec.nr_tids; i++)
+				comm_cache__preload(&p->state->comm, 0, spec.tids[i]);
 		} else if (!p->target.has_command || p->target.per_cpu) {
 			comm_cache__preload(&p->state->comm, 0, 0);
 		}
@@ -589,8 +605,9 @@ static int run(struct prof *p, bool *again)
 		fprintf(stderr, "perfscope %s: --usage-self: %s\n", p->name, strerror(-err));
 		return 1;
 	}
+	/* PROF_DONE: nothing to run after all (a held COMMAND is let go): a clean end, status 0 */
 	if (!p->run_idx && p->decl->start && (ret = p->decl->start(p, p->priv)))
-		return ret;
+		return ret == PROF_DONE ? 0 : ret;
 	/* A closed stdout must come back as EPIPE from write, to stop cleanly and say so. */
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGPIPE, &ign, &old_pipe);
@@ -629,7 +646,9 @@ static int run(struct prof *p, bool *again)
 	ret = prof_report_output(p);
 	if (prof_write_flame(p) && !ret)
 		ret = 1;
-	if (session__end(p->session) == SESSION_PROCESS && !p->opts.quiet)
+	/* PROF_WATCH_TASKS: the tasks only bounded a run of system-wide events */
+	if (session__end(p->session) == SESSION_PROCESS && !p->opts.quiet &&
+	    !(p->decl->needs & PROF_WATCH_TASKS))
 		fprintf(stderr, "perfscope %s: the %s followed exited; stopped\n", p->name,
 			p->opts.tid ? "thread" : "process");
 	if (err < 0) {
@@ -683,6 +702,8 @@ int prof__main(const struct profiler *decl, prof_find_fn find, int argc, char **
 		ret = ret == PROF_DONE ? 0 : ret; /* --help */
 		goto out;
 	}
+	if ((ret = prof_event_list__defaults(&p)))
+		goto out;
 	cli_setup_log(p.opts.verbose);
 	p.json_fmt = p.opts.format == FORMAT_JSON;
 	p.order = (decl->needs & PROF_ORDER) ? !p.opts.no_order : p.opts.order;

@@ -33,7 +33,7 @@ struct psc_evsel;
  * opened (perf's groups kept) and reads them in its interval and report hooks.
  */
 enum prof_needs {
-	PROF_EVENTS = 1 << 0, /* -e is required (unless default_events) */
+	PROF_EVENTS = 1 << 0, /* -e is required (unless default_groups) */
 	PROF_RINGS = 1 << 1, /* sampled, streamed through rings; else counting */
 	PROF_ORDER = 1 << 2, /* time order across CPUs by default (--no-order turns it off) */
 	PROF_COMM = 1 << 3, /* thread names: prof__comm() */
@@ -53,6 +53,14 @@ enum prof_needs {
 	 * table footer and a JSON "incomplete" field (prof__incomplete_*).
 	 */
 	PROF_SUMMARY = 1 << 7,
+	/*
+	 * -p/-t/-- COMMAND bound the run, the events stay system wide (a task is woken from
+	 * another's context, a request completes in an interrupt): the skeleton gives the events no
+	 * -p/-t (a COMMAND's run on every CPU, or -C's), the session watches the -p/-t tasks (their
+	 * pidfds) and ends the run, cleanly and without a word, once all are gone. The profiler
+	 * filters on p->opts.pids/tids itself.
+	 */
+	PROF_WATCH_TASKS = 1 << 8,
 };
 
 /* How the value of a profiler's ATTR is checked and bound, once, before anything opens. */
@@ -129,7 +137,11 @@ struct prof_opt {
 /* What a profiler's int hook returns, or -errno for a runtime failure. */
 enum prof_ret {
 	PROF_GO = 0, /* go on */
-	PROF_DONE = 1, /* stop cleanly (after start), or end with exit status 0 (before) */
+	/*
+	 * stop cleanly: from a hook that runs while the events are on, the run stops and reports;
+	 * from the start hook or before, it ends there (nothing is reported) with exit status 0
+	 */
+	PROF_DONE = 1,
 	PROF_USAGE = 2, /* a usage error, said (prof_usage): exit status 2 */
 };
 
@@ -150,7 +162,11 @@ struct profiler {
 	const struct prof_opt *opts; /* ends with a zero entry; NULL: none */
 	unsigned int needs; /* enum prof_needs */
 	const struct prof_attr *attrs; /* ATTRs it gives meaning to, zero entry last */
-	const char *default_events; /* used when -e is not given */
+	/*
+	 * The events when -e is not given, one string per -e (multi-trace's groups: starts, then
+	 * ends), NULL last: in p->opts.events before the check hook, as if typed.
+	 */
+	const char *const *default_groups;
 	const char *conformance_args; /* output within a second, runs until stopped (tests) */
 	size_t priv_size, ev_priv_size;
 
@@ -194,7 +210,7 @@ struct prof {
 	struct cli_opts opts;
 	void *priv;
 	struct psc_event_list *specs;
-	const char *events; /* the -e text (or default_events) */
+	const char *events; /* the event list parsed: p->opts.events, or its rewrite (prof_embed) */
 	struct psc_evlist *evlist;
 	struct prof_event *events_arr;
 	int nr_events;
@@ -289,6 +305,15 @@ double prof__elapsed(const struct prof *p);
  * were. 0 or -errno.
  */
 int prof__defer_output(struct prof *p);
+/*
+ * The one way a profiler sets its events (a list it builds from its options), from its check
+ * hook: prof__add_events adds text as one more -e would (joined by ','; text must outlive the
+ * run), *pos (may be NULL) receiving where it begins in p->opts.events, as a spec's text_pos
+ * tells; 0, or PROF_USAGE said when the lists get too long. prof__set_events replaces the list's
+ * text by a rewrite of the same layout (each -e where it was: stat's duration_time placeholders).
+ */
+int prof__add_events(struct prof *p, const char *text, int *pos);
+void prof__set_events(struct prof *p, const char *text);
 /* Asks the engine to stop after the current event. */
 void prof__stop(struct prof *p);
 

@@ -19,6 +19,8 @@ char *prof_help_text(const struct profiler *decl);
 
 /* Parses argv into p->opts and the profiler's own options (in p->priv). 0, 1 (--help), 2. */
 int prof_opts__parse(struct prof *p, int argc, char **argv);
+/* No -e given: the declaration's default_groups become the list, as -e's would. 0 or 2. */
+int prof_event_list__defaults(struct prof *p);
 
 /*
  * One prof_event per parsed spec: filters checked against the format, ATTRs checked and bound,

@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 12
+plan 13
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -132,5 +132,26 @@ kill "$NAP" 2>/dev/null
 
 # 12: a bad --filter pattern is a usage error naming the event
 expect_rc "rundelay -p with letters" 2 "$P" rundelay -p abc --duration 0.1
+
+# 13: -t only bounds the run (PROF_WATCH_TASKS): without --duration, rundelay ends by itself,
+# exit 0, once the thread is gone (a hang guard of 60 s, x3 under ASan, then SIGKILL: 137)
+"$W" naps 1000000 5 &
+NAP=$!
+BG+=("$NAP")
+"$P" rundelay -t "$NAP" -v >"$TMPD/w.out" 2>"$TMPD/w.err" &
+WPID=$!
+BG+=("$WPID")
+wait_running "$TMPD/w.err" "$WPID" && kill "$NAP"
+wait "$NAP" 2>/dev/null
+secs=60
+case ${B_SANITIZE:-} in *address*) secs=$((secs * 3)) ;; esac
+for ((i = 0; i < secs * 20; i++)); do
+	_alive "$WPID" || break
+	sleep 0.05
+done
+kill -KILL "$WPID" 2>/dev/null
+wait "$WPID"
+RC=$?
+check "rundelay -t TID: ends by itself once TID exits, exit 0 (exit $RC)" test "$RC" -eq 0
 
 done_testing

@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 25
+plan 29
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -46,6 +46,30 @@ start_bg() {
 stop_bg() {
 	kill -INT "$BGPID"
 	wait "$BGPID"
+	RC=$?
+}
+# watch_run OUT PID ARGS...: perfscope ARGS -p PID -v in the background (WPID) with stderr in
+# OUT.err, returned once its events are on; 1 when it never got there
+watch_run() {
+	local out=$1 pid=$2
+	shift 2
+	rm -f "$out" "$out.err"
+	"$P" "$@" -p "$pid" -v >"$out" 2>"$out.err" &
+	WPID=$!
+	BG+=("$WPID")
+	wait_running "$out.err" "$WPID"
+}
+# watch_end: waits for WPID to end by itself (a hang guard of 60 s, x3 under ASan, then SIGKILL:
+# RC 137), RC its status
+watch_end() {
+	local secs=60 i
+	case ${B_SANITIZE:-} in *address*) secs=$((secs * 3)) ;; esac
+	for ((i = 0; i < secs * 20; i++)); do
+		_alive "$WPID" || break
+		sleep 0.05
+	done
+	kill -KILL "$WPID" 2>/dev/null
+	wait "$WPID"
 	RC=$?
 }
 
@@ -122,7 +146,24 @@ t = [x for x in o if x.get('final') and 'tid' in x]
 sys.exit(not (t and all(x['tid'] == $NAP for x in t) and any(x['state'] == 'S' for x in t)))" "$OUT"
 kill "$NAP" 2>/dev/null
 
-# 9-13: perf-prof's command lines (its --help examples) with perfscope in place of perf-prof
+# 9-10: -p only bounds the run (PROF_WATCH_TASKS): without --duration, task-state ends by itself,
+# cleanly and without a word, once the process is gone; its rows are still its own
+"${PIN[@]}" "$W" naps 2000 5 &
+NAP=$!
+BG+=("$NAP")
+watch_run "$TMPD/w.json" "$NAP" task-state --perins --format json && kill "$NAP"
+wait "$NAP" 2>/dev/null
+watch_end
+check "task-state -p PID: ends by itself once PID exits, exit 0, said nothing of it (exit $RC)" \
+	bash -c "[ $RC -eq 0 ] && ! grep -q 'exited; stopped' '$TMPD/w.json.err'"
+idle_check "task-state -p PID, ended by its exit: rows only of PID, S among them" json_check "
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+t = [x for x in o if x.get('final') and 'tid' in x]
+sys.exit(not (t and all(x['tid'] == $NAP for x in t) and any(x['state'] == 'S' for x in t)))" \
+	"$TMPD/w.json"
+
+# 11-15: perf-prof's command lines (its --help examples) with perfscope in place of perf-prof
 "${PIN[@]}" "$W" naps 2000 5 &
 NAP=$!
 BG+=("$NAP")
@@ -158,10 +199,10 @@ check "every --help example of task-state and blktrace exits 0${bad:+: $bad}" te
 expect_rc "task-state -S --no-interruptible: usage error" 2 "$P" task-state -S --no-interruptible \
 	--duration 0.1
 
-# 16-25: blktrace on a loop device over a temp file, with mq-deadline so requests are inserted
+# 18-29: blktrace on a loop device over a temp file, with mq-deadline so requests are inserted
 if ! LOOP=$(losetup -f --show "$(truncate -s 32M "$TMPD/disk" && echo "$TMPD/disk")" 2>/dev/null); then
 	LOOP=
-	while [ "$_tap_n" -lt 22 ]; do skip "no loop device (losetup -f failed): blktrace not tested"; done
+	while [ "$_tap_n" -lt 26 ]; do skip "no loop device (losetup -f failed): blktrace not tested"; done
 	expect_rc "blktrace without -d: usage error" 2 "$P" blktrace --duration 0.1
 	expect_rc "blktrace -d nosuchdisk: usage error" 2 "$P" blktrace -d nosuchdisk --duration 0.1
 	expect_rc "blktrace -d a/b: usage error" 2 "$P" blktrace -d a/b --duration 0.1
@@ -199,6 +240,24 @@ o = [json.loads(l) for l in open(sys.argv[1])]
 oc = [l for l in o if l.get('final') and 'outcomes' in l][0]
 sys.exit(not (oc['device'] == '$DEV' and oc['outcomes']['reversed'] == 0
 	and all(l['device'] == '$DEV' for l in o if 'stage' in l)))" "$TMPD/bt.json"
+
+# -p bounds the run, the requests are anyone's (PROF_WATCH_TASKS): another task's writes are
+# counted while a napper is watched, and blktrace ends by itself once the napper is gone
+"$W" naps 2000 5 &
+NAP=$!
+BG+=("$NAP")
+if watch_run "$TMPD/btw.json" "$NAP" blktrace -d "$LOOP" --format json; then
+	"$TMPD/tsdd" if=/dev/zero of="$LOOP" bs=4k count=50 oflag=direct 2>/dev/null
+	kill "$NAP"
+fi
+wait "$NAP" 2>/dev/null
+watch_end
+check "blktrace -p PID: ends by itself once PID exits, exit 0 (exit $RC)" test "$RC" -eq 0
+check "blktrace -p PID: the 50 direct writes of another task counted" json_check '
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+f = {l["stage"]: l for l in o if l.get("final") and "stage" in l}
+sys.exit(not ("total" in f and f["total"]["count"] >= 50))' "$TMPD/btw.json"
 
 # D: the direct writer waits for its I/O uninterruptibly
 start_bg "$TMPD/d.json" task-state --filter tsdd -D --format json

@@ -1,5 +1,6 @@
 /* Unit tests of the shared stack options: -g, perf's --call-graph fp|dwarf[,SIZE] and perf-prof's
- * --user-callchain=dwarf, their defaults, rounding and limits. */
+ * --user-callchain=dwarf, their defaults, rounding and limits; -e lists joined. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -146,6 +147,36 @@ static void t_command_after(void **state)
 	assert_string_equal(o.command[0], "./a.out");
 }
 
+/* -e again joins the lists, each one's start kept (multi-trace's groups); a profiler's own list
+ * (cli_opts_add_events) joins the same way, and one that does not fit changes nothing */
+static void t_events_joined(void **state)
+{
+	static char big[5000];
+	struct cli_opts o;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, CLI_OPT_EVENTS, "-e", "a,b", "-e", "c"), 0);
+	assert_string_equal(o.events, "a,b,c");
+	assert_int_equal(o.nr_event_args, 2);
+	assert_int_equal(o.event_arg_pos[0], 0);
+	assert_int_equal(o.event_arg_pos[1], 4);
+	assert_int_equal(cli_opts_add_events(&o, "d"), 6);
+	assert_string_equal(o.events, "a,b,c,d");
+	assert_int_equal(o.nr_event_args, 3);
+	assert_int_equal(o.event_arg_pos[2], 6);
+	memset(&o, 0, sizeof(o));
+	memset(big, 'x', sizeof(big) - 1);
+	assert_int_equal(cli_opts_add_events(&o, "e"), 0);
+	assert_int_equal(o.nr_event_args, 1);
+	assert_int_equal(cli_opts_add_events(&o, big), -E2BIG);
+	assert_string_equal(o.events, "e");
+	assert_int_equal(o.nr_event_args, 1);
+	/* the first list is kept as given, however long */
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(cli_opts_add_events(&o, big), 0);
+	assert_ptr_equal(o.events, big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +184,7 @@ int main(void)
 		cmocka_unit_test(t_dwarf_refused),	 cmocka_unit_test(t_user_callchain_dwarf),
 		cmocka_unit_test(t_command_after),
 		cmocka_unit_test(t_time_conversions_taken),
+		cmocka_unit_test(t_events_joined),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

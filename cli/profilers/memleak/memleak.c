@@ -150,7 +150,8 @@ static int ml_check(struct prof *p, void *priv)
 			return prof_usage(p, "the path of the C library is too long: %s", ml->libc);
 		len += (size_t)n;
 	}
-	p->opts.events = ml->events;
+	if ((err = prof__add_events(p, ml->events, NULL)))
+		return err;
 	if (every && !p->opts.quiet)
 		fprintf(stderr,
 			"perfscope memleak: following every process that uses %s (-p PID or -- "

@@ -55,11 +55,12 @@ int mt_start(struct prof *p, void *priv)
 				     "to pair one group with itself");
 	mt->nr_links = mt->cycle ? mt->nr_groups : mt->nr_groups - 1;
 	/*
-	 * perf-prof keys events without key= by their instance: the CPU when no task is given, the
-	 * thread otherwise. A cycle of one event (sched_switch out, then in) pairs on a CPU: keyed
-	 * by thread, prev_pid and next_pid of one switch are different threads and never pair.
+	 * perf-prof keys events without key= by their instance: the CPU when the events are
+	 * system wide (rundelay's -p only bounds its run), the thread otherwise. A cycle of one
+	 * event (sched_switch out, then in) pairs on a CPU: keyed by thread, prev_pid and next_pid
+	 * of one switch are different threads and never pair.
 	 */
-	mt->key_cpu = mt->cycle && !p->opts.nr_pids && !p->opts.nr_tids && !p->opts.command;
+	mt->key_cpu = mt->cycle && p->target.per_cpu && !p->target.has_command;
 	for (int l = 0; l < mt->nr_links; l++) {
 		struct mt_link *lk = &mt->links[l];
 		char a[80], b[80];

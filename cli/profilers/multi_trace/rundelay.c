@@ -11,7 +11,6 @@
 #include "multi_trace.h"
 #include "sched_state.h"
 #include "session.h"
-#include "stage_watch.h"
 
 #define RD_STARTS "sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_switch"
 #define RD_ENDS "sched:sched_switch"
@@ -21,7 +20,6 @@ struct rundelay {
 	struct mt mt;
 	const char *filter_comm; /* --filter */
 	char pids[1024]; /* -p/-t: "12,34", filters on the events (system wide) */
-	struct stage_watch watch; /* -p/-t: it stops when they are all gone */
 	struct expr **pass; /* per event: its condition (prev_state, --filter, -p); NULL: none */
 };
 
@@ -127,21 +125,16 @@ static int rundelay_check(struct prof *p, void *priv)
 	rd->mt.hooks = &rd_hooks;
 	/*
 	 * -p/-t become filters: the events stay system wide, since a task is woken from another
-	 * task's context. rundelay stops when they are all gone, as a followed target does. A
-	 * COMMAND is watched system wide while it runs (its children have pids of their own).
+	 * task's context. rundelay stops when they are all gone (PROF_WATCH_TASKS). A COMMAND is
+	 * watched system wide while it runs (its children have pids of their own).
 	 */
-	stage_watch__take(p, &rd->watch);
-	for (int i = 0, n = 0; i < rd->watch.nr; i++) {
+	for (int i = 0, n = 0; i < p->opts.nr_pids + p->opts.nr_tids; i++) {
+		pid_t id = i < p->opts.nr_pids ? p->opts.pids[i] : p->opts.tids[i - p->opts.nr_pids];
+
 		n += snprintf(rd->pids + n, sizeof(rd->pids) - (size_t)n, "%s%d", n ? "," : "",
-			      (int)rd->watch.ids[i]);
+			      (int)id);
 		if ((size_t)n >= sizeof(rd->pids))
 			return prof_usage(p, "too many -p/-t ids");
-	}
-	if (!p->opts.events) {
-		p->opts.events = RD_STARTS "," RD_ENDS;
-		p->opts.nr_event_args = 2;
-		p->opts.event_arg_pos[0] = 0;
-		p->opts.event_arg_pos[1] = (int)strlen(RD_STARTS) + 1;
 	}
 	return mt_check(p, priv);
 }
@@ -182,7 +175,6 @@ static int rundelay_event(struct prof *p, void *priv, struct prof_event *ev,
 static int rundelay_start(struct prof *p, void *priv)
 {
 	struct rundelay *rd = priv;
-	int ret;
 
 	for (int i = 0; i < p->nr_events; i++) {
 		struct prof_event *ev = &p->events_arr[i];
@@ -204,9 +196,6 @@ static int rundelay_start(struct prof *p, void *priv)
 					"%s: applied in user space\n",
 				text, ev->name);
 	}
-	ret = stage_watch__start(p, &rd->watch);
-	if (ret)
-		return ret;
 	return mt_start(p, priv);
 }
 
@@ -219,7 +208,6 @@ static void rundelay_teardown(struct prof *p, void *priv)
 		for (int i = 0; i < p->nr_events; i++)
 			expr__delete(rd->pass[i]);
 	free(rd->pass);
-	stage_watch__close(&rd->watch);
 }
 
 /* The pass hook: the event's own condition, where it has one. */
@@ -277,9 +265,10 @@ const struct profiler profiler_rundelay = {
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = rd_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |
+		 PROF_WATCH_TASKS,
 	.attrs = mt_attrs,
-	.default_events = RD_STARTS "," RD_ENDS,
+	.default_groups = (const char *const[]){ RD_STARTS, RD_ENDS, NULL },
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct rundelay),
 	.ev_priv_size = sizeof(struct mt_ev),

@@ -1,6 +1,4 @@
 /* perfscope syscalls: system call latency and errors per call, a multi-trace preset. */
-#include <string.h>
-
 #include "multi_trace.h"
 
 #define SC_ENTER "raw_syscalls:sys_enter"
@@ -13,12 +11,6 @@ static int syscalls_check(struct prof *p, void *priv)
 
 	if (!mt->impl_text)
 		mt->impl_text = "syscalls";
-	if (!p->opts.events) {
-		p->opts.events = SC_ENTER "," SC_EXIT;
-		p->opts.nr_event_args = 2;
-		p->opts.event_arg_pos[0] = 0;
-		p->opts.event_arg_pos[1] = (int)strlen(SC_ENTER) + 1;
-	}
 	return mt_check(p, priv);
 }
 
@@ -62,7 +54,7 @@ const struct profiler profiler_syscalls = {
 	.opts = mt_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.attrs = mt_attrs,
-	.default_events = SC_ENTER "," SC_EXIT,
+	.default_groups = (const char *const[]){ SC_ENTER, SC_EXIT, NULL },
 	/* nanosleep only: all system calls of a busy machine make the stop drain long backlogs */
 	.conformance_args = "-e raw_syscalls:sys_enter/id==35/ -e raw_syscalls:sys_exit/id==35/ -i 200",
 	.priv_size = sizeof(struct mt),

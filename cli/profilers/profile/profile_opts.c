@@ -276,17 +276,15 @@ int profile_check(struct prof *p, void *priv)
 			.exclude_user = pf->exclude_user,
 			.exclude_hv = 1,
 		};
-		int err = psc_attr__probe(&a);
+		int err = psc_attr__probe(&a), ret;
 
-		if (!err) {
-			p->opts.events = "cycles";
-		} else {
-			p->opts.events = "cpu-clock";
+		if (err)
 			pf->why_event =
 				err == -ENOENT || err == -EOPNOTSUPP
 					? "no hardware PMU on this machine: cycles cannot be sampled"
 					: "cycles cannot be opened here";
-		}
+		if ((ret = prof__add_events(p, err ? "cpu-clock" : "cycles", NULL)))
+			return ret;
 	}
 	/* stacks are what a profile is about: -g is the default (perf-prof's -g still accepted),
 	 * unless only one part was asked for */

@@ -44,18 +44,11 @@ static int bt_check(struct prof *p, void *priv)
 		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
 				  p->opts.positional[0]);
 	/* the device's requests, whoever submits them: -p/-t/COMMAND only bound the run */
-	stage_watch__take(p, &bt->c.watch);
 	if (!bt->device)
 		return prof_usage(p, "-d DEV is required: the block device to follow (lsblk lists "
 				     "them)");
 	if ((ret = bt_resolve_device(p, bt)))
 		return ret;
-	if (!p->opts.events) {
-		snprintf(bt->events_buf, sizeof(bt->events_buf), "%s", BT_EVENTS);
-		p->opts.events = bt->events_buf;
-		p->opts.nr_event_args = 1;
-		p->opts.event_arg_pos[0] = 0;
-	}
 	return stage_core__init(&bt->c);
 }
 
@@ -115,7 +108,7 @@ static int bt_start(struct prof *p, void *priv)
 			snprintf(text + n, sizeof(text) - n, ")");
 		stage_apply_filter(p, ev, text);
 	}
-	return stage_watch__start(p, &bt->c.watch);
+	return 0;
 }
 
 void bt_row_name(uint64_t id, char *buf, size_t len)
@@ -238,8 +231,9 @@ const struct profiler profiler_blktrace = {
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = bt_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
-	.default_events = BT_EVENTS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |
+		 PROF_WATCH_TASKS,
+	.default_groups = (const char *const[]){ BT_EVENTS, NULL },
 	.conformance_args = "-d loop0 -i 200",
 	.priv_size = sizeof(struct bt),
 	.ev_priv_size = sizeof(struct bt_ev),

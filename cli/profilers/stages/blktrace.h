@@ -26,7 +26,7 @@ struct bt_ev {
 };
 
 struct bt {
-	struct stage_core c; /* first: stages.h; its watch: -p/-t, the run lasts while they live */
+	struct stage_core c; /* first: stages.h; -p/-t only bound the run (PROF_WATCH_TASKS) */
 	const char *device;
 	/* state */
 	char disk[64];
@@ -34,7 +34,6 @@ struct bt {
 	uint64_t devs[64]; /* the kernel's dev_t encoding (major << 20 | minor): disk, partitions */
 	int nr_devs;
 	uint64_t other_dev;
-	char events_buf[256];
 };
 
 struct bt_data {

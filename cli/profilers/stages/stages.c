@@ -244,7 +244,6 @@ int stage_core__report(struct prof *p, struct stage_core *c, const struct stage_
 void stage_core__exit(struct prof *p, struct stage_core *c)
 {
 	pair__delete(c->pr);
-	stage_watch__close(&c->watch);
 	if (c->inited)
 		lat_rows__exit(&c->rows);
 	for (int i = 0; i < p->nr_events; i++) {

@@ -13,7 +13,6 @@
 #include "pair.h"
 #include "pair_copy.h"
 #include "profiler.h"
-#include "stage_watch.h"
 
 struct expr;
 
@@ -37,7 +36,6 @@ struct stage_core {
 	struct pair *pr;
 	struct lat_rows rows; /* by row id */
 	struct evprint *ep; /* --than: the outliers' events as text or JSON */
-	struct stage_watch watch;
 	uint64_t ival_counts[PAIR_NR_OUTCOMES];
 	uint64_t outliers, lost_windows, last_time;
 };
@@ -94,7 +92,7 @@ int stage_core__interval(struct prof *p, struct stage_core *c, const struct stag
  * the events skipped. */
 int stage_core__report(struct prof *p, struct stage_core *c, const struct stage_table *t,
 		       const char *what);
-/* The teardown hook's part: the engine, the watch, the rows, the events' printers. */
+/* The teardown hook's part: the engine, the rows, the events' printers. */
 void stage_core__exit(struct prof *p, struct stage_core *c);
 
 #endif

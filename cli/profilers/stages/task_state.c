@@ -47,23 +47,13 @@ static int ts_check(struct prof *p, void *priv)
 	if (p->opts.nr_positional)
 		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
 				  p->opts.positional[0]);
-	ts->c.watch.fd = -1;
 	if ((ts->only_s && ts->no_s) || (ts->only_d && ts->no_d))
 		return prof_usage(p, "-S/-D and --no-interruptible/--no-uninterruptible contradict");
-	/* -p/-t filter system-wide events: a task is woken from another task's context */
-	stage_watch__take(p, &ts->c.watch);
-	for (int i = 0; i < ts->c.watch.nr; i++) {
-		if (ts->c.watch.is_pid[i])
-			ts->pids[ts->nr_pids++] = ts->c.watch.ids[i];
-		else
-			ts->tids[ts->nr_tids++] = ts->c.watch.ids[i];
-	}
-	if (!p->opts.events) {
-		snprintf(ts->events_buf, sizeof(ts->events_buf), "%s", TS_EVENTS);
-		p->opts.events = ts->events_buf;
-		p->opts.nr_event_args = 1;
-		p->opts.event_arg_pos[0] = 0;
-	}
+	/* -p/-t filter system-wide events (PROF_WATCH_TASKS): a task is woken from another's */
+	for (int i = 0; i < p->opts.nr_pids; i++)
+		ts->pids[ts->nr_pids++] = p->opts.pids[i];
+	for (int i = 0; i < p->opts.nr_tids; i++)
+		ts->tids[ts->nr_tids++] = p->opts.tids[i];
 	if (keymap__init(&ts->member, sizeof(uint8_t), 0))
 		return -ENOMEM;
 	ret = stage_core__init(&ts->c);
@@ -177,7 +167,7 @@ static int ts_start(struct prof *p, void *priv)
 	if (p->target.has_command && p->target.launch.pid > 0)
 		ts->pids[ts->nr_pids++] = p->target.launch.pid;
 	ts_apply_filters(p, ts);
-	return stage_watch__start(p, &ts->c.watch);
+	return 0;
 }
 
 static void ts_teardown(struct prof *p, void *priv)
@@ -249,8 +239,9 @@ const struct profiler profiler_task_state = {
 		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
 		       CLI_OPT_IDS_FOLLOW,
 	.opts = ts_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
-	.default_events = TS_EVENTS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |
+		 PROF_WATCH_TASKS,
+	.default_groups = (const char *const[]){ TS_EVENTS, NULL },
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct ts),
 	.ev_priv_size = sizeof(struct ts_ev),

@@ -38,7 +38,7 @@ struct ts_ev {
 };
 
 struct ts {
-	struct stage_core c; /* first: stages.h; its watch: -p/-t, and a COMMAND's process */
+	struct stage_core c; /* first: stages.h */
 	/* options */
 	const char *filter;
 	bool only_s, only_d, no_s, no_d, perins;
@@ -48,10 +48,10 @@ struct ts {
 	int cls_s, cls_d;
 	uint64_t shown; /* rows shown and eligible for outliers: bit per row id < 64 */
 	/* c.rows: by row id; with --perins (tid << 8 | row) too */
+	/* -p/-t (the session watches them: PROF_WATCH_TASKS), and a COMMAND's process */
 	pid_t pids[CLI_MAX_TASKS + 1], tids[CLI_MAX_TASKS];
 	int nr_pids, nr_tids;
 	struct keymap member; /* -p: tid -> 1 of the processes, 2 not */
-	char events_buf[256];
 };
 
 /* What a start carries: its row and, for --than, a copy of the event. */

@@ -66,7 +66,7 @@ static int stat_check(struct prof *p, void *priv)
 	if (ret)
 		return ret;
 	if (s->events_text)
-		p->opts.events = s->events_text;
+		prof__set_events(p, s->events_text);
 	return 0;
 }
 
@@ -290,7 +290,7 @@ const struct profiler profiler_stat = {
 		       CLI_OPT_INTERVAL | CLI_OPT_DURATION | CLI_OPT_FORMAT | CLI_OPT_OUTPUT,
 	.opts = stat_opts,
 	.needs = PROF_TEXT_STDERR,
-	.default_events = DEFAULT_EVENTS,
+	.default_groups = (const char *const[]){ DEFAULT_EVENTS, NULL },
 	/* JSON: the conformance suite reads results on standard output */
 	.conformance_args = "-e task-clock -i 200 --format json",
 	.priv_size = sizeof(struct stat_ctx),

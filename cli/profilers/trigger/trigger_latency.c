@@ -152,26 +152,18 @@ double tlat__threshold_ms(const struct tlat *l)
 
 int tlat_set__check(struct tlat_set *set, struct prof *p)
 {
-	const char *own = p->opts.events ? p->opts.events : p->decl->default_events;
-	size_t len, n;
+	int ret;
 
 	if (!set->nr)
 		return 0;
-	len = strlen(own) + 1;
-	for (int i = 0; i < set->nr; i++)
-		len += strlen(set->v[i]->events) + 1;
-	set->events = malloc(len);
-	if (!set->events)
-		return -ENOMEM;
-	n = (size_t)snprintf(set->events, len, "%s", own);
+	/* after the profiler's own (default) events: each one's place tells its events apart */
 	for (int i = 0; i < set->nr; i++) {
 		struct tlat *l = set->v[i];
 
-		l->pos = (int)n + 1;
+		if ((ret = prof__add_events(p, l->events, &l->pos)))
+			return ret;
 		l->len = (int)strlen(l->events);
-		n += (size_t)snprintf(set->events + n, len - n, ",%s", l->events);
 	}
-	p->opts.events = set->events;
 	/* a start and its end on two CPUs: paired in time order, never ended before started */
 	p->order = true;
 	return 0;
@@ -389,7 +381,5 @@ void tlat_set__free(struct tlat_set *set)
 		free(l->held);
 		free(l);
 	}
-	free(set->events);
 	set->nr = 0;
-	set->events = NULL;
 }

@@ -10,7 +10,7 @@
 /*
  * --latency 'START,END>T': START and END are one event each in the -e syntax (ATTR key=EXPR
  * says what a start and its end share; default the thread). They join the profiler's session
- * as extra events after its own (cpu-clock): tlat_set__check writes the event list.
+ * as extra events after its own (cpu-clock): tlat_set__check adds them (prof__add_events).
  *
  * What a condition measures, per --period and per unit (a CPU: the CPU of the END event; all
  * of them with --machine or a process): the longest latency among the pairs whose end came in
@@ -28,7 +28,6 @@ struct tlat;
 struct tlat_set {
 	struct tlat *v[TLAT_MAX];
 	int nr;
-	char *events; /* the profiler's default events, then each condition's two */
 };
 
 /* The ATTRs the latency events take (key=EXPR), for the profiler's declaration. */
@@ -46,7 +45,8 @@ double tlat__threshold_ms(const struct tlat *l);
 
 /*
  * Options parsed: the events of the session become the profiler's defaults followed by the
- * conditions' events, in time order (a start and its end may come from two CPUs). 0 or -ENOMEM.
+ * conditions' events, in time order (a start and its end may come from two CPUs). 0 or 2 (the
+ * lists too long, said).
  */
 int tlat_set__check(struct tlat_set *set, struct prof *p);
 /*

@@ -34,7 +34,7 @@ static int open_rates(struct trigger *t)
 				return err;
 			fprintf(stderr, "perfscope trigger: --rate %s: cannot count it: %s\n",
 				c->event, psc_strerror_open(err, c->event, why, sizeof(why)));
-			return 1;
+			return err ? err : -EINVAL; /* said: the start hook's failure, exit 1 */
 		}
 	}
 	return 0;
