@@ -1,6 +1,7 @@
 /* session_watch: what the loop waits on besides the rings: extra fds, timers, the target's pidfds,
  * signals and the drain they may cut. */
 #include "session_internal.h"
+#include "timer.h"
 
 /* ---- epoll tags: which fd woke the loop ---- */
 
@@ -122,25 +123,6 @@ void session_end_fds(struct session *s)
 	}
 }
 
-static int timer_fd(uint64_t first_ns, uint64_t period_ns)
-{
-	struct itimerspec its = {
-		.it_value = { first_ns / 1000000000ull, first_ns % 1000000000ull },
-		.it_interval = { period_ns / 1000000000ull, period_ns % 1000000000ull },
-	};
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	if (timerfd_settime(fd, 0, &its, NULL)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 static int open_pidfd(pid_t pid, bool thread)
 {
 #ifdef SYS_pidfd_open
@@ -180,14 +162,14 @@ int session_setup_fds(struct session *s)
 	if (s->opts.interval_ms > 0) {
 		uint64_t ns = (uint64_t)s->opts.interval_ms * 1000000ull;
 
-		s->intfd = timer_fd(ns, ns);
+		s->intfd = timer__open(ns, ns);
 		if (s->intfd < 0 || (err = epoll_add(s, s->intfd, TAG_INTERVAL)))
 			return s->intfd < 0 ? s->intfd : err;
 	}
 	if (s->opts.duration_s > 0) {
 		uint64_t ns = (uint64_t)(s->opts.duration_s * 1e9);
 
-		s->durfd = timer_fd(ns ? ns : 1, 0);
+		s->durfd = timer__open(ns ? ns : 1, 0);
 		if (s->durfd < 0 || (err = epoll_add(s, s->durfd, TAG_DURATION)))
 			return s->durfd < 0 ? s->durfd : err;
 	}
@@ -363,9 +345,7 @@ void session_check_signals(struct session *s)
 
 void session_on_timer(struct session *s, int fd, bool interval)
 {
-	uint64_t ticks;
-
-	if (read(fd, &ticks, sizeof(ticks)) != (ssize_t)sizeof(ticks))
+	if (!timer__ticks(fd))
 		return;
 	if (!interval) {
 		if (s->end == SESSION_RUNNING)

@@ -9,23 +9,22 @@
 void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s,
 		    const char *indent)
 {
-	struct mt_ev *me = p->events_arr[ev_idx].priv;
+	const struct prof_event *ev = &p->events_arr[ev_idx];
 
-	if (!me->print_ok)
+	if (!ev->print)
 		return;
 	if (indent && *indent)
 		out__printf(p->out, "%s", indent);
-	evprint__text(mt->ep, p->out, &me->print, cpu, prof__comm(p, s->pid, s->tid), s);
+	prof__print(p, ev, cpu, s);
 }
 
 void mt_json_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s)
 {
-	struct mt_ev *me = p->events_arr[ev_idx].priv;
+	const struct prof_event *ev = &p->events_arr[ev_idx];
 
 	json__obj(&p->json);
-	if (me->print_ok)
-		evprint__json_members(mt->ep, &p->json, &me->print, cpu,
-				      prof__comm(p, s->pid, s->tid), s);
+	if (ev->print)
+		prof__print_members(p, ev, cpu, s);
 	json__end(&p->json);
 }
 

@@ -105,12 +105,8 @@ int mt_check(struct prof *p, void *priv)
 				     "--only-than T or --lower T too");
 	if (p->opts.events && p->opts.nr_event_args > MT_MAX_GROUPS)
 		return prof_usage(p, "at most %d -e groups", MT_MAX_GROUPS);
-	if (mt->print_outliers || mt->detail) {
-		mt->ep = evprint__new(NULL);
-		if (!mt->ep)
-			return -errno;
-	}
-	return 0;
+	/* the outliers' events, and those around them, printed */
+	return mt->print_outliers || mt->detail ? prof__use_printer(p) : 0;
 }
 
 /* Which -e an event came from: the last -e that began at or before its text. */
@@ -190,12 +186,6 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 	if (mt->impl == MT_SYSCALLS) {
 		me->sc_id = int_field(ev, "id");
 		me->sc_ret = int_field(ev, "ret");
-	}
-	if (mt->ep) {
-		ret = evprint_event__init(&me->print, mt->ep, ev->name, ev->fmt);
-		if (ret)
-			return ret;
-		me->print_ok = true;
 	}
 	return 0;
 }

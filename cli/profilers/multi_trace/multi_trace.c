@@ -79,8 +79,6 @@ int mt_start(struct prof *p, void *priv)
 links_done:
 	if (mt->detail && mt_detail__init(p, mt))
 		return -ENOMEM;
-	if (mt->ep)
-		evprint__set_callchain(mt->ep, prof__callchain(p));
 	mt->ival_start = mono_ns();
 	return 0;
 }
@@ -100,12 +98,9 @@ void mt_teardown(struct prof *p, void *priv)
 			expr__delete(me->key);
 		if (me->own_size)
 			expr__delete(me->size);
-		if (me->print_ok)
-			evprint_event__exit(&me->print);
 	}
 	mt_detail__delete(mt->dt);
 	mt_call__delete(mt->call);
-	evprint__delete(mt->ep);
 }
 
 const struct profiler profiler_multi_trace = {

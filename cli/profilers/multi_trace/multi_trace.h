@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "evprint.h"
 #include "hist.h"
 #include "keymap.h"
 #include "lat_row.h"
@@ -70,8 +69,6 @@ struct mt_ev {
 	struct expr *role; /* role=EXPR: bit 0 start, bit 1 end; NULL: both where possible */
 	bool untraced;
 	bool trigger; /* trigger ATTR: each of its events prints the tables, as -i does */
-	struct evprint_event print;
-	bool print_ok;
 	const struct psc_tp_field *sc_id, *sc_ret; /* syscalls: id and ret of the end event */
 	struct expr *size; /* kmemprof: the bytes of an allocation (size=, else bytes_alloc) */
 	bool own_size;
@@ -102,7 +99,6 @@ struct mt {
 	int nr_groups;
 	struct mt_link links[MT_MAX_GROUPS];
 	int nr_links;
-	struct evprint *ep;
 	struct mt_detail *dt;
 	struct mt_call *call; /* --impl call, call-delay */
 	uint64_t outliers;

@@ -9,7 +9,6 @@
 
 #include "blktrace.h"
 #include "duration.h"
-#include "evprint.h"
 #include "expr.h"
 
 #define BT_EVENTS "block:block_getrq,block:block_rq_insert,block:block_rq_issue,block:block_rq_complete"
@@ -49,7 +48,7 @@ static int bt_check(struct prof *p, void *priv)
 				     "them)");
 	if ((ret = bt_resolve_device(p, bt)))
 		return ret;
-	return stage_core__init(&bt->c);
+	return stage_core__init(p, &bt->c);
 }
 
 static int bt_stage(const struct prof_event *ev)
@@ -65,7 +64,6 @@ static int bt_stage(const struct prof_event *ev)
 static int bt_event(struct prof *p, void *priv, struct prof_event *ev,
 		    struct perf_event_attr *attr)
 {
-	struct bt *bt = priv;
 	struct bt_ev *be = ev->priv;
 	int ret;
 
@@ -79,7 +77,7 @@ static int bt_event(struct prof *p, void *priv, struct prof_event *ev,
 	if ((ret = stage_compile(p, ev, BT_KEY, &be->key)) ||
 	    (ret = stage_compile(p, ev, "dev", &be->dev)))
 		return ret;
-	return stage_ev__init(&bt->c, &be->se, ev);
+	return 0;
 }
 
 static int bt_start(struct prof *p, void *priv)

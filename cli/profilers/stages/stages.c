@@ -20,29 +20,15 @@ int stage_opt_than(struct prof *p, void *priv, const char *arg)
 	return duration__opt(p, "--than", arg, &((struct stage_core *)priv)->than);
 }
 
-int stage_core__init(struct stage_core *c)
+int stage_core__init(struct prof *p, struct stage_core *c)
 {
-	if (c->than) {
-		c->ep = evprint__new(NULL);
-		if (!c->ep)
-			return -errno;
-	}
+	int err = c->than ? prof__use_printer(p) : 0;
+
+	if (err)
+		return err;
 	if (lat_rows__init(&c->rows))
 		return -ENOMEM;
 	c->inited = true;
-	return 0;
-}
-
-int stage_ev__init(struct stage_core *c, struct stage_ev *se, struct prof_event *ev)
-{
-	int ret;
-
-	if (!c->ep)
-		return 0;
-	ret = evprint_event__init(&se->print, c->ep, ev->name, ev->fmt);
-	if (ret)
-		return ret;
-	se->print_ok = true;
 	return 0;
 }
 
@@ -53,11 +39,7 @@ int stage_core__start(struct prof *p, struct stage_core *c, const struct pair_im
 				.unordered = !p->order };
 
 	c->pr = pair__new(&po);
-	if (!c->pr)
-		return -errno;
-	if (c->ep)
-		evprint__set_callchain(c->ep, prof__callchain(p));
-	return 0;
+	return c->pr ? 0 : -errno;
 }
 
 void stage_apply_filter(struct prof *p, struct prof_event *ev, const char *text)
@@ -104,19 +86,18 @@ void stage_core__lost(struct prof *p, struct stage_core *c)
 static void print_event(struct prof *p, struct stage_core *c, int idx, int cpu,
 			const struct psc_sample *s, bool json)
 {
-	struct stage_ev *se = p->events_arr[idx].priv;
+	const struct prof_event *ev = &p->events_arr[idx];
 
 	if (json) {
 		json__obj(&p->json);
-		if (se->print_ok)
-			evprint__json_members(c->ep, &p->json, &se->print, cpu,
-					      prof__comm(p, s->pid, s->tid), s);
+		if (ev->print)
+			prof__print_members(p, ev, cpu, s);
 		json__end(&p->json);
 		return;
 	}
-	if (se->print_ok) {
+	if (ev->print) {
 		out__printf(p->out, "  ");
-		evprint__text(c->ep, p->out, &se->print, cpu, prof__comm(p, s->pid, s->tid), s);
+		prof__print(p, ev, cpu, s);
 	}
 }
 
@@ -246,11 +227,4 @@ void stage_core__exit(struct prof *p, struct stage_core *c)
 	pair__delete(c->pr);
 	if (c->inited)
 		lat_rows__exit(&c->rows);
-	for (int i = 0; i < p->nr_events; i++) {
-		struct stage_ev *se = p->events_arr[i].priv;
-
-		if (se && se->print_ok)
-			evprint_event__exit(&se->print);
-	}
-	evprint__delete(c->ep);
 }

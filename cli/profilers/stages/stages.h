@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "evprint.h"
 #include "hist.h"
 #include "keymap.h"
 #include "lat_row.h"
@@ -35,23 +34,18 @@ struct stage_core {
 	bool inited; /* rows */
 	struct pair *pr;
 	struct lat_rows rows; /* by row id */
-	struct evprint *ep; /* --than: the outliers' events as text or JSON */
 	uint64_t ival_counts[PAIR_NR_OUTCOMES];
 	uint64_t outliers, lost_windows, last_time;
 };
 
 struct stage_ev {
-	struct evprint_event print;
-	bool print_ok;
 	uint64_t errors; /* fields that could not be read: skipped, reported */
 };
 
 /* --than T for a priv whose first member is a struct stage_core. */
 int stage_opt_than(struct prof *p, void *priv, const char *arg);
-/* The check hook's part: the printer under --than, the rows. */
-int stage_core__init(struct stage_core *c);
-/* The event hook's part: ev printed by its format under --than. */
-int stage_ev__init(struct stage_core *c, struct stage_ev *se, struct prof_event *ev);
+/* The check hook's part: the printer under --than (prof__use_printer), the rows. */
+int stage_core__init(struct prof *p, struct stage_core *c);
 /* The start hook's part: the pair engine over impl (ctx: the preset), stacks in the printer. */
 int stage_core__start(struct prof *p, struct stage_core *c, const struct pair_impl *impl,
 		      void *ctx);

@@ -56,7 +56,7 @@ static int ts_check(struct prof *p, void *priv)
 		ts->tids[ts->nr_tids++] = p->opts.tids[i];
 	if (keymap__init(&ts->member, sizeof(uint8_t), 0))
 		return -ENOMEM;
-	ret = stage_core__init(&ts->c);
+	ret = stage_core__init(p, &ts->c);
 	if (ret && !ts->c.inited)
 		keymap__exit(&ts->member);
 	return ret;
@@ -135,7 +135,7 @@ static int ts_event(struct prof *p, void *priv, struct prof_event *ev,
 		if (cond[0] && (ret = stage_compile(p, ev, cond, &te->pass_a)))
 			return ret;
 	}
-	return stage_ev__init(&ts->c, &te->se, ev);
+	return 0;
 }
 
 static int ts_start(struct prof *p, void *priv)
