@@ -118,10 +118,15 @@ o = [json.loads(l) for l in open(sys.argv[1])]
 f = {l["state"]: l for l in o if l.get("final") and "state" in l}
 n = {k: f[k]["count"] if k in f else 0 for k in ("S", "RD", "R")}
 if n["S"] >= 20 and n["RD"] >= 20 and n["R"] >= 19: sys.exit(0)
-print("# counts", n)
+oc = [l for l in o if l.get("final") and l.get("task_state") == "outcomes"]
+kd = oc[0].get("kernel_dropped", 0) if oc else 0
+print("# counts", n, "kernel_dropped", kd)
+# the kernel said it dropped events (kdrop.h): the CPU the probe found delivering did not, this run
+if kd and 20 - min(n["S"], n["RD"]) <= kd: sys.exit(4)
 sys.exit(3 if n["S"] >= 19 and n["RD"] >= 19 and n["R"] >= 18 else 1)' "$TMPD/all.json"
 	case $? in
 	0) ok "$D" ;;
+	4) skip "$D: the naps not seen were dropped by the kernel this run (kernel_dropped, kdrop.h)" ;;
 	3) todo_check "one nap of 20 unseen in S and RD, cause open" "$D" false ;;
 	*) fail "$D" ;;
 	esac
