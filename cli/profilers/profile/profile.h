@@ -62,7 +62,7 @@ struct profile {
 	uint64_t than_window_ns;
 	uint64_t hot_windows;
 	/* report-time scratch */
-	struct cc_frame frames[MAX_FRAMES];
+	struct frame frames[MAX_FRAMES];
 	char fold[16384];
 	struct func *funcs;
 	size_t nr_funcs, cap_funcs;
