@@ -7,8 +7,8 @@
 
 #define BUILD_ID_TEXT (2 * 20 + 1)
 
-int pprof__add_frames(struct pprof *pp, const struct frame *frames, size_t n,
-		      const int64_t *values, const struct pprof_label *labels, size_t nr_labels)
+int pprof__add_frames(struct pprof *pp, const struct frame *frames, size_t n, const int64_t *values,
+		      const struct pprof_label *labels, size_t nr_labels)
 {
 	/* not zeroed: every field read is written below (a profile adds tens of thousands) */
 	struct pprof_frame *pfr = malloc((n ? n : 1) * sizeof(*pfr));

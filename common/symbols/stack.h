@@ -19,7 +19,7 @@ struct frame {
 	uint64_t ip; /* as sampled (a caller's return address for outer frames) */
 	const char *sym; /* demangled function; NULL when unknown */
 	uint64_t off; /* ip - the symbol's start */
-	const char *dso; /* as text shows it: binary basename, "[kernel.kallsyms]", module, "[vdso]" */
+	const char *dso; /* as text shows it: basename, "[kernel.kallsyms]", module, "[vdso]" */
 	const char *path; /* the mapped file ("/usr/lib/x86_64-linux-gnu/libc.so.6"); kernel: dso */
 	uint64_t map_start, map_limit, map_pgoff; /* user frames in a known mapping; else 0 */
 	uint64_t file_off; /* ip's offset in its file (same in every run), 0 when unmapped */

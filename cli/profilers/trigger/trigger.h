@@ -11,7 +11,7 @@
 #include "capsched.h"
 #include "condition.h"
 #include "cpustat.h"
-#include "flame.h"
+#include "stack_table.h"
 #include "flightrec.h"
 #include "prof.h"
 #include "svclog.h"
@@ -28,7 +28,8 @@ struct capture {
 	const struct cond *cond;
 	double value; /* the mean over the --for window */
 	uint64_t fire_real_ns; /* wall clock at the fire, for its name and "start" */
-	struct flame *fl;
+	struct stack_table stacks; /* by address: symbolized once, when the capture is written */
+	bool on; /* stacks set up */
 	uint64_t samples, before_samples, lost, dropped;
 	int seq;
 };
@@ -68,7 +69,6 @@ struct trigger {
 	int nr_written, nr_failed;
 	uint64_t lost; /* all samples the kernel dropped */
 	struct capdir_stats ds;
-	char fold[8192];
 
 	struct svclog log; /* --log FILE: every line also appended there, reopened at SIGHUP */
 	struct prof *p;
