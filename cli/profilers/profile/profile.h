@@ -140,6 +140,9 @@ bool profile_file_format(enum pf_format f);
 bool profile_ends_with(const char *s, const char *suffix);
 char *profile_slice_name(const char *path, uint64_t seq);
 FILE *profile_fopen_slice(struct prof *p, const char *path, uint64_t seq, bool sliced, char **name);
+struct flame;
+struct flame *profile_build_flame(struct prof *p, struct profile *pf, struct stack_ent **arr,
+				  size_t nr);
 int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
 		       struct stack_ent **arr, size_t nr, double secs, FILE *f, const char *what);
 

@@ -11,8 +11,8 @@
 #include "profile.h"
 
 /* The profile's stacks folded (kernel frames "_[k]" for the colors). NULL: no memory. */
-static struct flame *build_flame(struct prof *p, struct profile *pf, struct stack_ent **arr,
-				 size_t nr, bool ksuffix)
+struct flame *profile_build_flame(struct prof *p, struct profile *pf, struct stack_ent **arr,
+				  size_t nr)
 {
 	struct flame *fl = flame__new();
 
@@ -20,7 +20,7 @@ static struct flame *build_flame(struct prof *p, struct profile *pf, struct stac
 		return NULL;
 	for (size_t i = 0; i < nr; i++) {
 		int n = profile_resolve(p, pf, arr[i]);
-		size_t len = profile_fold(pf, arr[i], n, ksuffix);
+		size_t len = profile_fold(pf, arr[i], n, true);
 
 		if (flame__add(fl, pf->fold, len, arr[i]->count))
 			pf->dropped += arr[i]->count;
@@ -112,7 +112,7 @@ int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
 		char title[300], sub[300];
 		struct flame_svg_opts o = { .title = title, .subtitle = sub };
 
-		fl = build_flame(p, pf, arr, nr, true);
+		fl = profile_build_flame(p, pf, arr, nr);
 		snprintf(title, sizeof(title), "perfscope profile: %s", p->title);
 		profile_describe(p, pf, sub, sizeof(sub));
 		if (fl)
@@ -120,7 +120,7 @@ int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
 		if (fclose(f) && !err)
 			err = -errno;
 	} else {
-		fl = build_flame(p, pf, arr, nr, true);
+		fl = profile_build_flame(p, pf, arr, nr);
 		err = fl ? flame__write_file(fl, f) : (fclose(f), -ENOMEM);
 	}
 	if (err)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "flame.h"
 #include "profile.h"
 
 /* A new profile begins: the stacks written are let go of, the counts start again. */
@@ -69,24 +70,13 @@ int profile_write(struct prof *p, struct profile *pf, uint64_t now)
 		profile_write_text(p, pf, o, secs);
 	}
 	if (pf->flame_graph) {
-		char *name = NULL;
-		const char *base = pf->flame_graph;
-		char *path = NULL;
-		FILE *f;
+		/* the skeleton's --flame-graph, fed this profile's stacks: one file per -i slice */
+		char *path = prof__flame_path(pf->flame_graph, sliced ? pf->seq : 0);
+		struct flame *fl = path ? profile_build_flame(p, pf, arr, nr) : NULL;
+		int e2 = fl ? prof__flame_write(p, fl, NULL, path, "samples") : -ENOMEM;
 
-		/* perf-prof's name: FILE.folded */
-		if (asprintf(&path, "%s%s", base,
-			     profile_ends_with(base, ".folded") ? "" : ".folded") < 0)
-			path = NULL;
-		f = path ? profile_fopen_slice(p, path, pf->seq, sliced, &name) : NULL;
-		if (f) {
-			int e2 = profile_write_file(p, pf, PF_FOLDED, arr, nr, secs, f, name);
-
-			err = err ? err : e2;
-		} else {
-			err = err ? err : -EIO;
-		}
-		free(name);
+		err = err ? err : e2 ? -EIO : 0;
+		flame__delete(fl);
 		free(path);
 	}
 	if (o)
