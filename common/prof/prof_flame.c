@@ -28,8 +28,8 @@ FILE *prof__flame_open(struct prof *p, const char *path)
 	FILE *f = fopen(path, "we");
 
 	if (!f)
-		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n", p->name,
-			path, strerror(errno));
+		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
+			p->name, path, strerror(errno));
 	return f;
 }
 
@@ -44,8 +44,8 @@ int prof__flame_write(struct prof *p, const struct flame *fl, FILE *f, const cha
 		return 1;
 	err = flame__write_file(fl, f); /* closes f */
 	if (err) {
-		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n", p->name,
-			path, strerror(-err));
+		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
+			p->name, path, strerror(-err));
 		return 1;
 	}
 	if (!p->opts.quiet)
