@@ -95,7 +95,7 @@ uint32_t leak__stack(struct leak *lk, struct callchain *cc, const struct psc_sam
 		     const char *comm)
 {
 	uint64_t h = HASH_FNV_BASIS; /* a collision would merge two stacks */
-	char buf[8192];
+	char buf[STACK_FOLD_MAX];
 	bool created;
 	uint32_t *slot, id;
 	int n;

@@ -34,6 +34,11 @@ struct frame {
  * frame__name cuts longer ones (C++ templates) here, so a name is the same in every format.
  */
 #define FRAME_NAME_MAX 2048
+/*
+ * The longest folded stack every writer keeps, its NUL included: a deeper one is cut at its leaf
+ * end (stack__fold writes the root first), still one stack.
+ */
+#define STACK_FOLD_MAX 16384
 
 enum stack_flags {
 	STACK_NO_KERNEL = 1 << 0, /* drop kernel frames */

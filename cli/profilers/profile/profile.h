@@ -63,7 +63,7 @@ struct profile {
 	uint64_t hot_windows;
 	/* report-time scratch */
 	struct frame frames[MAX_FRAMES];
-	char fold[16384];
+	char fold[STACK_FOLD_MAX];
 	struct func *funcs;
 	size_t nr_funcs, cap_funcs;
 	struct keymap func_idx; /* name hash -> index + 1 chain head */

@@ -12,7 +12,6 @@
 #include "pprof_frames.h"
 
 #define MAX_FRAMES CALLCHAIN_MAX_FRAMES
-#define FOLD_MAX 16384 /* a folded stack's bytes, as profile keeps them */
 
 /* The stacks symbolized once, into both the folded set and the pprof; scratch for one stack. */
 struct capbuild {
@@ -33,10 +32,11 @@ static void add_stack(struct capbuild *b, struct callchain *cc, const struct sta
 	int err;
 
 	if (b->fl && !b->fl_err) {
-		int len = stack__fold(b->frames, n, comm, FOLD_KERNEL_SUFFIX, b->fold, FOLD_MAX);
+		int len = stack__fold(b->frames, n, comm, FOLD_KERNEL_SUFFIX, b->fold,
+				      STACK_FOLD_MAX);
 
-		if (len >= FOLD_MAX)
-			len = FOLD_MAX - 1; /* cut at the leaf end: still one stack */
+		if (len >= STACK_FOLD_MAX)
+			len = STACK_FOLD_MAX - 1; /* cut at the leaf end: still one stack */
 		b->fl_err = flame__add(b->fl, b->fold, (size_t)len, e->count);
 	}
 	if (b->pp && !b->pp_err) {
@@ -72,7 +72,7 @@ static void build(struct capbuild *b, struct callchain *cc, const struct stack_t
 	b->pp = new_pprof(o, b->period);
 	b->pp_err = b->pp ? 0 : (errno ? -errno : -ENOMEM);
 	b->frames = malloc(MAX_FRAMES * sizeof(*b->frames));
-	b->fold = malloc(FOLD_MAX);
+	b->fold = malloc(STACK_FOLD_MAX);
 	arr = stack_table__sorted(st, &nr);
 	if (!b->frames || !b->fold || (!arr && st->nr)) {
 		b->fl_err = b->pp_err = -ENOMEM;
