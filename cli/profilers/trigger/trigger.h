@@ -57,8 +57,9 @@ struct trigger {
 	struct flightrec *fr;
 	/*
 	 * Stacks symbolized only when a capture is written: processes' maps are read from /proc
-	 * then (lazily), not followed through every fork and mmap of the machine while waiting,
-	 * which cost most of the standby CPU on a busy machine (2-3 ms/s at a build's churn).
+	 * when a capture first meets them, not followed through every fork and mmap of the
+	 * machine while waiting, which cost most of the standby CPU on a busy machine (2-3 ms/s at
+	 * a build's churn).
 	 */
 	struct callchain *cc;
 	struct capture *caps; /* per unit */
