@@ -13,7 +13,7 @@
  * named by frame__name, with its address, mapping and build-id, so pprof can map it back to
  * its file. 0 or -ENOMEM.
  */
-int pprof__add_frames(struct pprof *pp, const struct frame *frames, size_t n,
-		      const int64_t *values, const struct pprof_label *labels, size_t nr_labels);
+int pprof__add_frames(struct pprof *pp, const struct frame *frames, size_t n, const int64_t *values,
+		      const struct pprof_label *labels, size_t nr_labels);
 
 #endif

@@ -122,17 +122,15 @@ static void test_cc_fold(void **state)
 static void test_cc_json(void **state)
 {
 	struct frame u = { .ip = 0x401010,
-			      .sym = "leaf",
-			      .off = 16,
-			      .dso = "app",
-			      .path = "/usr/bin/app",
-			      .map_start = 0x400000,
-			      .map_limit = 0x500000,
-			      .file_off = 0x1010,
-			      .mapped = true };
-	struct frame k = { .ip = 0xffffffff81000010,
-			      .dso = "[kernel.kallsyms]",
-			      .kernel = true };
+			   .sym = "leaf",
+			   .off = 16,
+			   .dso = "app",
+			   .path = "/usr/bin/app",
+			   .map_start = 0x400000,
+			   .map_limit = 0x500000,
+			   .file_off = 0x1010,
+			   .mapped = true };
+	struct frame k = { .ip = 0xffffffff81000010, .dso = "[kernel.kallsyms]", .kernel = true };
 	int fd = memfd_create("out", 0);
 	struct out *o = out__new(fd, 0);
 	char got[512] = "";

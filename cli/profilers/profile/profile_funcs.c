@@ -40,7 +40,7 @@ size_t profile_fold(struct profile *pf, const struct stack_ent *e, int n, bool k
 	else
 		snprintf(root, sizeof(root), "%s", frame__root(e->comm));
 	len = stack__fold(pf->frames, n, root, ksuffix ? FOLD_KERNEL_SUFFIX : 0, pf->fold,
-			      sizeof(pf->fold));
+			  sizeof(pf->fold));
 	if (len < 0)
 		return 0;
 	return (size_t)len < sizeof(pf->fold) ? (size_t)len : sizeof(pf->fold) - 1;
