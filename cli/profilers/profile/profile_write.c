@@ -70,7 +70,7 @@ int profile_write(struct prof *p, struct profile *pf, uint64_t now)
 		profile_write_text(p, pf, o, secs);
 	}
 	if (pf->flame_graph) {
-		/* the skeleton's --flame-graph, fed this profile's stacks: one file per -i slice */
+		/* --flame-graph as every profiler writes it (prof_flame.c): one file per -i slice */
 		char *path = prof__flame_path(pf->flame_graph, sliced ? pf->seq : 0);
 		struct flame *fl = path ? profile_build_flame(p, pf, arr, nr) : NULL;
 		int e2 = fl ? prof__flame_write(p, fl, NULL, path, "samples") : -ENOMEM;
