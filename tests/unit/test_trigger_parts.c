@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <cmocka.h>
 
 #include <linux/perf_event.h>
@@ -25,7 +24,7 @@
 #include "cpustat.h"
 #include "flame.h"
 #include "flightrec.h"
-#include "profile.pb-c.h"
+#include "pprof_read.h"
 
 static void t_cpustat_shares(void **state)
 {
@@ -213,30 +212,6 @@ static void t_capdir_budget(void **state)
 	snprintf(sub, sizeof(sub), "%s/a", dir);
 	rmdir(sub);
 	rmdir(dir);
-}
-
-/* The gunzipped bytes of path (a pprof file). */
-static uint8_t *gunzip_file(const char *path, size_t *len)
-{
-	gzFile gz = gzopen(path, "rb");
-	size_t cap = 1 << 16;
-	uint8_t *buf = malloc(cap);
-	int n;
-
-	assert_non_null(gz);
-	assert_non_null(buf);
-	*len = 0;
-	while ((n = gzread(gz, buf + *len, (unsigned int)(cap - *len))) > 0) {
-		*len += (size_t)n;
-		if (*len == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-	}
-	assert_true(n == 0);
-	gzclose(gz);
-	return buf;
 }
 
 /* The pprof of a capture keeps every frame's address, and this binary's mapping its build-id. */
