@@ -69,7 +69,7 @@ struct engines {
 	uint64_t delay_sum, delays; /* run delays of the pairs */
 	uint64_t folded, fold_failed; /* switches out folded, not foldable */
 	uint64_t loss_windows;
-	char fold[8192];
+	char fold[STACK_FOLD_MAX];
 };
 
 /* ---- the pair engine's hook: what a pair means here ---- */

@@ -172,29 +172,20 @@ static void km_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, 
 	leak__lost(km->lk, mono_ns()); /* a loss heard now happened before now */
 }
 
+/* --flame-graph: the leaking stacks weighted by bytes. 1 when they could not be written. */
 static int write_flame(struct prof *p, struct km *km, const struct leak_group *g, size_t nr)
 {
 	struct flame *fl = flame__new();
-	char *path = NULL;
-	size_t n = strlen(km->flame_path);
-	int err = 0;
+	char *path = prof__flame_path(km->flame_path, 0);
+	int err = fl && path ? 0 : -ENOMEM;
 
-	if (!fl)
-		return -ENOMEM;
 	for (size_t i = 0; i < nr && !err; i++)
 		err = flame__add(fl, g[i].folded, strlen(g[i].folded), g[i].bytes);
-	if (!err &&
-	    asprintf(&path, "%s%s", km->flame_path,
-		     n > 7 && !strcmp(km->flame_path + n - 7, ".folded") ? "" : ".folded") < 0)
-		path = NULL, err = -ENOMEM;
-	if (!err)
-		err = flame__write(fl, path);
 	if (err)
-		fprintf(stderr, "perfscope kmemleak: cannot write the leaking stacks to '%s': %s\n",
-			path ? path : km->flame_path, strerror(-err));
-	else if (!p->opts.quiet)
-		fprintf(stderr, "perfscope kmemleak: %zu leaking stacks folded into %s\n", nr,
-			path);
+		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
+			p->name, path ? path : km->flame_path, strerror(-err));
+	else
+		err = prof__flame_write(p, fl, NULL, path, "bytes");
 	free(path);
 	flame__delete(fl);
 	return err ? 1 : 0;

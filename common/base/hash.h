@@ -12,6 +12,22 @@ static inline uint64_t hash__mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
+/* FNV-1a's 64-bit offset basis: the h to start hash__fnv with. */
+#define HASH_FNV_BASIS 0xcbf29ce484222325ull
+
+/*
+ * FNV-1a, 64 bits, of the n bytes at p, continuing from h (HASH_FNV_BASIS, or a previous
+ * result to hash several parts as one): texts of stacks, a stack's addresses.
+ */
+static inline uint64_t hash__fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
 /*
  * The first n bytes of s, or up to its NUL (a fixed-size comm): FNV-1a's multiply. Its start
  * value is not FNV's offset basis; kept because a table's order (ties in a profile) follows it.

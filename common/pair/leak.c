@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "callchain.h"
+#include "hash.h"
 #include "keymap.h"
 #include "leak.h"
 
@@ -59,21 +60,9 @@ void leak__delete(struct leak *lk)
 	free(lk);
 }
 
-/* FNV-1a, 64 bits: stacks are told apart by it (a collision would merge two stacks). */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static uint32_t intern(struct leak *lk, const char *text, size_t len)
 {
-	uint64_t h = fnv(0xcbf29ce484222325ull, text, len);
+	uint64_t h = hash__fnv(HASH_FNV_BASIS, text, len);
 	bool created;
 	uint32_t *id = keymap__insert(&lk->by_fold, h, &created);
 
@@ -105,8 +94,8 @@ fail:
 uint32_t leak__stack(struct leak *lk, struct callchain *cc, const struct psc_sample *s,
 		     const char *comm)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	char buf[8192];
+	uint64_t h = HASH_FNV_BASIS; /* a collision would merge two stacks */
+	char buf[STACK_FOLD_MAX];
 	bool created;
 	uint32_t *slot, id;
 	int n;
@@ -124,8 +113,8 @@ uint32_t leak__stack(struct leak *lk, struct callchain *cc, const struct psc_sam
 	nr = callchain__sample_ips(cc, s, &ips);
 	if (!nr)
 		return 0;
-	h = fnv(h, &s->pid, sizeof(s->pid));
-	h = fnv(h, ips, nr * sizeof(uint64_t));
+	h = hash__fnv(h, &s->pid, sizeof(s->pid));
+	h = hash__fnv(h, ips, nr * sizeof(uint64_t));
 	slot = keymap__find(&lk->raw, h);
 	if (slot)
 		return *slot;

@@ -409,24 +409,13 @@ static int prepare_streaming(struct prof *p)
 	int err;
 
 	if (p->opts.flame_graph) {
-		const char *f = p->opts.flame_graph;
-		size_t n = strlen(f);
-
-		/* perf-prof's name: FILE.folded */
-		if (asprintf(&st->flame_path, "%s%s", f,
-			     n > 7 && !strcmp(f + n - 7, ".folded") ? "" : ".folded") < 0) {
-			st->flame_path = NULL;
-			return -ENOMEM;
-		}
+		st->flame_path = prof__flame_path(p->opts.flame_graph, 0);
 		st->flame = flame__new();
-		if (!st->flame)
+		if (!st->flame_path || !st->flame)
 			return -ENOMEM;
-		st->flame_file = fopen(st->flame_path, "we");
-		if (!st->flame_file) {
-			fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
-				p->name, st->flame_path, strerror(errno));
+		st->flame_file = prof__flame_open(p, st->flame_path);
+		if (!st->flame_file)
 			return 1;
-		}
 	}
 	if ((p->decl->needs & PROF_STACKS) && any_stack(p)) {
 		st->cc = callchain__new(prof__say(p));

@@ -278,6 +278,21 @@ void prof__print_members(struct prof *p, const struct prof_event *ev, int cpu,
 			 const struct psc_sample *s);
 
 /*
+ * --flame-graph FILE, one implementation for every profiler that takes it (prof_flame.c).
+ * prof__flame_path: the file it names, perf-prof's FILE.folded (FILE when it ends so), or with
+ * -i the slice seq's FILE.0001.folded (seq 0: not sliced); NULL when out of memory.
+ * prof__flame_open: opened for writing (before the run, so that an unwritable FILE is said at
+ * once), or NULL, said. prof__flame_write: fl into f (opened here when NULL; closed), then
+ * "N UNIT in M stacks folded into PATH" said (unit: what a count is, "samples", "bytes"); 0, or
+ * 1 when it could not, said.
+ */
+struct flame;
+char *prof__flame_path(const char *arg, uint64_t seq);
+FILE *prof__flame_open(struct prof *p, const char *path);
+int prof__flame_write(struct prof *p, const struct flame *fl, FILE *f, const char *path,
+		      const char *unit);
+
+/*
  * Prints the event text with a caret under err->pos and the message, then the CLI's hint for
  * ret (psc_parse_events' return; the library's messages give no CLI advice); for every profiler.
  */

@@ -80,7 +80,7 @@ struct prof_state {
 	struct flame *flame; /* --flame-graph */
 	char *flame_path; /* FILE.folded */
 	FILE *flame_file; /* opened before the run: an unwritable FILE is said at once */
-	char fold[8192];
+	char fold[STACK_FOLD_MAX];
 	/* --usage-self: its timer, and the CPU time and clock at the last line */
 	int usage_fd;
 	uint64_t usage_user_ns, usage_sys_ns;

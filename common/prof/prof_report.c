@@ -32,21 +32,12 @@ int prof_write_flame(struct prof *p)
 
 	if (!st->flame || !st->flame_file)
 		return 0;
-	err = flame__write_file(st->flame, st->flame_file);
+	err = prof__flame_write(p, st->flame, st->flame_file, st->flame_path, "samples");
 	st->flame_file = NULL; /* closed */
-	if (err) {
-		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
-			p->name, st->flame_path, strerror(-err));
-		return 1;
-	}
-	if (!p->opts.quiet)
-		fprintf(stderr, "perfscope %s: %llu stacks (%zu distinct) folded into %s\n", p->name,
-			(unsigned long long)flame__nr_samples(st->flame),
-			flame__nr_stacks(st->flame), st->flame_path);
-	if (p->flame_dropped)
+	if (!err && p->flame_dropped)
 		fprintf(stderr, "perfscope %s: %llu stacks left out of %s: out of memory\n",
 			p->name, (unsigned long long)p->flame_dropped, st->flame_path);
-	return 0;
+	return err;
 }
 
 /* Events dropped because the output queue and the raw backlog were full: by event, with why. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "hash.h"
 #include "keymap.h"
 
 struct flame_stack {
@@ -17,16 +18,6 @@ struct flame {
 	struct keymap map; /* hash of the text (probed on collision) -> flame_stack */
 	uint64_t samples;
 };
-
-/* FNV-1a, 64 bits: stacks are short strings; collisions are resolved by comparing texts. */
-static uint64_t text_hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
 
 struct flame *flame__new(void)
 {
@@ -55,7 +46,7 @@ void flame__delete(struct flame *f)
 
 int flame__add(struct flame *f, const char *folded, size_t len, uint64_t n)
 {
-	uint64_t key = text_hash(folded, len);
+	uint64_t key = hash__fnv(HASH_FNV_BASIS, folded, len);
 	struct flame_stack *st;
 	bool created;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "flame_svg.h"
+#include "hash.h"
 #include "keymap.h"
 
 enum kind { KIND_USER, KIND_KERNEL, KIND_UNKNOWN, KIND_ROOT };
@@ -34,15 +35,6 @@ struct tree {
 	int which; /* the count being added: 0 or 1 */
 	int err;
 };
-
-static uint64_t fnv(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h;
-}
 
 static bool is_hex_addr(const char *s, size_t len)
 {
@@ -74,7 +66,7 @@ static enum kind classify(const char *s, size_t *len)
 
 static uint32_t intern_name(struct tree *t, const char *s, size_t len)
 {
-	uint64_t h = fnv(s, len), *idx;
+	uint64_t h = hash__fnv(HASH_FNV_BASIS, s, len), *idx;
 	struct name *nm;
 	size_t shown = len;
 
@@ -105,7 +97,7 @@ static uint32_t intern_name(struct tree *t, const char *s, size_t len)
 	nm->kind = (uint8_t)classify(s, &shown);
 	nm->len = (uint32_t)shown;
 	nm->full_len = (uint32_t)len;
-	nm->hash = (uint32_t)(fnv(s, shown) >> 32);
+	nm->hash = (uint32_t)(hash__fnv(HASH_FNV_BASIS, s, shown) >> 32);
 	return (uint32_t)t->nr_names++;
 }
 

@@ -1,4 +1,5 @@
 /* Latency rows by key: created on first use, sorted for printing, summed, reset per interval. */
+#include "keymap_sorted.h"
 #include "lat_row.h"
 
 #include <stdlib.h>
@@ -35,19 +36,33 @@ struct lat_row *lat_rows__get(struct lat_rows *rs, uint64_t key)
 	return *slot;
 }
 
+/* qsort's order over struct lat_row ** applied to keymap entries, whose values are those slots. */
+struct row_order {
+	int (*cmp)(const void *, const void *);
+};
+
+static int by_row(const void *a, const void *b, void *ctx)
+{
+	const struct row_order *o = ctx;
+
+	return o->cmp(((const struct keymap_entry *)a)->value,
+		      ((const struct keymap_entry *)b)->value);
+}
+
 struct lat_row **lat_rows__sorted(struct lat_rows *rs, int (*cmp)(const void *, const void *),
 				  size_t *nr)
 {
-	struct lat_row **arr = calloc(keymap__nr(&rs->map) + 1, sizeof(*arr)), **v;
-	struct keymap_iter it;
-	uint64_t key;
-	size_t n = 0;
+	struct row_order o = { cmp };
+	size_t n;
+	struct keymap_entry *e = keymap__sorted(&rs->map, by_row, &o, &n);
+	struct lat_row **arr = e ? calloc(n + 1, sizeof(*arr)) : NULL;
 
-	if (!arr)
-		return NULL;
-	keymap__for_each(&rs->map, &it, key, v) arr[n++] = *v;
-	qsort(arr, n, sizeof(*arr), cmp);
-	*nr = n;
+	if (arr) {
+		for (size_t i = 0; i < n; i++)
+			arr[i] = *(struct lat_row **)e[i].value;
+		*nr = n;
+	}
+	free(e);
 	return arr;
 }
 

@@ -31,7 +31,7 @@ struct callchain {
 	bool hold_exits; /* callchain__hold_exits */
 	struct pid_list exited, ripe;
 	struct frame frames[MAX_FRAMES];
-	char line[512];
+	char line[FRAME_NAME_MAX + 512]; /* a frame: its name, offset and dso */
 	/* --call-graph dwarf: samples with user registers and stack; made at the first one */
 	struct unwind *uw;
 	bool uw_failed;
@@ -293,43 +293,13 @@ void callchain__text(struct callchain *cc, struct out *out, const struct psc_sam
 	}
 }
 
-/* One frame as a JSON object; a resolved frame (cf) in a known mapping adds its path and offset. */
-static void json_frame(struct json *j, const struct frame *f, const struct cc_frame *cf)
-{
-	char name[512];
-
-	json__obj(j);
-	json__key(j, "ip");
-	json__hex(j, f->ip);
-	frame__name(f, false, name, sizeof(name));
-	json__key(j, "name");
-	json__str(j, name);
-	json__key(j, "sym");
-	json__str(j, f->sym);
-	if (f->sym) {
-		json__key(j, "off");
-		json__u64(j, f->off);
-	}
-	json__key(j, "dso");
-	json__str(j, f->dso);
-	if (cf && !cf->kernel && cf->map_limit) {
-		json__key(j, "path");
-		json__str(j, cf->path);
-		json__key(j, "file_off");
-		json__hex(j, cf->file_off);
-	}
-	json__key(j, "kernel");
-	json__bool(j, f->kernel);
-	json__end(j);
-}
-
 void callchain__json(struct callchain *cc, struct json *j, const struct psc_sample *s)
 {
 	int i, n = resolve(cc, s);
 
 	json__arr(j);
 	for (i = 0; i < n; i++)
-		json_frame(j, &cc->frames[i], NULL);
+		frame__json(j, &cc->frames[i]);
 	json__end(j);
 }
 
@@ -407,7 +377,7 @@ void callchain__preload(struct callchain *cc, const struct psc_threadmap *thread
 }
 
 int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, bool caller,
-		     struct cc_frame *f)
+		     struct frame *f)
 {
 	uint64_t lookup = caller && ip ? ip - 1 : ip;
 	const char *problem;
@@ -420,7 +390,7 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 		say(&cc->say, "%s", problem); /* or the caller asks callchain__problem */
 		cc->problem_said = true;
 	}
-	*f = (struct cc_frame){
+	*f = (struct frame){
 		.ip = ip,
 		.sym = sym.name,
 		.off = sym.name ? ip - sym.start : 0,
@@ -447,54 +417,38 @@ int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, 
 	return err;
 }
 
-/* What stack.h's functions need of a resolved frame. */
-static struct frame cc_frame__frame(const struct cc_frame *f)
+void frame__json(struct json *j, const struct frame *f)
 {
-	return (struct frame){
-		.ip = f->ip,
-		.sym = f->sym,
-		.off = f->off,
-		.dso = f->dso,
-		.file_off = f->file_off,
-		.mapped = f->mapped,
-		.kernel = f->kernel,
-	};
-}
+	char name[FRAME_NAME_MAX];
 
-int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len)
-{
-	const struct frame fr = cc_frame__frame(f);
-
-	return frame__name(&fr, ksuffix, buf, len);
-}
-
-void cc_frame__json(struct json *j, const struct cc_frame *f)
-{
-	const struct frame fr = cc_frame__frame(f);
-
-	json_frame(j, &fr, f);
-}
-
-int cc_frames__fold(const struct cc_frame *frames, int nr, const char *prefix, unsigned int flags,
-		    char *buf, size_t len)
-{
-	struct frame *fr = malloc((nr > 0 ? (size_t)nr : 1) * sizeof(*fr));
-	int n;
-
-	if (!fr) {
-		if (len)
-			buf[0] = '\0';
-		return -ENOMEM;
+	json__obj(j);
+	json__key(j, "ip");
+	json__hex(j, f->ip);
+	frame__name(f, false, name, sizeof(name));
+	json__key(j, "name");
+	json__str(j, name);
+	json__key(j, "sym");
+	json__str(j, f->sym);
+	if (f->sym) {
+		json__key(j, "off");
+		json__u64(j, f->off);
 	}
-	for (int i = 0; i < nr; i++)
-		fr[i] = cc_frame__frame(&frames[i]);
-	n = stack__fold(fr, nr, prefix, flags, buf, len);
-	free(fr);
-	return n;
+	json__key(j, "dso");
+	json__str(j, f->dso);
+	/* a frame resolved with its mapping (callchain__frame): its file and offset there */
+	if (!f->kernel && f->map_limit) {
+		json__key(j, "path");
+		json__str(j, f->path);
+		json__key(j, "file_off");
+		json__hex(j, f->file_off);
+	}
+	json__key(j, "kernel");
+	json__bool(j, f->kernel);
+	json__end(j);
 }
 
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
-		      struct cc_frame *frames, int max)
+		      struct frame *frames, int max)
 {
 	enum { NONE, KERNEL, USER, SKIP } ctx = NONE;
 	bool first_in_ctx = true;

@@ -12,6 +12,7 @@
 
 #include "output.h"
 #include "say.h"
+#include "stack.h"
 
 /*
  * A profiler printing stacks keeps one: it feeds it the side-band records (process maps, forks,
@@ -49,39 +50,13 @@ void callchain__json(struct callchain *cc, struct json *j, const struct psc_samp
 
 /*
  * The stack of s folded for flame graphs, outermost first, prefix (the comm) as its root:
- * "comm;main;work;leaf" (stack.h), kernel frames marked "_[k]". snprintf-style return.
+ * "comm;main;work;leaf" (stack__fold), kernel frames marked "_[k]". snprintf-style return.
  */
 int callchain__fold(struct callchain *cc, const struct psc_sample *s, const char *prefix, char *buf,
 		    size_t len);
 
-/*
- * One frame resolved for a profile written later (profile, pprof): its symbol and the mapping it
- * lies in, as pprof's Location and Mapping keep them. Strings live as long as the callchain.
- */
-struct cc_frame {
-	uint64_t ip; /* as sampled (a caller's return address for outer frames) */
-	const char *sym; /* demangled function; NULL when unknown */
-	uint64_t off; /* ip - the symbol's start */
-	const char *dso; /* as text shows it: binary basename, "[kernel.kallsyms]", module, "[vdso]" */
-	const char *path; /* the mapped file ("/usr/lib/x86_64-linux-gnu/libc.so.6"); kernel: dso */
-	uint64_t map_start, map_limit, map_pgoff; /* user frames in a known mapping; else 0 */
-	uint64_t file_off; /* ip's offset in path (ip - map_start + map_pgoff), 0 when unmapped */
-	const uint8_t *build_id; /* NULL when unknown */
-	uint8_t build_id_size;
-	bool mapped; /* a user frame in a file-backed mapping or [vdso]: file_off names it */
-	bool kernel;
-};
-
-/* The frame's name as every writer gives it (stack.h's frame__name). snprintf-style. */
-int cc_frame__name(const struct cc_frame *f, bool ksuffix, char *buf, size_t len);
 /* The frame as callchain__json writes one, with "path" and "file_off" when its mapping is known. */
-void cc_frame__json(struct json *j, const struct cc_frame *f);
-/*
- * frames[0..nr) (innermost first) folded by stack.h's stack__fold: prefix as the root, flags
- * FOLD_*. snprintf-style return, -ENOMEM (buf "") when out of memory.
- */
-int cc_frames__fold(const struct cc_frame *frames, int nr, const char *prefix, unsigned int flags,
-		    char *buf, size_t len);
+void frame__json(struct json *j, const struct frame *f);
 
 /*
  * Resolves one address of process pid (user) or of the kernel. caller: ip is a return address,
@@ -89,14 +64,14 @@ int cc_frames__fold(const struct cc_frame *frames, int nr, const char *prefix, u
  * no symbol was found (f still says what is known: dso, mapping).
  */
 int callchain__frame(struct callchain *cc, pid_t pid, uint64_t ip, bool kernel, bool caller,
-		     struct cc_frame *f);
+		     struct frame *f);
 /*
  * A PERF_SAMPLE_CALLCHAIN array (markers say kernel or user; hypervisor and guest parts are
  * skipped, a 0 ends its context's part) to at most max frames, innermost first. Returns the
  * number filled.
  */
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
-		      struct cc_frame *frames, int max);
+		      struct frame *frames, int max);
 
 /*
  * The addresses of s's stack as a profile keeps them to symbolize later: PERF_SAMPLE_CALLCHAIN,

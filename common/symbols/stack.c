@@ -57,6 +57,7 @@ int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t
 			.sym = sym.name,
 			.off = sym.name ? ip - sym.start : 0,
 			.dso = sym.dso,
+			.path = sym.dso,
 			.file_off = sym.mapped ? ip - sym.map_base : 0,
 			.mapped = sym.mapped,
 			.kernel = kernel,
@@ -70,6 +71,8 @@ int frame__name(const struct frame *f, bool ksuffix, char *buf, size_t len)
 {
 	const char *k = ksuffix && f->kernel ? "_[k]" : "";
 
+	if (len > FRAME_NAME_MAX)
+		len = FRAME_NAME_MAX; /* the one cut of every writer */
 	if (f->sym)
 		return snprintf(buf, len, "%s%s", f->sym, k);
 	if (!f->kernel && f->mapped && f->dso)
@@ -113,9 +116,11 @@ int frame__snprint(const struct frame *f, char *buf, size_t len)
 	int n;
 
 	if (f->sym)
-		return snprintf(buf, len, "%s+0x%" PRIx64 " (%s)", f->sym, f->off,
-				f->dso ? f->dso : "[unknown]");
+		return snprintf(buf, len, "%.*s+0x%" PRIx64 " (%s)", FRAME_NAME_MAX - 1, f->sym,
+				f->off, f->dso ? f->dso : "[unknown]");
 	n = frame__name(f, false, buf, len);
+	if (n > FRAME_NAME_MAX - 1)
+		n = FRAME_NAME_MAX - 1; /* what frame__name wrote */
 	if (n >= 0 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " (%s)", f->dso ? f->dso : "[unknown]");
 	return n;
@@ -148,7 +153,7 @@ int stack__fold(const struct frame *frames, int nr, const char *prefix, unsigned
 {
 	struct out o = { .buf = buf, .len = len };
 	bool first = true;
-	char name[2048];
+	char name[FRAME_NAME_MAX];
 
 	if (prefix) {
 		out_name(&o, frame__root(prefix));

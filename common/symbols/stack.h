@@ -10,15 +10,35 @@
 
 #include "symcache.h"
 
+/*
+ * One frame of a stack, resolved: its symbol and the mapping it lies in, as every writer (text,
+ * JSON, folded, SVG, pprof's Location and Mapping) needs it. Strings live as long as the symcache
+ * (or callchain) that resolved it.
+ */
 struct frame {
-	uint64_t ip;
-	const char *sym; /* demangled name; NULL when unknown */
-	uint64_t off; /* ip - symbol start */
-	const char *dso; /* module or binary basename; NULL when unknown */
-	uint64_t file_off; /* user frames in a mapped file: ip's offset in it (same in every run) */
-	bool mapped; /* file_off is known: a user frame in a file-backed mapping or [vdso] */
+	uint64_t ip; /* as sampled (a caller's return address for outer frames) */
+	const char *sym; /* demangled function; NULL when unknown */
+	uint64_t off; /* ip - the symbol's start */
+	const char *dso; /* as text shows it: basename, "[kernel.kallsyms]", module, "[vdso]" */
+	const char *path; /* the mapped file ("/usr/lib/x86_64-linux-gnu/libc.so.6"); kernel: dso */
+	uint64_t map_start, map_limit, map_pgoff; /* user frames in a known mapping; else 0 */
+	uint64_t file_off; /* ip's offset in its file (same in every run), 0 when unmapped */
+	const uint8_t *build_id; /* NULL when unknown */
+	uint8_t build_id_size;
+	bool mapped; /* a user frame in a file-backed mapping or [vdso]: file_off names it */
 	bool kernel;
 };
+
+/*
+ * The longest frame name every writer keeps (folded, SVG, pprof, text, JSON), its NUL included:
+ * frame__name cuts longer ones (C++ templates) here, so a name is the same in every format.
+ */
+#define FRAME_NAME_MAX 2048
+/*
+ * The longest folded stack every writer keeps, its NUL included: a deeper one is cut at its leaf
+ * end (stack__fold writes the root first), still one stack.
+ */
+#define STACK_FOLD_MAX 16384
 
 enum stack_flags {
 	STACK_NO_KERNEL = 1 << 0, /* drop kernel frames */
@@ -42,7 +62,8 @@ int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t
  * file, so it is the same in every process and run (ASLR moves the address, not the offset);
  * else "[unknown]". Raw addresses never name a frame: paths that are the same would not merge.
  * ksuffix appends "_[k]" to kernel frames, as flamegraph.pl's users mark them (perfscope
- * flamegraph colors them by it). snprintf-style return.
+ * flamegraph colors them by it). At most FRAME_NAME_MAX - 1 bytes are written, whatever len.
+ * snprintf-style return.
  */
 int frame__name(const struct frame *f, bool ksuffix, char *buf, size_t len);
 

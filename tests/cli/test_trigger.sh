@@ -11,7 +11,7 @@ SCALE=1
 [ "${B_SANITIZE:-none}" != none ] && SCALE=3
 FN=perfscope_trigger_test_syscalls
 
-plan 30
+plan 31
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -175,7 +175,14 @@ check "its SVG flame graph names $FN" grep -q "$FN" "$SVG"
 if command -v go >/dev/null && go tool pprof -h >/dev/null 2>&1; then
 	check "its pprof profile names $FN (go tool pprof -top)" \
 		sh -c "HOME=$TMP go tool pprof -top '${FOLDED%.folded}.pb.gz' 2>/dev/null | grep -q $FN"
+	# symbolized from the addresses, not rebuilt from folded text: pprof can map it to its files
+	HOME=$TMP go tool pprof -raw "${FOLDED%.folded}.pb.gz" >"$TMP/raw.txt" 2>&1
+	BID=$(readelf -n "$TMP/w" | awk '/Build ID/ { print $3 }')
+	check "its pprof keeps $FN's address and the workload's mapping with its build-id ($BID)" \
+		sh -c "grep -qE '^ +[0-9]+: 0x[1-9a-f][0-9a-f]* M=[0-9]+ $FN ' '$TMP/raw.txt' &&
+			grep -qE '/w $BID' '$TMP/raw.txt'"
 else
+	skip "go tool pprof is not installed"
 	skip "go tool pprof is not installed"
 fi
 check "the file is named by condition and CPU" test "${FOLDED##*-}" = "cpu1.folded" -a -n "$(basename "$FOLDED" | grep '^trigger-.*-sys-cpu1.folded$')"

@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <cmocka.h>
 
 #include "pprof.h"
-#include "profile.pb-c.h"
+#include "pprof_read.h"
 
 static const struct pprof_value_type types[] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
 static const struct pprof_value_type period_type = { "cpu", "nanoseconds" };
@@ -65,30 +64,6 @@ static struct pprof *known_profile(void)
 	assert_int_equal(pprof__add_comment(p, "perfscope unit test"), 0);
 	pprof__set_time(p, 1700000000000000000ll, 2000000000ll);
 	return p;
-}
-
-/* The gunzipped bytes of path. */
-static uint8_t *gunzip_file(const char *path, size_t *len)
-{
-	gzFile gz = gzopen(path, "rb");
-	size_t cap = 1 << 20;
-	uint8_t *buf = malloc(cap);
-	int n;
-
-	assert_non_null(gz);
-	assert_non_null(buf);
-	*len = 0;
-	while ((n = gzread(gz, buf + *len, (unsigned int)(cap - *len))) > 0) {
-		*len += (size_t)n;
-		if (*len == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-	}
-	assert_true(n == 0);
-	gzclose(gz);
-	return buf;
 }
 
 static int write_known(char *path)

@@ -188,6 +188,29 @@ static void test_fold(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* A name longer than FRAME_NAME_MAX (a C++ template) is cut at the same length by every writer. */
+static void test_long_name_cut(void **state)
+{
+	static char sym[3000], big[8192];
+	struct frame fr = { .sym = sym, .dso = "prog" };
+	int n;
+
+	memset(sym, 'x', sizeof(sym) - 1);
+	n = frame__name(&fr, false, big, sizeof(big));
+	assert_true(n >= FRAME_NAME_MAX - 1);
+	assert_int_equal(strlen(big), FRAME_NAME_MAX - 1);
+	fr.kernel = true;
+	frame__name(&fr, true, big, sizeof(big));
+	assert_int_equal(strlen(big), FRAME_NAME_MAX - 1);
+	fr.kernel = false;
+	/* folded: the root, ';', then the name cut there */
+	stack__fold(&fr, 1, "p", 0, big, sizeof(big));
+	assert_int_equal(strlen(big), 2 + FRAME_NAME_MAX - 1);
+	/* text: the cut name, then "+0x0 (prog)" */
+	frame__snprint(&fr, big, sizeof(big));
+	assert_int_equal(strlen(big), FRAME_NAME_MAX - 1 + strlen("+0x0 (prog)"));
+}
+
 static void test_maps_overlap(void **state)
 {
 	struct symcache *sc = new_cache();
@@ -441,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_demangle),
 		cmocka_unit_test(test_kernel_chain),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_long_name_cut),
 		cmocka_unit_test(test_frame_names),
 		cmocka_unit_test(test_maps_out_of_order),
 		cmocka_unit_test(test_maps_overlap),

@@ -95,7 +95,7 @@ static void test_is_root(void **state)
 /* Resolved frames (innermost first) fold as stack__fold folds, root first, names escaped. */
 static void test_cc_fold(void **state)
 {
-	struct cc_frame f[3] = {
+	struct frame f[3] = {
 		{ .ip = 0xffffffff81000010,
 		  .sym = "do_sys",
 		  .dso = "[kernel.kallsyms]",
@@ -106,33 +106,31 @@ static void test_cc_fold(void **state)
 	char buf[256], small[8];
 	int n;
 
-	n = cc_frames__fold(f, 3, "app-10", FOLD_KERNEL_SUFFIX, buf, sizeof(buf));
+	n = stack__fold(f, 3, "app-10", FOLD_KERNEL_SUFFIX, buf, sizeof(buf));
 	assert_string_equal(buf, "app-10;[libc.so.6+0x1234];work_inner;do_sys_[k]");
 	assert_int_equal(n, (int)strlen(buf));
-	cc_frames__fold(f, 3, "<...>", 0, buf, sizeof(buf));
+	stack__fold(f, 3, "<...>", 0, buf, sizeof(buf));
 	assert_string_equal(buf, "[unknown];[libc.so.6+0x1234];work_inner;do_sys");
-	n = cc_frames__fold(f, 3, "app", 0, small, sizeof(small));
+	n = stack__fold(f, 3, "app", 0, small, sizeof(small));
 	assert_string_equal(small, "app;[li");
 	assert_true(n > (int)sizeof(small));
-	cc_frames__fold(f, 0, "app", 0, buf, sizeof(buf));
+	stack__fold(f, 0, "app", 0, buf, sizeof(buf));
 	assert_string_equal(buf, "app");
 }
 
 /* A resolved frame as JSON: callchain__json's fields, and its file when its mapping is known. */
 static void test_cc_json(void **state)
 {
-	struct cc_frame u = { .ip = 0x401010,
-			      .sym = "leaf",
-			      .off = 16,
-			      .dso = "app",
-			      .path = "/usr/bin/app",
-			      .map_start = 0x400000,
-			      .map_limit = 0x500000,
-			      .file_off = 0x1010,
-			      .mapped = true };
-	struct cc_frame k = { .ip = 0xffffffff81000010,
-			      .dso = "[kernel.kallsyms]",
-			      .kernel = true };
+	struct frame u = { .ip = 0x401010,
+			   .sym = "leaf",
+			   .off = 16,
+			   .dso = "app",
+			   .path = "/usr/bin/app",
+			   .map_start = 0x400000,
+			   .map_limit = 0x500000,
+			   .file_off = 0x1010,
+			   .mapped = true };
+	struct frame k = { .ip = 0xffffffff81000010, .dso = "[kernel.kallsyms]", .kernel = true };
 	int fd = memfd_create("out", 0);
 	struct out *o = out__new(fd, 0);
 	char got[512] = "";
@@ -141,9 +139,9 @@ static void test_cc_json(void **state)
 	assert_non_null(o);
 	json__begin(&j, o);
 	json__key(&j, "u");
-	cc_frame__json(&j, &u);
+	frame__json(&j, &u);
 	json__key(&j, "k");
-	cc_frame__json(&j, &k);
+	frame__json(&j, &k);
 	json__end_line(&j);
 	assert_int_equal(out__flush(o), 0);
 	assert_true(pread(fd, got, sizeof(got) - 1, 0) > 0);
@@ -161,7 +159,7 @@ static void test_pprof_frames(void **state)
 {
 	static const uint8_t bid[4] = { 0xde, 0xad, 0xbe, 0xef };
 	struct pprof_value_type types[1] = { { "samples", "count" } };
-	struct cc_frame f[2] = {
+	struct frame f[2] = {
 		{ .ip = 0x401010,
 		  .sym = "leaf",
 		  .dso = "app",

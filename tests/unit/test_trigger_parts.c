@@ -1,5 +1,6 @@
 /* Unit tests of trigger's engines: cpustat (shares from /proc/stat text), flightrec (the newest
- * samples kept per CPU), capdir (names, sizes, the disk budget), capwrite (three files),
+ * samples kept per CPU), capdir (names, sizes, the disk budget), capwrite (three files, the
+ * pprof with addresses and build-ids),
  * condition (thresholds held --for a time) and capsched (windows, cooldown, --max). */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,6 +24,7 @@
 #include "cpustat.h"
 #include "flame.h"
 #include "flightrec.h"
+#include "pprof_read.h"
 
 static void t_cpustat_shares(void **state)
 {
@@ -212,24 +214,76 @@ static void t_capdir_budget(void **state)
 	rmdir(dir);
 }
 
+/* The pprof of a capture keeps every frame's address, and this binary's mapping its build-id. */
+static void check_capture_pprof(const char *path)
+{
+	Perftools__Profiles__Profile *pr;
+	bool self_with_id = false;
+	size_t len;
+	uint8_t *buf = gunzip_file(path, &len);
+
+	pr = perftools__profiles__profile__unpack(NULL, len, buf);
+	assert_non_null(pr);
+	assert_int_equal(pr->n_sample, 2);
+	assert_int_equal(pr->n_location, 2); /* t_condition is one address in both */
+	for (size_t i = 0; i < pr->n_location; i++)
+		assert_true(pr->location[i]->address != 0);
+	for (size_t i = 0; i < pr->n_mapping; i++) {
+		const Perftools__Profiles__Mapping *m = pr->mapping[i];
+
+		if (strstr(pr->string_table[m->filename], "unit_trigger_parts") && m->build_id &&
+		    strlen(pr->string_table[m->build_id]) >= 16 && m->memory_start)
+			self_with_id = true;
+	}
+	assert_true(self_with_id);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(buf);
+}
+
+static void t_condition(void **state);
+
+/* A frame of this program: a return address inside a function here. */
+static uint64_t here(void (*fn)(void **))
+{
+	return (uint64_t)(uintptr_t)fn + 4;
+}
+
 static void t_capwrite(void **state)
 {
-	char dir[] = "/tmp/psc_capwrite_XXXXXX", stem[512];
-	struct flame *f = flame__new();
-	struct capwrite_opts o = { .title = "t", .freq = 99, .root_is_comm = true };
+	char dir[] = "/tmp/psc_capwrite_XXXXXX", stem[512], text[4096] = "";
+	struct callchain *cc = callchain__new(NULL);
+	struct capwrite_opts o = { .title = "t", .freq = 99 };
 	struct capwrite_result res;
+	struct stack_table st = { 0 };
+	const uint64_t work[] = { (uint64_t)PERF_CONTEXT_USER, here(t_capwrite),
+				  here(t_condition) };
+	const uint64_t other[] = { (uint64_t)PERF_CONTEXT_USER, here(t_condition) };
 	struct stat sb;
+	FILE *f;
 
 	(void)state;
+	assert_non_null(cc);
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(flame__add(f, "w;main;work;leaf", 16, 5), 0);
-	assert_int_equal(flame__add(f, "w;main;other", 12, 2), 0);
+	assert_int_equal(stack_table__init(&st, false), 0);
+	assert_non_null(stack_table__count(&st, (uint32_t)getpid(), (uint32_t)getpid(), "w", work,
+					   3, 5, 0));
+	assert_non_null(stack_table__count(&st, (uint32_t)getpid(), (uint32_t)getpid(), "w", other,
+					   2, 2, 0));
 	snprintf(stem, sizeof(stem), "%s/cap", dir);
-	assert_int_equal(capwrite__all(f, stem, &o, &res), 0);
+	assert_int_equal(capwrite__all(cc, &st, stem, &o, &res), 0);
 	assert_int_equal(res.nr, 3);
+	assert_int_equal(res.stacks, 2);
 	assert_non_null(strstr(res.files[0], "cap.folded"));
 	assert_non_null(strstr(res.files[1], "cap.svg"));
 	assert_non_null(strstr(res.files[2], "cap.pb.gz"));
+	/* symbolized from the addresses: the comm as the root, outermost first */
+	f = fopen(res.files[0], "r");
+	assert_non_null(f);
+	assert_true(fread(text, 1, sizeof(text) - 1, f) > 0);
+	fclose(f);
+	assert_non_null(strstr(text, "w;t_condition;t_capwrite 5\n"));
+	assert_non_null(strstr(text, "w;t_condition 2\n"));
+	check_capture_pprof(res.files[2]);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(stat(res.files[i], &sb), 0);
 		assert_true(sb.st_size > 0);
@@ -237,9 +291,10 @@ static void t_capwrite(void **state)
 	}
 	/* unwritable: every file fails, the first error is kept */
 	snprintf(stem, sizeof(stem), "/nonexistent-psc/cap");
-	assert_true(capwrite__all(f, stem, &o, &res) < 0);
+	assert_true(capwrite__all(cc, &st, stem, &o, &res) < 0);
 	assert_int_equal(res.nr, 0);
-	flame__delete(f);
+	stack_table__exit(&st);
+	callchain__delete(cc);
 	rmdir(dir);
 }
 

@@ -62,8 +62,8 @@ struct profile {
 	uint64_t than_window_ns;
 	uint64_t hot_windows;
 	/* report-time scratch */
-	struct cc_frame frames[MAX_FRAMES];
-	char fold[16384];
+	struct frame frames[MAX_FRAMES];
+	char fold[STACK_FOLD_MAX];
 	struct func *funcs;
 	size_t nr_funcs, cap_funcs;
 	struct keymap func_idx; /* name hash -> index + 1 chain head */
@@ -140,8 +140,15 @@ bool profile_file_format(enum pf_format f);
 bool profile_ends_with(const char *s, const char *suffix);
 char *profile_slice_name(const char *path, uint64_t seq);
 FILE *profile_fopen_slice(struct prof *p, const char *path, uint64_t seq, bool sliced, char **name);
+struct flame;
+struct pprof;
+void profile_stack_add(struct profile *pf, const struct stack_ent *e, int n, struct flame *fl,
+		       struct pprof *pp);
+struct pprof *profile_pprof_new(struct profile *pf, double secs);
+void profile_pprof_comments(struct prof *p, struct profile *pf, struct pprof *pp);
 int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
-		       struct stack_ent **arr, size_t nr, double secs, FILE *f, const char *what);
+		       const struct flame *fl, struct pprof *pp, size_t nr, FILE *f,
+		       const char *what);
 
 /* profile_than.c */
 void profile_than_sample(struct prof *p, struct profile *pf, int cpu, const struct psc_sample *s,

@@ -10,33 +10,46 @@
 #include "pprof_frames.h"
 #include "profile.h"
 
-/* The profile's stacks folded (kernel frames "_[k]" for the colors). NULL: no memory. */
-static struct flame *build_flame(struct prof *p, struct profile *pf, struct stack_ent **arr,
-				 size_t nr, bool ksuffix)
+/*
+ * The stack just resolved (its n frames in pf->frames) into the folded set, kernel frames "_[k]"
+ * for the colors, and into the pprof with every frame's mapping and build-id (pid and comm
+ * labels), each when given. A stack neither could keep is counted as dropped.
+ */
+void profile_stack_add(struct profile *pf, const struct stack_ent *e, int n, struct flame *fl,
+		       struct pprof *pp)
 {
-	struct flame *fl = flame__new();
+	bool dropped = false;
 
-	if (!fl)
-		return NULL;
-	for (size_t i = 0; i < nr; i++) {
-		int n = profile_resolve(p, pf, arr[i]);
-		size_t len = profile_fold(pf, arr[i], n, ksuffix);
+	if (fl) {
+		size_t len = profile_fold(pf, e, n, true);
 
-		if (flame__add(fl, pf->fold, len, arr[i]->count))
-			pf->dropped += arr[i]->count;
+		dropped = flame__add(fl, pf->fold, len, e->count) != 0;
 	}
-	return fl;
+	if (pp) {
+		char pid[16], tid[16];
+		struct pprof_label labels[3] = {
+			{ "comm", e->comm },
+			{ "pid", pid },
+			{ "tid", tid },
+		};
+		int64_t values[2] = { (int64_t)e->count, (int64_t)e->period };
+
+		snprintf(pid, sizeof(pid), "%u", e->pid);
+		snprintf(tid, sizeof(tid), "%u", e->tid);
+		if (pprof__add_frames(pp, pf->frames, (size_t)n, values, labels,
+				      pf->per_thread ? 3 : 2))
+			dropped = true;
+	}
+	if (dropped)
+		pf->dropped += e->count;
 }
 
-/* The profile as pprof: samples/count and cpu/nanoseconds (or the event's count), pid and comm
- * labels, every frame with its mapping and build-id. */
-static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stack_ent **arr,
-				 size_t nr, double secs)
+/* An empty pprof: samples/count and cpu/nanoseconds (or the event's count). NULL: no memory. */
+struct pprof *profile_pprof_new(struct profile *pf, double secs)
 {
 	struct pprof_value_type types[2] = { { "samples", "count" }, { "cpu", "nanoseconds" } };
 	int64_t period = pf->use_freq ? 1000000000ll / pf->freq_used : pf->period_used;
 	struct pprof *pp;
-	char what[300], comment[600];
 
 	/* a period in events, not time: the second value is the event's count */
 	if (!profile_time_event(pf->event)) {
@@ -46,9 +59,16 @@ static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stac
 			period = 1;
 	}
 	pp = pprof__new(types, 2, &types[1], period);
-	if (!pp)
-		return NULL;
-	pprof__set_time(pp, pf->slice_wall_ns, (int64_t)(secs * 1e9));
+	if (pp)
+		pprof__set_time(pp, pf->slice_wall_ns, (int64_t)(secs * 1e9));
+	return pp;
+}
+
+/* The pprof's comments, once its stacks are in: what was sampled, what was lost or cut short. */
+void profile_pprof_comments(struct prof *p, struct profile *pf, struct pprof *pp)
+{
+	char what[300], comment[600];
+
 	profile_describe(p, pf, what, sizeof(what));
 	snprintf(comment, sizeof(comment), "perfscope profile: %s, %s", what, p->title);
 	pprof__add_comment(pp, comment);
@@ -68,24 +88,6 @@ static struct pprof *build_pprof(struct prof *p, struct profile *pf, struct stac
 			 pf->truncated);
 		pprof__add_comment(pp, comment);
 	}
-	for (size_t i = 0; i < nr; i++) {
-		const struct stack_ent *e = arr[i];
-		int n = profile_resolve(p, pf, e);
-		char pid[16], tid[16];
-		struct pprof_label labels[3] = {
-			{ "comm", e->comm },
-			{ "pid", pid },
-			{ "tid", tid },
-		};
-		int64_t values[2] = { (int64_t)e->count, (int64_t)e->period };
-
-		snprintf(pid, sizeof(pid), "%u", e->pid);
-		snprintf(tid, sizeof(tid), "%u", e->tid);
-		if (pprof__add_frames(pp, pf->frames, (size_t)n, values, labels,
-				      pf->per_thread ? 3 : 2))
-			pf->dropped += e->count;
-	}
-	return pp;
 }
 
 /* The formats written whole to a file of their own (one per -i slice), not into a stream. */
@@ -94,16 +96,17 @@ bool profile_file_format(enum pf_format f)
 	return f == PF_FOLDED || f == PF_SVG || f == PF_PPROF;
 }
 
-/* The profile in a file format (folded, svg, pprof) into f, which is closed. 0 or -errno. */
+/*
+ * The profile in a file format into f, which is closed: fl (folded, svg) or pp (pprof) as the
+ * pass over the stacks filled them, NULL when out of memory. 0 or -errno.
+ */
 int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
-		       struct stack_ent **arr, size_t nr, double secs, FILE *f, const char *what)
+		       const struct flame *fl, struct pprof *pp, size_t nr, FILE *f,
+		       const char *what)
 {
-	struct flame *fl = NULL;
-	struct pprof *pp = NULL;
 	int err = -ENOMEM;
 
 	if (fmt == PF_PPROF) {
-		pp = build_pprof(p, pf, arr, nr, secs);
 		if (pp)
 			err = pprof__write(pp, f);
 		if (fclose(f) && !err)
@@ -112,7 +115,6 @@ int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
 		char title[300], sub[300];
 		struct flame_svg_opts o = { .title = title, .subtitle = sub };
 
-		fl = build_flame(p, pf, arr, nr, true);
 		snprintf(title, sizeof(title), "perfscope profile: %s", p->title);
 		profile_describe(p, pf, sub, sizeof(sub));
 		if (fl)
@@ -120,7 +122,6 @@ int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
 		if (fclose(f) && !err)
 			err = -errno;
 	} else {
-		fl = build_flame(p, pf, arr, nr, true);
 		err = fl ? flame__write_file(fl, f) : (fclose(f), -ENOMEM);
 	}
 	if (err)
@@ -129,8 +130,6 @@ int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
 	else if (!p->opts.quiet && strcmp(what, "standard output"))
 		fprintf(stderr, "perfscope %s: %" PRIu64 " samples in %zu stacks written to %s\n",
 			p->name, pf->samples, nr, what);
-	flame__delete(fl);
-	pprof__delete(pp);
 	return err;
 }
 

@@ -39,8 +39,8 @@ size_t profile_fold(struct profile *pf, const struct stack_ent *e, int n, bool k
 		snprintf(root, sizeof(root), "%s-%u", frame__root(e->comm), e->pid);
 	else
 		snprintf(root, sizeof(root), "%s", frame__root(e->comm));
-	len = cc_frames__fold(pf->frames, n, root, ksuffix ? FOLD_KERNEL_SUFFIX : 0, pf->fold,
-			      sizeof(pf->fold));
+	len = stack__fold(pf->frames, n, root, ksuffix ? FOLD_KERNEL_SUFFIX : 0, pf->fold,
+			  sizeof(pf->fold));
 	if (len < 0)
 		return 0;
 	return (size_t)len < sizeof(pf->fold) ? (size_t)len : sizeof(pf->fold) - 1;
@@ -92,12 +92,12 @@ void profile_funcs_clear(struct profile *pf)
 /* Self and total samples of every function of the stack just resolved (seq: its number). */
 void profile_funcs_count(struct profile *pf, const struct stack_ent *e, int n, uint64_t seq)
 {
-	char name[512];
+	char name[FRAME_NAME_MAX];
 
 	for (int i = 0; i < n; i++) {
 		struct func *f;
 
-		cc_frame__name(&pf->frames[i], false, name, sizeof(name));
+		frame__name(&pf->frames[i], false, name, sizeof(name));
 		f = func_get(pf, name, pf->frames[i].dso);
 		if (!f)
 			continue;

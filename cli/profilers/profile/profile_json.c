@@ -88,7 +88,7 @@ void profile_write_json(struct prof *p, struct profile *pf, struct out *o, doubl
 		json__key(&j, "frames");
 		json__arr(&j);
 		for (int k = 0; k < n; k++)
-			cc_frame__json(&j, &pf->frames[k]);
+			frame__json(&j, &pf->frames[k]);
 		json__end(&j);
 		json__end(&j);
 	}

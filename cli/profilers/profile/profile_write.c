@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "flame.h"
+#include "pprof.h"
 #include "profile.h"
 
 /* A new profile begins: the stacks written are let go of, the counts start again. */
@@ -28,6 +30,8 @@ int profile_write(struct prof *p, struct profile *pf, uint64_t now)
 	bool sliced = p->opts.interval_ms > 0;
 	double secs = (double)(now - (pf->slice_start_ns ? pf->slice_start_ns : p->start_ns)) / 1e9;
 	struct out *o = pf->file ? pf->file : p->out;
+	struct flame *fl = NULL;
+	struct pprof *pp = NULL;
 	struct stack_ent **arr;
 	size_t nr;
 	int err = 0;
@@ -38,10 +42,23 @@ int profile_write(struct prof *p, struct profile *pf, uint64_t now)
 	arr = stack_table__sorted(&pf->stacks, &nr);
 	if (!arr)
 		return -ENOMEM;
-	/* functions (and the truncated count) first: every format's header says them */
-	for (size_t i = 0; i < nr; i++)
-		profile_funcs_count(pf, arr[i], profile_resolve(p, pf, arr[i]), i + 1);
+	if (pf->flame_graph || pf->fmt == PF_FOLDED || pf->fmt == PF_SVG)
+		fl = flame__new();
+	if (pf->fmt == PF_PPROF)
+		pp = profile_pprof_new(pf, secs);
+	/*
+	 * Each stack symbolized once: its functions counted (and the truncated ones: every
+	 * format's header says them), folded, added to the pprof. JSON, a stream, walks them again.
+	 */
+	for (size_t i = 0; i < nr; i++) {
+		int n = profile_resolve(p, pf, arr[i]);
+
+		profile_funcs_count(pf, arr[i], n, i + 1);
+		profile_stack_add(pf, arr[i], n, fl, pp);
+	}
 	pf->truncated_total += pf->truncated;
+	if (pp)
+		profile_pprof_comments(p, pf, pp);
 	if (profile_file_format(pf->fmt)) {
 		char *name = NULL;
 		const char *what = "standard output";
@@ -61,7 +78,7 @@ int profile_write(struct prof *p, struct profile *pf, uint64_t now)
 			out__flush(p->out);
 			f = fdopen(dup(STDOUT_FILENO), "w");
 		}
-		err = f ? profile_write_file(p, pf, pf->fmt, arr, nr, secs, f, what) : -errno;
+		err = f ? profile_write_file(p, pf, pf->fmt, fl, pp, nr, f, what) : -errno;
 		free(name);
 	} else if (pf->fmt == PF_JSON) {
 		profile_write_json(p, pf, o, secs, arr, nr);
@@ -69,28 +86,17 @@ int profile_write(struct prof *p, struct profile *pf, uint64_t now)
 		profile_write_text(p, pf, o, secs);
 	}
 	if (pf->flame_graph) {
-		char *name = NULL;
-		const char *base = pf->flame_graph;
-		char *path = NULL;
-		FILE *f;
+		/* --flame-graph as every profiler writes it (prof_flame.c): one file per -i slice */
+		char *path = prof__flame_path(pf->flame_graph, sliced ? pf->seq : 0);
+		int e2 = path && fl ? prof__flame_write(p, fl, NULL, path, "samples") : -ENOMEM;
 
-		/* perf-prof's name: FILE.folded */
-		if (asprintf(&path, "%s%s", base,
-			     profile_ends_with(base, ".folded") ? "" : ".folded") < 0)
-			path = NULL;
-		f = path ? profile_fopen_slice(p, path, pf->seq, sliced, &name) : NULL;
-		if (f) {
-			int e2 = profile_write_file(p, pf, PF_FOLDED, arr, nr, secs, f, name);
-
-			err = err ? err : e2;
-		} else {
-			err = err ? err : -EIO;
-		}
-		free(name);
+		err = err ? err : e2 ? -EIO : 0;
 		free(path);
 	}
 	if (o)
 		out__flush(o);
+	flame__delete(fl);
+	pprof__delete(pp);
 	free(arr);
 	profile_next(p, pf, now);
 	return err;

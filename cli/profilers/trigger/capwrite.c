@@ -7,66 +7,82 @@
 #include <unistd.h>
 
 #include "capwrite.h"
-#include "callchain.h"
+#include "flame.h"
 #include "flame_svg.h"
-#include "pprof.h"
+#include "pprof_frames.h"
 
 #define MAX_FRAMES CALLCHAIN_MAX_FRAMES
 
-struct to_pprof {
-	struct pprof *pp;
-	int64_t period;
-	bool root_is_comm;
-	int err;
+/* The stacks symbolized once, into both the folded set and the pprof; scratch for one stack. */
+struct capbuild {
+	struct flame *fl; /* NULL: out of memory (folded and SVG not written) */
+	struct pprof *pp; /* NULL: out of memory or pprof__new's errno */
+	int fl_err, pp_err;
+	int64_t period; /* ns a sample stands for */
+	struct frame *frames;
+	char *fold;
 };
 
-/* "comm;outer;...;leaf" -> frames leaf first, the comm as a label. */
-static int add_stack(void *ctx, const char *text, size_t len, uint64_t count)
+static void add_stack(struct capbuild *b, struct callchain *cc, const struct stack_ent *e)
 {
-	struct to_pprof *tp = ctx;
-	struct pprof_frame frames[MAX_FRAMES];
-	const char *names[MAX_FRAMES];
-	size_t lens[MAX_FRAMES], n = 0;
-	char buf[8192], comm[64] = "";
+	const char *comm = frame__root(e->comm);
 	struct pprof_label label = { "comm", comm };
-	int64_t values[2] = { (int64_t)count, (int64_t)count * tp->period };
-	const char *s = text, *end = text + len;
-	size_t used = 0;
+	int64_t values[2] = { (int64_t)e->count, (int64_t)e->count * b->period };
+	int n = callchain__frames(cc, (pid_t)e->pid, e->ips, e->nr, b->frames, MAX_FRAMES);
 	int err;
 
-	while (s < end && n < MAX_FRAMES) {
-		const char *semi = memchr(s, ';', (size_t)(end - s));
-		size_t l = semi ? (size_t)(semi - s) : (size_t)(end - s);
+	if (b->fl && !b->fl_err) {
+		int len = stack__fold(b->frames, n, comm, FOLD_KERNEL_SUFFIX, b->fold,
+				      STACK_FOLD_MAX);
 
-		names[n] = s;
-		lens[n++] = l;
-		s += l + 1;
+		if (len >= STACK_FOLD_MAX)
+			len = STACK_FOLD_MAX - 1; /* cut at the leaf end: still one stack */
+		b->fl_err = flame__add(b->fl, b->fold, (size_t)len, e->count);
 	}
-	if (tp->root_is_comm && n) {
-		snprintf(comm, sizeof(comm), "%.*s", (int)lens[0], names[0]);
-		memmove(names, names + 1, (n - 1) * sizeof(names[0]));
-		memmove(lens, lens + 1, (n - 1) * sizeof(lens[0]));
-		n--;
+	if (b->pp && !b->pp_err) {
+		err = pprof__add_frames(b->pp, b->frames, (size_t)n, values, &label, 1);
+		if (err)
+			b->pp_err = err;
 	}
-	/* innermost first; names copied NUL-terminated into buf */
-	for (size_t i = 0; i < n; i++) {
-		const char *name = names[n - 1 - i];
-		size_t l = lens[n - 1 - i];
+}
 
-		if (used + l + 1 > sizeof(buf)) {
-			n = i;
-			break;
-		}
-		memcpy(buf + used, name, l);
-		buf[used + l] = '\0';
-		frames[i] = (struct pprof_frame){ .function = buf + used };
-		used += l + 1;
+static struct pprof *new_pprof(const struct capwrite_opts *o, int64_t period)
+{
+	const struct pprof_value_type types[] = { { "samples", "count" },
+						  { "cpu", "nanoseconds" } };
+	struct pprof *pp = pprof__new(types, 2, &types[1], period);
+
+	if (!pp)
+		return NULL;
+	pprof__set_time(pp, (int64_t)o->start_real_ns, (int64_t)o->duration_ns);
+	if (o->title)
+		pprof__add_comment(pp, o->title);
+	return pp;
+}
+
+/* Every stack of st, most samples first (the pprof's order), symbolized once. */
+static void build(struct capbuild *b, struct callchain *cc, const struct stack_table *st,
+		  const struct capwrite_opts *o)
+{
+	struct stack_ent **arr;
+	size_t nr;
+
+	b->period = o->freq > 0 ? 1000000000 / o->freq : 1;
+	b->fl = flame__new();
+	b->pp = new_pprof(o, b->period);
+	b->pp_err = b->pp ? 0 : (errno ? -errno : -ENOMEM);
+	b->frames = malloc(MAX_FRAMES * sizeof(*b->frames));
+	b->fold = malloc(STACK_FOLD_MAX);
+	arr = stack_table__sorted(st, &nr);
+	if (!b->frames || !b->fold || (!arr && st->nr)) {
+		b->fl_err = b->pp_err = -ENOMEM;
+		nr = 0;
 	}
-	err = pprof__add_sample(tp->pp, frames, n, values, comm[0] ? &label : NULL,
-				comm[0] ? 1 : 0);
-	if (err)
-		tp->err = err;
-	return err;
+	if (!b->fl)
+		b->fl_err = -ENOMEM;
+	for (size_t i = 0; i < nr; i++)
+		add_stack(b, cc, arr[i]);
+	free(arr);
 }
 
 static void done(struct capwrite_result *res, const char *path, int err)
@@ -96,39 +112,24 @@ static int write_svg(const struct flame *f, const char *path, const struct capwr
 	return err;
 }
 
-static int write_pprof(const struct flame *f, const char *path, const struct capwrite_opts *o)
+int capwrite__all(struct callchain *cc, const struct stack_table *st, const char *stem,
+		  const struct capwrite_opts *o, struct capwrite_result *res)
 {
-	const struct pprof_value_type types[] = { { "samples", "count" },
-						  { "cpu", "nanoseconds" } };
-	const struct pprof_value_type period = { "cpu", "nanoseconds" };
-	struct to_pprof tp = { .period = o->freq > 0 ? 1000000000 / o->freq : 1,
-			       .root_is_comm = o->root_is_comm };
-	int err;
-
-	tp.pp = pprof__new(types, 2, &period, tp.period);
-	if (!tp.pp)
-		return -errno;
-	pprof__set_time(tp.pp, (int64_t)o->start_real_ns, (int64_t)o->duration_ns);
-	if (o->title)
-		pprof__add_comment(tp.pp, o->title);
-	err = flame__for_each(f, add_stack, &tp);
-	if (!err)
-		err = pprof__write_path(tp.pp, path);
-	pprof__delete(tp.pp);
-	return err < 0 ? err : tp.err;
-}
-
-int capwrite__all(const struct flame *f, const char *stem, const struct capwrite_opts *o,
-		  struct capwrite_result *res)
-{
+	struct capbuild b = { 0 };
 	char path[CAPWRITE_PATH];
 
 	memset(res, 0, sizeof(*res));
+	build(&b, cc, st, o);
+	res->stacks = b.fl ? flame__nr_stacks(b.fl) : 0;
 	snprintf(path, sizeof(path), "%s.folded", stem);
-	done(res, path, flame__write(f, path));
+	done(res, path, b.fl_err ? b.fl_err : flame__write(b.fl, path));
 	snprintf(path, sizeof(path), "%s.svg", stem);
-	done(res, path, write_svg(f, path, o));
+	done(res, path, b.fl_err ? b.fl_err : write_svg(b.fl, path, o));
 	snprintf(path, sizeof(path), "%s.pb.gz", stem);
-	done(res, path, write_pprof(f, path, o));
+	done(res, path, b.pp_err ? b.pp_err : pprof__write_path(b.pp, path));
+	flame__delete(b.fl);
+	pprof__delete(b.pp);
+	free(b.frames);
+	free(b.fold);
 	return res->err;
 }

@@ -275,7 +275,7 @@ static void trigger_teardown(struct prof *p, void *priv)
 	for (int i = 0; i < t->nr_conds; i++)
 		cond__free(&t->conds[i]);
 	for (int u = 0; t->caps && u < t->nr_units; u++)
-		flame__delete(t->caps[u].fl);
+		stack_table__exit(&t->caps[u].stacks);
 	free(t->caps);
 	free(t->unit_cpu);
 	free(t->cpu_unit);

@@ -11,7 +11,7 @@
 #include "capsched.h"
 #include "condition.h"
 #include "cpustat.h"
-#include "flame.h"
+#include "stack_table.h"
 #include "flightrec.h"
 #include "prof.h"
 #include "svclog.h"
@@ -28,7 +28,8 @@ struct capture {
 	const struct cond *cond;
 	double value; /* the mean over the --for window */
 	uint64_t fire_real_ns; /* wall clock at the fire, for its name and "start" */
-	struct flame *fl;
+	struct stack_table stacks; /* by address: symbolized once, when the capture is written */
+	bool on; /* stacks set up */
 	uint64_t samples, before_samples, lost, dropped;
 	int seq;
 };
@@ -56,8 +57,9 @@ struct trigger {
 	struct flightrec *fr;
 	/*
 	 * Stacks symbolized only when a capture is written: processes' maps are read from /proc
-	 * then (lazily), not followed through every fork and mmap of the machine while waiting,
-	 * which cost most of the standby CPU on a busy machine (2-3 ms/s at a build's churn).
+	 * when a capture first meets them, not followed through every fork and mmap of the
+	 * machine while waiting, which cost most of the standby CPU on a busy machine (2-3 ms/s at
+	 * a build's churn).
 	 */
 	struct callchain *cc;
 	struct capture *caps; /* per unit */
@@ -68,7 +70,6 @@ struct trigger {
 	int nr_written, nr_failed;
 	uint64_t lost; /* all samples the kernel dropped */
 	struct capdir_stats ds;
-	char fold[8192];
 
 	struct svclog log; /* --log FILE: every line also appended there, reopened at SIGHUP */
 	struct prof *p;

@@ -74,10 +74,10 @@ static int set_freq(struct trigger *t, int unit, long hz)
 /* A sample's stack into a capture, weighed as the number of -F samples it stands for. */
 static void cap_add(struct trigger *t, struct capture *c, const struct psc_sample *s, bool before)
 {
-	uint64_t n = 1;
-	int len;
+	const uint64_t *ips;
+	uint64_t n = 1, nr;
 
-	if (!t->cc || !c->fl)
+	if (!t->cc || !c->on)
 		return;
 	/*
 	 * Not from the sample's period: a timer event's reported period stays the one it was
@@ -88,10 +88,13 @@ static void cap_add(struct trigger *t, struct capture *c, const struct psc_sampl
 		n = ((uint64_t)t->freq + (uint64_t)t->standby_hz / 2) / (uint64_t)t->standby_hz;
 	if (!n)
 		n = 1;
-	len = callchain__fold(t->cc, s, prof__comm(t->p, s->pid, s->tid), t->fold, sizeof(t->fold));
-	if (len >= (int)sizeof(t->fold))
-		len = (int)sizeof(t->fold) - 1;
-	if (len <= 0 || flame__add(c->fl, t->fold, (size_t)len, n)) {
+	/* its maps read now, while it runs: the stack is symbolized when the capture is written */
+	callchain__see(t->cc, (pid_t)s->pid);
+	nr = callchain__sample_ips(t->cc, s, &ips);
+	if (nr > CALLCHAIN_MAX_FRAMES)
+		nr = CALLCHAIN_MAX_FRAMES;
+	if (!stack_table__count(&c->stacks, s->pid, s->tid, prof__comm(t->p, s->pid, s->tid), ips,
+				(uint32_t)nr, n, 0)) {
 		c->dropped++;
 		return;
 	}
@@ -125,12 +128,15 @@ void trigger_fire(struct trigger *t, int unit, const struct cond *cond, double v
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	c->fl = flame__new();
-	if (!c->fl) {
+	c->on = !stack_table__init(&c->stacks, false);
+	if (!c->on) {
 		svclog__note(&t->log, "no memory for a capture of %s", cond->name);
 		t->nr_failed++;
 		return;
 	}
+	/* processes that exit during the capture keep their maps until it is written */
+	if (t->cc)
+		callchain__hold_exits(t->cc, true);
 	c->cond = cond;
 	c->value = value;
 	c->fire_real_ns = trigger_now(CLOCK_REALTIME);
@@ -190,7 +196,7 @@ static void write_json(struct trigger *t, struct out *out, struct json *j, int u
 	json__key(j, "before_samples");
 	json__u64(j, c->before_samples);
 	json__key(j, "stacks");
-	json__u64(j, c->fl ? flame__nr_stacks(c->fl) : 0);
+	json__u64(j, res->stacks);
 	json__key(j, "lost");
 	json__u64(j, c->lost);
 	json__key(j, "dropped");
@@ -230,7 +236,7 @@ static void write_record(struct trigger *t, struct out *out, struct json *j, int
 		    when, c->seq, un, c->cond->name, c->value, t->for_s,
 		    (double)(w->fire_ns - w->from_ns) / 1e9, t->capture_s, t->freq,
 		    (unsigned long long)c->samples, (unsigned long long)c->before_samples,
-		    c->fl ? flame__nr_stacks(c->fl) : 0);
+		    res->stacks);
 	if (c->lost)
 		out__printf(out, ", %llu lost", (unsigned long long)c->lost);
 	if (c->dropped)
@@ -246,6 +252,16 @@ static void write_record(struct trigger *t, struct out *out, struct json *j, int
 	out__putc(out, '\n');
 }
 
+/* No capture left going on: the maps of processes that exited go again a round later. */
+static void release_exits(struct trigger *t)
+{
+	for (int u = 0; u < t->nr_units; u++)
+		if (t->sched.win[u].active)
+			return;
+	if (t->cc)
+		callchain__hold_exits(t->cc, false);
+}
+
 void trigger_finish(struct trigger *t, int unit, bool cut)
 {
 	struct capture *c = &t->caps[unit];
@@ -253,9 +269,7 @@ void trigger_finish(struct trigger *t, int unit, bool cut)
 	char stem[4096], tag[96], un[32], title[256], sub[256], when[40];
 	uint64_t removed = t->ds.removed, now = trigger_now(CLOCK_MONOTONIC);
 	uint64_t end = now < w->end_ns ? now : w->end_ns;
-	struct capwrite_opts wo = {
-		.title = title, .subtitle = sub, .freq = t->freq, .root_is_comm = true
-	};
+	struct capwrite_opts wo = { .title = title, .subtitle = sub, .freq = t->freq };
 	struct capwrite_result res;
 
 	if (!w->active)
@@ -273,7 +287,7 @@ void trigger_finish(struct trigger *t, int unit, bool cut)
 		 cut ? ", cut short" : "");
 	wo.start_real_ns = c->fire_real_ns - (w->fire_ns - w->from_ns);
 	wo.duration_ns = end - w->from_ns;
-	if (capwrite__all(c->fl, stem, &wo, &res))
+	if (capwrite__all(t->cc, &c->stacks, stem, &wo, &res))
 		t->nr_failed++;
 	else
 		t->nr_written++;
@@ -292,9 +306,10 @@ void trigger_finish(struct trigger *t, int unit, bool cut)
 			     "removed the %llu oldest capture(s) to stay under --max-disk %s",
 			     (unsigned long long)(t->ds.removed - removed),
 			     t->max_disk_text ? t->max_disk_text : "100M");
-	flame__delete(c->fl);
-	c->fl = NULL;
+	stack_table__exit(&c->stacks);
+	c->on = false;
 	capsched__end(&t->sched, unit, now);
+	release_exits(t);
 }
 
 /* Writes the captures that ended, arms the timer at the next end, stops when all is done. */
