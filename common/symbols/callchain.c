@@ -450,35 +450,15 @@ void frame__json(struct json *j, const struct frame *f)
 int callchain__frames(struct callchain *cc, pid_t pid, const uint64_t *ips, uint64_t nr,
 		      struct frame *frames, int max)
 {
-	enum { NONE, KERNEL, USER, SKIP } ctx = NONE;
-	bool first_in_ctx = true;
+	struct stack_walk w;
+	uint64_t ip;
+	bool kernel, ret;
 	int n = 0;
 
-	for (uint64_t i = 0; i < nr && n < max; i++) {
-		uint64_t ip = ips[i];
-		bool kernel;
-
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
-				ctx = KERNEL;
-			else if (ip == (uint64_t)PERF_CONTEXT_USER)
-				ctx = USER;
-			else
-				ctx = SKIP; /* hypervisor, guest: not ours to name */
-			first_in_ctx = true;
-			continue;
-		}
-		if (ctx == SKIP)
-			continue;
-		if (!ip) {
-			ctx = SKIP; /* the frame-pointer walk's terminator, not a frame */
-			continue;
-		}
-		kernel = ctx == KERNEL || (ctx == NONE && ksyms__is_kernel_addr(ip));
-		/* the first frame of a context is where it was interrupted, not a return address */
-		callchain__frame(cc, pid, ip, kernel, !first_in_ctx, &frames[n++]);
-		first_in_ctx = false;
-	}
+	stack_walk__init(&w, ips, nr);
+	/* the first frame of a context is where it was interrupted, not a return address */
+	while (n < max && stack_walk__next(&w, &ip, &kernel, &ret))
+		callchain__frame(cc, pid, ip, kernel, ret, &frames[n++]);
 	return n;
 }
 

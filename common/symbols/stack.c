@@ -6,53 +6,26 @@
 
 #include "stack.h"
 
-enum ctx { CTX_NONE, CTX_KERNEL, CTX_USER, CTX_SKIP };
-
 int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t nr,
-		       unsigned int flags, struct frame *frames, int max)
+		   unsigned int flags, struct frame *frames, int max)
 {
-	enum ctx ctx = CTX_NONE;
-	bool first_in_ctx = true;
+	struct stack_walk w;
+	uint64_t ip;
+	bool kernel, ret;
 	int n = 0;
 
-	for (uint64_t i = 0; i < nr && n < max; i++) {
-		uint64_t ip = ips[i], lookup;
+	stack_walk__init(&w, ips, nr);
+	while (n < max && stack_walk__next(&w, &ip, &kernel, &ret)) {
 		struct sym sym;
-		bool kernel;
 
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
-				ctx = CTX_KERNEL;
-			else if (ip == (uint64_t)PERF_CONTEXT_USER)
-				ctx = CTX_USER;
-			else
-				ctx = CTX_SKIP; /* hypervisor, guest: not ours to name */
-			first_in_ctx = true;
+		if ((kernel && (flags & STACK_NO_KERNEL)) || (!kernel && (flags & STACK_NO_USER)))
 			continue;
-		}
-		if (ctx == CTX_SKIP)
-			continue;
-		if (!ip) {
-			/* the frame-pointer walk's terminator: no frame, and nothing of this
-			 * context past it */
-			ctx = CTX_SKIP;
-			continue;
-		}
-		/* no marker (a hand-made chain): the address says whose it is */
-		kernel = ctx == CTX_KERNEL || (ctx == CTX_NONE && ksyms__is_kernel_addr(ip));
-		if ((kernel && (flags & STACK_NO_KERNEL)) ||
-		    (!kernel && (flags & STACK_NO_USER))) {
-			first_in_ctx = false;
-			continue;
-		}
 		/*
 		 * Caller frames hold return addresses, the instruction after the call: look up
 		 * ip - 1 so a call ending a function (noreturn callee) names that function.
 		 */
-		lookup = first_in_ctx ? ip : ip - 1;
-		first_in_ctx = false;
-		symcache__resolve(sc, pid, lookup, kernel, &sym);
-		frames[n] = (struct frame){
+		symcache__resolve(sc, pid, ret ? ip - 1 : ip, kernel, &sym);
+		frames[n++] = (struct frame){
 			.ip = ip,
 			.sym = sym.name,
 			.off = sym.name ? ip - sym.start : 0,
@@ -62,7 +35,6 @@ int stack__resolve(struct symcache *sc, pid_t pid, const uint64_t *ips, uint64_t
 			.mapped = sym.mapped,
 			.kernel = kernel,
 		};
-		n++;
 	}
 	return n;
 }

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <linux/perf_event.h>
+
+#include "ksyms.h"
 #include "symcache.h"
 
 /*
@@ -44,6 +47,58 @@ enum stack_flags {
 	STACK_NO_KERNEL = 1 << 0, /* drop kernel frames */
 	STACK_NO_USER = 1 << 1, /* drop user frames */
 };
+
+/*
+ * A PERF_SAMPLE_CALLCHAIN array (ips[0..nr), innermost first) walked frame by frame: the
+ * PERF_CONTEXT_KERNEL / PERF_CONTEXT_USER markers say whose the following addresses are and are
+ * not frames; other contexts (hypervisor, guest) are skipped, and a 0 ends its context's part
+ * (the frame-pointer walk's terminator). Without a marker (a hand-made chain) the address says.
+ */
+struct stack_walk {
+	const uint64_t *ips;
+	uint64_t nr, i;
+	enum { STACK_CTX_NONE, STACK_CTX_KERNEL, STACK_CTX_USER, STACK_CTX_SKIP } ctx;
+	bool first_in_ctx;
+};
+
+static inline void stack_walk__init(struct stack_walk *w, const uint64_t *ips, uint64_t nr)
+{
+	*w = (struct stack_walk){ .ips = ips, .nr = nr, .first_in_ctx = true };
+}
+
+/*
+ * The next frame: its address, whose it is, and whether it is a caller's return address (every
+ * frame but the first of its context, which is where that context was interrupted). false at the
+ * end.
+ */
+static inline bool stack_walk__next(struct stack_walk *w, uint64_t *ip, bool *kernel,
+				    bool *return_addr)
+{
+	while (w->i < w->nr) {
+		uint64_t a = w->ips[w->i++];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			w->ctx = a == (uint64_t)PERF_CONTEXT_KERNEL ? STACK_CTX_KERNEL
+				 : a == (uint64_t)PERF_CONTEXT_USER ? STACK_CTX_USER
+								     : STACK_CTX_SKIP;
+			w->first_in_ctx = true;
+			continue;
+		}
+		if (w->ctx == STACK_CTX_SKIP)
+			continue;
+		if (!a) {
+			w->ctx = STACK_CTX_SKIP; /* nothing of this context past the terminator */
+			continue;
+		}
+		*ip = a;
+		*kernel = w->ctx == STACK_CTX_KERNEL ||
+			  (w->ctx == STACK_CTX_NONE && ksyms__is_kernel_addr(a));
+		*return_addr = !w->first_in_ctx;
+		w->first_in_ctx = false;
+		return true;
+	}
+	return false;
+}
 
 /*
  * Walks a PERF_SAMPLE_CALLCHAIN array (ips[0..nr), innermost first, with PERF_CONTEXT_KERNEL /
