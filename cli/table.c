@@ -87,6 +87,7 @@ static void shared_json(void *ctx, const char *name, int short_name, const char 
 static const char *const own_types[] = {
 	[PROF_OPT_FLAG] = "flag",     [PROF_OPT_LONG] = "long", [PROF_OPT_DOUBLE] = "double",
 	[PROF_OPT_STRING] = "string", [PROF_OPT_FN] = "fn",
+	[PROF_OPT_TEXT] = "text",
 };
 
 static const char *const attr_kinds[] = {

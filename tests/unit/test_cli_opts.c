@@ -1,5 +1,5 @@
-/* Unit tests of the shared stack options: -g, perf's --call-graph fp|dwarf[,SIZE] and perf-prof's
- * --user-callchain=dwarf, their defaults, rounding and limits; -e lists joined. */
+/* Unit tests of the option tables (shared and own, one parser, one --help), the shared stack
+ * options (-g, perf's --call-graph fp|dwarf[,SIZE], --user-callchain=dwarf) and -e lists joined. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,10 +10,11 @@
 #include <cmocka.h>
 
 #include "options.h"
+#include "prof.h"
 
 static int parse(struct cli_opts *o, unsigned int flags, int argc, const char **argv)
 {
-	return cli_opts_parse(o, argc, (char **)argv, flags, NULL, "help\n");
+	return cli_opts_parse(o, argc, (char **)argv, flags, "help\n");
 }
 
 #define PARSE(o, flags, ...)                                                         \
@@ -177,6 +178,77 @@ static void t_events_joined(void **state)
 	assert_ptr_equal(o.events, big);
 }
 
+/* A profiler's own table beside the shared one: one parser, one --help generator. */
+struct own {
+	bool fast;
+	long n;
+	const char *name, *cpu;
+};
+
+static const struct prof_opt own_opts[] = {
+	{ "fast", 'f', NULL, PROF_OPT_FLAG, offsetof(struct own, fast), 0, 0, NULL, "go fast" },
+	{ "count", 0, "N", PROF_OPT_LONG, offsetof(struct own, n), 1, 9, NULL, "N times" },
+	{ "name", 0, "TEXT", PROF_OPT_TEXT, offsetof(struct own, name), 0, 0, NULL, "a name" },
+	/* takes over the shared --cpu (trigger's): -C and --cpus stay shared */
+	{ "cpu", 0, "CPU", PROF_OPT_STRING, offsetof(struct own, cpu), 0, 0, NULL, "a CPU" },
+	{ 0 },
+};
+
+static int parse_own(struct cli_opts *o, struct own *w, int argc, const char **argv)
+{
+	struct prof p = { .name = argv[0] };
+
+	memset(w, 0, sizeof(*w));
+	return opts__parse(&p, o, CLI_OPT_CPUS | CLI_OPT_INTERVAL, own_opts, w, argc,
+			   (char **)argv, "help\n");
+}
+
+static void t_own_table(void **state)
+{
+	const char *ok[] = { "x", "-f", "--count", "3", "--name=", "--cpu", "2", "-C", "0-1",
+			     "-i", "10", NULL };
+	const char *range[] = { "x", "--count", "10", NULL };
+	const char *alias[] = { "x", "--cpus", "3", NULL };
+	struct cli_opts o;
+	struct own w;
+
+	(void)state;
+	assert_int_equal(parse_own(&o, &w, 11, ok), 0);
+	assert_true(w.fast);
+	assert_int_equal(w.n, 3);
+	assert_string_equal(w.name, ""); /* TEXT takes an empty value */
+	assert_string_equal(w.cpu, "2");
+	assert_string_equal(o.cpus, "0-1");
+	assert_int_equal(o.interval_ms, 10);
+	assert_int_equal(parse_own(&o, &w, 3, range), 2);
+	assert_int_equal(parse_own(&o, &w, 3, alias), 0);
+	assert_string_equal(o.cpus, "3");
+	assert_null(w.cpu);
+}
+
+static void collect(void *ctx, const char *line)
+{
+	strncat(ctx, line, 4095 - strlen(ctx));
+	strncat(ctx, "\n", 4095 - strlen(ctx));
+}
+
+static void t_help_from_tables(void **state)
+{
+	char text[4096] = "";
+
+	(void)state;
+	opts__help(cli_shared_opts, CLI_OPT_CPUS | CLI_OPT_INTERVAL, NULL, own_opts, collect, text);
+	/* the own --cpu is left out of the shared line, the text kept in its column */
+	assert_non_null(strstr(text, "  -C, --cpus CPUS          these CPUs only: 0-3,6\n"));
+	assert_non_null(strstr(text, "  -i, --interval MS        print every MS milliseconds\n"));
+	text[0] = '\0';
+	opts__help(own_opts, 0, NULL, NULL, collect, text);
+	assert_string_equal(text, "  -f, --fast               go fast\n"
+				  "      --count N            N times\n"
+				  "      --name TEXT          a name\n"
+				  "      --cpu CPU            a CPU\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +257,8 @@ int main(void)
 		cmocka_unit_test(t_command_after),
 		cmocka_unit_test(t_time_conversions_taken),
 		cmocka_unit_test(t_events_joined),
+		cmocka_unit_test(t_own_table),
+		cmocka_unit_test(t_help_from_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
