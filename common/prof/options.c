@@ -1,15 +1,19 @@
 /* The option parser: the shared table and a profiler's own through getopt_long, and --help. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <perfscope/perfscope.h>
 
+#include "duration.h"
 #include "options.h"
+#include "percent.h"
 #include "prof.h"
 #include "target.h"
 
@@ -115,6 +119,25 @@ static void add_short(char *shortopts, size_t size, const struct prof_opt *o)
 	shortopts[l] = '\0';
 }
 
+/* A heatmap's file: written at the end, so its folder is checked now, not after the run. */
+static int heatmap_path(struct prof *p, const struct prof_opt *o, char *field, const char *arg)
+{
+	const char *slash = strrchr(arg, '/');
+	struct stat st;
+	char dir[PATH_MAX];
+
+	if (!*arg)
+		return prof_usage(p, "--%s needs a file name for the heatmap (SVG)", o->name);
+	if (!stat(arg, &st) && S_ISDIR(st.st_mode))
+		return prof_usage(p, "--%s %s: a directory; give the SVG file to write", o->name,
+				  arg);
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - arg) + 1 : 1, slash ? arg : ".");
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return prof_usage(p, "--%s %s: the folder %s does not exist", o->name, arg, dir);
+	*(const char **)field = arg;
+	return 0;
+}
+
 /* The field of entry o at base, from its value. 0 or 2 (said). */
 static int opt__set(struct prof *p, const struct prof_opt *o, void *base, const char *arg)
 {
@@ -153,8 +176,36 @@ static int opt__set(struct prof *p, const struct prof_opt *o, void *base, const 
 		return 0;
 	case PROF_OPT_FN:
 		return o->parse(p, base, arg);
+	case PROF_OPT_DURATION:
+		if (duration__parse(arg, (uint64_t *)field))
+			return prof_usage(p, "--%s takes a time: " DURATION_FORMS ", not '%s'",
+					  o->name, arg);
+		return 0;
+	case PROF_OPT_PERCENT:
+		if (percent__parse(arg, (double *)field))
+			return prof_usage(p, "--%s takes " PERCENT_FORMS ", not '%s'", o->name,
+					  arg);
+		return 0;
+	case PROF_OPT_EXPR:
+		if (!*arg)
+			return prof_usage(p, "--%s needs an expression over the event (%s)",
+					  o->name, o->arg);
+		*(const char **)field = arg;
+		return 0;
+	case PROF_OPT_HEATMAP:
+		return heatmap_path(p, o, field, arg);
 	}
 	return prof_usage(p, "internal: option --%s has no type", o->name);
+}
+
+/* opt__set, and the value as given kept where the entry says. */
+static int opt__given(struct prof *p, const struct prof_opt *o, void *base, const char *arg)
+{
+	int ret = opt__set(p, o, base, arg);
+
+	if (!ret && o->given)
+		*(const char **)((char *)base + o->given - 1) = arg;
+	return ret;
 }
 
 #define MAX_LONGOPTS 128
@@ -248,7 +299,7 @@ again:
 		    (!strcmp(argv[optind], "fp") || !strcmp(argv[optind], "lbr") ||
 		     !strncmp(argv[optind], "dwarf", 5)))
 			optarg = argv[optind++];
-		ret = opt__set(p, e, base, optarg);
+		ret = opt__given(p, e, base, optarg);
 		if (ret)
 			return ret;
 	}

@@ -114,6 +114,17 @@ enum prof_opt_type {
 	PROF_OPT_STRING, /* const char * at offset, not empty */
 	PROF_OPT_FN, /* parse(prof, base, arg) */
 	PROF_OPT_TEXT, /* const char * at offset, any text (an empty one too) */
+	/* uint64_t nanoseconds at offset: a time, "10ms", "1.5s", "100us", a bare number ns */
+	PROF_OPT_DURATION,
+	PROF_OPT_PERCENT, /* double at offset: "25" or "25%", above 0 and at most 100 */
+	/*
+	 * const char * at offset: an integer expression over each event (a field, or any EXPR),
+	 * compiled against an event's format with prof__opt_expr, a caret under a mistake
+	 */
+	PROF_OPT_EXPR,
+	/* const char * at offset: the SVG file a heatmap is written to at the end; its folder
+	 * must exist, so that a mistyped path does not lose the run's heatmap */
+	PROF_OPT_HEATMAP,
 };
 
 /* Whether an option takes a value; AUTO: from its metavariable, "[...]" meaning optional. */
@@ -142,7 +153,12 @@ struct prof_opt {
 	const char *help; /* may hold '\n' for more lines */
 	unsigned int flag; /* the shared table's: the CLI_OPT_* that enables it */
 	enum prof_opt_has_arg has_arg;
+	/* PROF_OPT_GIVEN(type, field): the value as given is kept there too (a const char *), to
+	 * show it as typed or to tell it was given; 0: not kept */
+	size_t given;
 };
+
+#define PROF_OPT_GIVEN(type, field) (offsetof(type, field) + 1)
 
 /* The shared options, in --help order, ending with a zero entry (opts_shared.c). */
 extern const struct prof_opt cli_shared_opts[];

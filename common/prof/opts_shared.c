@@ -1,11 +1,13 @@
 /* The options every profiler may take (-e -C -p -t -G -i -m --format ...), as one option table. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "duration.h"
 #include "options.h"
 #include "prof.h"
 
@@ -171,25 +173,36 @@ static int opt_tid(struct prof *p, void *base, const char *arg)
 	return 0;
 }
 
+#define NS_PER_MS 1000000ull
+#define NS_PER_S 1000000000ull
+
+/* -i MS: a time as every option takes one (1s, 250ms), a bare number in milliseconds */
 static int opt_interval(struct prof *p, void *base, const char *arg)
 {
 	struct cli_opts *o = base;
+	uint64_t ns;
 
-	return parse_long(p, "-i (interval in milliseconds)", arg, 1, 86400000, &o->interval_ms);
+	if (duration__parse_unit(arg, NS_PER_MS, &ns) || ns % NS_PER_MS || ns < NS_PER_MS ||
+	    ns > 86400000 * NS_PER_MS)
+		return prof_usage(p,
+				  "-i (interval) must be whole milliseconds from 1 to 86400000 (a "
+				  "day), as a number of ms or with a unit s, ms, us or ns, not '%s'",
+				  arg);
+	o->interval_ms = (long)(ns / NS_PER_MS);
+	return 0;
 }
 
+/* --duration S: a time, a bare number in seconds */
 static int opt_duration(struct prof *p, void *base, const char *arg)
 {
 	struct cli_opts *o = base;
-	char *end;
-	double d;
+	uint64_t ns;
 
-	errno = 0;
-	d = strtod(arg, &end);
-	if (errno || end == arg || *end || !(d > 0) || d > 31536000)
-		return prof_usage(p, "--duration must be a positive number of seconds, not '%s'",
+	if (duration__parse_unit(arg, NS_PER_S, &ns) || !ns || ns > 31536000 * NS_PER_S)
+		return prof_usage(p, "--duration must be a positive number of seconds (or a time "
+				     "with a unit s, ms, us or ns), not '%s'",
 				  arg);
-	o->duration_s = d;
+	o->duration_s = (double)ns / NS_PER_S;
 	return 0;
 }
 

@@ -326,6 +326,12 @@ void prof__expr_opts(struct prof *p, const struct prof_event *ev, struct expr_op
 struct expr;
 int prof__expr_compile(struct prof *p, struct prof_event *ev, const char *what, const char *text,
 		       bool want_int, struct expr **out);
+/*
+ * The value of the profiler's own PROF_OPT_EXPR option name, compiled against ev as
+ * prof__expr_compile does (an integer, "-k" or "--name" in the message): 0 with *out NULL when
+ * it was not given; 2 (said), -ENOMEM, or -EINVAL for a name that is no such option.
+ */
+int prof__opt_expr(struct prof *p, struct prof_event *ev, const char *name, struct expr **out);
 /* A usage error in the engine's form ("perfscope NAME: what\nSee 'perfscope help NAME'."):
  * returns PROF_USAGE, for a hook to return. */
 int prof_usage(const struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -249,6 +249,70 @@ static void t_help_from_tables(void **state)
 				  "      --cpu CPU            a CPU\n");
 }
 
+/* The table's value types: a time, a percentage, an expression's text, a heatmap's file. */
+struct typed {
+	uint64_t than;
+	const char *than_text, *key, *heatmap;
+	double pct;
+};
+
+static const struct prof_opt typed_opts[] = {
+	{ "than", 0, "T", PROF_OPT_DURATION, offsetof(struct typed, than), 0, 0, NULL, "t",
+	  .given = PROF_OPT_GIVEN(struct typed, than_text) },
+	{ "pct", 0, "PCT", PROF_OPT_PERCENT, offsetof(struct typed, pct), 0, 0, NULL, "p" },
+	{ "key", 'k', "EXPR", PROF_OPT_EXPR, offsetof(struct typed, key), 0, 0, NULL, "k" },
+	{ "heatmap", 0, "FILE", PROF_OPT_HEATMAP, offsetof(struct typed, heatmap), 0, 0, NULL, "h" },
+	{ 0 },
+};
+
+static int parse_typed(struct cli_opts *o, struct typed *t, const char *opt, const char *val)
+{
+	const char *argv[] = { "x", opt, val, NULL };
+	struct prof p = { .name = "x" };
+
+	memset(t, 0, sizeof(*t));
+	return opts__parse(&p, o, CLI_OPT_INTERVAL | CLI_OPT_DURATION, typed_opts, t, 3,
+			   (char **)argv, "help\n");
+}
+
+static void t_value_types(void **state)
+{
+	struct cli_opts o;
+	struct typed t;
+
+	(void)state;
+	assert_int_equal(parse_typed(&o, &t, "--than", "10ms"), 0);
+	assert_int_equal(t.than, 10000000);
+	assert_string_equal(t.than_text, "10ms");
+	assert_int_equal(parse_typed(&o, &t, "--than", "12"), 0);
+	assert_int_equal(t.than, 12); /* a bare number is nanoseconds */
+	assert_int_equal(parse_typed(&o, &t, "--than", "10 ms"), 2);
+	assert_null(t.than_text);
+	assert_int_equal(parse_typed(&o, &t, "--pct", "12.5%"), 0);
+	assert_true(t.pct == 12.5);
+	assert_int_equal(parse_typed(&o, &t, "--pct", "0"), 2);
+	assert_int_equal(parse_typed(&o, &t, "--pct", "101"), 2);
+	assert_int_equal(parse_typed(&o, &t, "-k", "pid & 1"), 0);
+	assert_string_equal(t.key, "pid & 1");
+	assert_int_equal(parse_typed(&o, &t, "-k", ""), 2);
+	assert_int_equal(parse_typed(&o, &t, "--heatmap", "/tmp/h.svg"), 0);
+	assert_string_equal(t.heatmap, "/tmp/h.svg");
+	assert_int_equal(parse_typed(&o, &t, "--heatmap", "/tmp"), 2);
+	assert_int_equal(parse_typed(&o, &t, "--heatmap", "/no/such/folder/h.svg"), 2);
+	/* -i and --duration: a time too, a bare number in ms and s */
+	assert_int_equal(parse_typed(&o, &t, "-i", "250"), 0);
+	assert_int_equal(o.interval_ms, 250);
+	assert_int_equal(parse_typed(&o, &t, "-i", "2s"), 0);
+	assert_int_equal(o.interval_ms, 2000);
+	assert_int_equal(parse_typed(&o, &t, "-i", "1.5"), 2);
+	assert_int_equal(parse_typed(&o, &t, "-i", "0"), 2);
+	assert_int_equal(parse_typed(&o, &t, "--duration", "1.5"), 0);
+	assert_true(o.duration_s == 1.5);
+	assert_int_equal(parse_typed(&o, &t, "--duration", "500ms"), 0);
+	assert_true(o.duration_s == 0.5);
+	assert_int_equal(parse_typed(&o, &t, "--duration", "0"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +323,7 @@ int main(void)
 		cmocka_unit_test(t_events_joined),
 		cmocka_unit_test(t_own_table),
 		cmocka_unit_test(t_help_from_tables),
+		cmocka_unit_test(t_value_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
