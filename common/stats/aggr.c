@@ -1,10 +1,10 @@
-/* Counters summed per unit of CPUs (aggr.h): the units from the CPUs' topology, the sums. */
+/* Counters summed per unit of CPUs (aggr.h): the units from the CPUs' topology (the library's
+ * psc_cpu__topology), the sums. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggr.h"
-#include "cpu_topo.h"
 
 static int cmp_unit(const void *a, const void *b)
 {
@@ -18,7 +18,7 @@ static int cmp_unit(const void *a, const void *b)
 }
 
 /* The unit of a CPU at t among the units so far (core: socket, die, core; socket: socket) */
-static int find_unit(const struct aggr *a, const struct cpu_topo *t)
+static int find_unit(const struct aggr *a, const struct psc_cpu_topology *t)
 {
 	for (int k = 0; k < a->nr_units; k++) {
 		const struct aggr_unit *u = &a->units[k];
@@ -31,7 +31,7 @@ static int find_unit(const struct aggr *a, const struct cpu_topo *t)
 }
 
 /* AGGR_CORE, AGGR_SOCKET: a unit per place topo[] names, in perf's order, each CPU to its own. */
-static int by_topology(struct aggr *a, struct psc_cpumap *cpus, struct cpu_topo *topo,
+static int by_topology(struct aggr *a, struct psc_cpumap *cpus, struct psc_cpu_topology *topo,
 		       const char *root, int *bad_cpu)
 {
 	int n = psc_cpumap__nr(cpus);
@@ -39,7 +39,8 @@ static int by_topology(struct aggr *a, struct psc_cpumap *cpus, struct cpu_topo 
 	for (int i = 0; i < n; i++) {
 		int cpu = psc_cpumap__cpu(cpus, i), err;
 
-		err = cpu_topo__read(root, cpu, &topo[i]);
+		topo[i].sz = sizeof(topo[i]);
+		err = psc_cpu__topology(cpu, root, &topo[i]);
 		if (err) {
 			*bad_cpu = cpu;
 			return err;
@@ -66,7 +67,7 @@ int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, con
 	       int *bad_cpu)
 {
 	int n = psc_cpumap__nr(cpus), err = 0;
-	struct cpu_topo *topo = NULL;
+	struct psc_cpu_topology *topo = NULL;
 
 	memset(a, 0, sizeof(*a));
 	a->mode = mode;

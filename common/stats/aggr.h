@@ -30,7 +30,7 @@ struct aggr {
 };
 
 /*
- * The units of cpus by mode; sysfs_root NULL is /sys (cpu_topo.h). 0, -ENOMEM, or the -errno of
+ * The units of cpus by mode; sysfs_root NULL is /sys (psc_cpu__topology). 0, -ENOMEM, or the -errno of
  * a CPU whose topology cannot be read (AGGR_CORE, AGGR_SOCKET), that CPU in *bad_cpu.
  */
 int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, const char *sysfs_root,
