@@ -82,6 +82,9 @@ int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, con
 		free(topo);
 		return -ENOMEM;
 	}
+	/* a CPU number the map does not hold is in no unit (aggr__find says so) */
+	for (int cpu = 0; cpu <= a->max_cpu; cpu++)
+		a->unit_of[cpu] = -1;
 	switch (mode) {
 	case AGGR_GLOBAL:
 		a->nr_units = 1;
@@ -92,7 +95,8 @@ int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, con
 			int cpu = psc_cpumap__cpu(cpus, i);
 
 			a->units[i] = (struct aggr_unit){ .cpu = cpu, .nr_cpus = 1 };
-			a->unit_of[cpu] = i;
+			if (cpu >= 0) /* "any CPU" (-1): a unit no CPU number finds */
+				a->unit_of[cpu] = i;
 		}
 		a->nr_units = n;
 		break;
@@ -114,11 +118,25 @@ void aggr__exit(struct aggr *a)
 	a->nr_units = 0;
 }
 
+int aggr__find(const struct aggr *a, int cpu)
+{
+	if (a->mode == AGGR_GLOBAL)
+		return 0;
+	if (cpu < 0 || cpu > a->max_cpu)
+		return -1;
+	return a->unit_of[cpu];
+}
+
 int aggr__unit(const struct aggr *a, int cpu)
 {
-	if (a->mode == AGGR_GLOBAL || cpu < 0 || cpu > a->max_cpu)
-		return 0;
-	return a->unit_of[cpu];
+	int u = aggr__find(a, cpu);
+
+	return u < 0 ? 0 : u;
+}
+
+int aggr__unit_cpu(const struct aggr *a, int unit)
+{
+	return a->mode == AGGR_CPU ? a->units[unit].cpu : -1;
 }
 
 bool aggr__covers(const struct aggr *a, struct psc_cpumap *cpus, int unit)
@@ -128,7 +146,7 @@ bool aggr__covers(const struct aggr *a, struct psc_cpumap *cpus, int unit)
 	for (int ci = 0; ci < psc_cpumap__nr(cpus); ci++) {
 		int cpu = psc_cpumap__cpu(cpus, ci);
 
-		if (cpu < 0 || cpu > a->max_cpu || a->unit_of[cpu] == unit)
+		if (cpu < 0 || cpu > a->max_cpu || aggr__unit(a, cpu) == unit)
 			return true;
 	}
 	return false;
