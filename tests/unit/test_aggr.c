@@ -74,6 +74,9 @@ static void t_global_cpu(void **state)
 	assert_int_equal(a.units[0].nr_cpus, 3);
 	assert_int_equal(aggr__unit(&a, 6), 0);
 	assert_true(aggr__covers(&a, m, 0));
+	/* trigger's machine: every CPU in its one unit, which has no CPU of its own */
+	assert_int_equal(aggr__find(&a, 4), 0);
+	assert_int_equal(aggr__unit_cpu(&a, 0), -1);
 	aggr__exit(&a);
 
 	assert_int_equal(aggr__init(&a, AGGR_CPU, m, root, &bad), 0);
@@ -81,6 +84,12 @@ static void t_global_cpu(void **state)
 	assert_int_equal(a.units[2].cpu, 6);
 	assert_int_equal(aggr__unit(&a, 3), 1);
 	assert_int_equal(aggr__unit(&a, 99), 0); /* outside the map: the first unit */
+	/* trigger's per-CPU units: a CPU outside the map is in none */
+	assert_int_equal(aggr__find(&a, 3), 1);
+	assert_int_equal(aggr__find(&a, 4), -1);
+	assert_int_equal(aggr__find(&a, 99), -1);
+	assert_int_equal(aggr__unit_cpu(&a, 2), 6);
+	assert_true(aggr__covers(&a, m, 0));
 	aggr__exit(&a);
 	psc_cpumap__put(m);
 }
