@@ -212,7 +212,6 @@ static void t_own_table(void **state)
 	struct cli_opts o;
 	struct own w;
 
-	(void)state;
 	assert_int_equal(parse_own(&o, &w, 11, ok), 0);
 	assert_true(w.fast);
 	assert_int_equal(w.n, 3);
@@ -236,7 +235,6 @@ static void t_help_from_tables(void **state)
 {
 	char text[4096] = "";
 
-	(void)state;
 	opts__help(cli_shared_opts, CLI_OPT_CPUS | CLI_OPT_INTERVAL, NULL, own_opts, collect, text);
 	/* the own --cpu is left out of the shared line, the text kept in its column */
 	assert_non_null(strstr(text, "  -C, --cpus CPUS          these CPUs only: 0-3,6\n"));
@@ -280,7 +278,6 @@ static void t_value_types(void **state)
 	struct cli_opts o;
 	struct typed t;
 
-	(void)state;
 	assert_int_equal(parse_typed(&o, &t, "--than", "10ms"), 0);
 	assert_int_equal(t.than, 10000000);
 	assert_string_equal(t.than_text, "10ms");
