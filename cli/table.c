@@ -52,6 +52,13 @@ static const char *arg_kind(const char *arg, int has_arg, const char *type)
 		return "optional";
 	if (!strcmp(type, "long"))
 		return "int";
+	/* the table's value types say their kind whatever the metavariable */
+	if (!strcmp(type, "duration"))
+		return "time";
+	if (!strcmp(type, "percent") || !strcmp(type, "expr"))
+		return type;
+	if (!strcmp(type, "heatmap"))
+		return "file";
 	if (!strcmp(type, "double"))
 		return "number";
 	for (size_t i = 0; arg && i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -85,8 +92,16 @@ static void shared_json(void *ctx, const char *name, int short_name, const char 
 }
 
 static const char *const own_types[] = {
-	[PROF_OPT_FLAG] = "flag",     [PROF_OPT_LONG] = "long", [PROF_OPT_DOUBLE] = "double",
-	[PROF_OPT_STRING] = "string", [PROF_OPT_FN] = "fn",
+	[PROF_OPT_FLAG] = "flag",
+	[PROF_OPT_LONG] = "long",
+	[PROF_OPT_DOUBLE] = "double",
+	[PROF_OPT_STRING] = "string",
+	[PROF_OPT_FN] = "fn",
+	[PROF_OPT_TEXT] = "text",
+	[PROF_OPT_DURATION] = "duration",
+	[PROF_OPT_PERCENT] = "percent",
+	[PROF_OPT_EXPR] = "expr",
+	[PROF_OPT_HEATMAP] = "heatmap",
 };
 
 static const char *const attr_kinds[] = {

@@ -16,6 +16,7 @@ LAST_FIELD_IS_LAST(psc_meter_opts);
 LAST_FIELD_IS_LAST(psc_parse_opts);
 LAST_FIELD_IS_LAST(psc_ring_opts);
 LAST_FIELD_IS_LAST(psc_mmap_opts);
+LAST_FIELD_IS_LAST(psc_cpu_topology);
 
 bool psc_opts_valid(const void *opts, size_t known_sz, const char *type_name)
 {

@@ -1,7 +1,7 @@
 /* perfscope flamegraph: any folded stack file (perf's, bcc's, ours) as a native interactive SVG. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,29 +54,6 @@ static const char flamegraph_help[] =
 	"  perfscope flamegraph --reverse --title 'who calls malloc' cpu.folded -o callers.svg\n"
 	"  perfscope flamegraph --diff before.folded after.folded -o diff.svg\n";
 
-enum {
-	OPT_REVERSE = 256,
-	OPT_DIFF,
-	OPT_TITLE,
-	OPT_SUBTITLE,
-	OPT_COUNT_NAME,
-	OPT_WIDTH,
-	OPT_MIN_WIDTH,
-	OPT_MAX_FRAMES,
-};
-
-static const struct option flamegraph_longopts[] = {
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "diff", required_argument, NULL, OPT_DIFF },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-	{ "count-name", required_argument, NULL, OPT_COUNT_NAME },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
-	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
-	{ 0 },
-};
-
 struct fg_opts {
 	struct flame_svg_opts svg;
 	const char *diff;
@@ -94,57 +71,64 @@ __attribute__((format(printf, 1, 2))) static int usage(const char *fmt, ...)
 	return 2;
 }
 
-static int on_extra(void *ctx, int opt, const char *arg)
+/* A number written as a double (1e3 too), as the options always took it. 0 or -EINVAL. */
+static int number(const char *arg, double *d)
 {
-	struct fg_opts *o = ctx;
 	char *end;
+
+	errno = 0;
+	*d = strtod(arg, &end);
+	return errno || end == arg || *end ? -EINVAL : 0;
+}
+
+static int opt_width(struct prof *p, void *priv, const char *arg)
+{
+	struct fg_opts *o = priv;
 	double d;
 
-	switch (opt) {
-	case OPT_REVERSE:
-		o->svg.reverse = true;
-		return 0;
-	case OPT_DIFF:
-		o->diff = arg;
-		return 0;
-	case OPT_TITLE:
-		o->svg.title = arg;
-		return 0;
-	case OPT_SUBTITLE:
-		o->svg.subtitle = arg;
-		return 0;
-	case OPT_COUNT_NAME:
-		o->svg.count_name = arg;
-		return 0;
-	case OPT_WIDTH:
-		errno = 0;
-		d = strtod(arg, &end);
-		if (errno || end == arg || *end || d < 100 || d > 100000 || d != (unsigned int)d)
-			return usage("--width takes whole pixels from 100 to 100000, not '%s'",
-				     arg);
-		o->svg.width = (unsigned int)d;
-		return 0;
-	case OPT_MIN_WIDTH:
-		errno = 0;
-		d = strtod(arg, &end);
-		if (errno || end == arg || *end || !(d > 0 && d <= 1000))
-			return usage(
-				"--min-width takes pixels above 0 and up to 1000 (e.g. 0.5), not "
-				"'%s'",
-				arg);
-		o->svg.min_width = d;
-		return 0;
-	case OPT_MAX_FRAMES:
-		errno = 0;
-		d = strtod(arg, &end);
-		if (errno || end == arg || *end || d < 1 || d > 10000000 || d != (unsigned int)d)
-			return usage("--max-frames takes a count from 1 to 10000000, not '%s'",
-				     arg);
-		o->svg.max_frames = (unsigned int)d;
-		return 0;
-	}
-	return 2;
+	if (number(arg, &d) || d < 100 || d > 100000 || d != (unsigned int)d)
+		return usage("--width takes whole pixels from 100 to 100000, not '%s'", arg);
+	o->svg.width = (unsigned int)d;
+	return 0;
 }
+
+static int opt_min_width(struct prof *p, void *priv, const char *arg)
+{
+	struct fg_opts *o = priv;
+	double d;
+
+	if (number(arg, &d) || !(d > 0 && d <= 1000))
+		return usage("--min-width takes pixels above 0 and up to 1000 (e.g. 0.5), not '%s'",
+			     arg);
+	o->svg.min_width = d;
+	return 0;
+}
+
+static int opt_max_frames(struct prof *p, void *priv, const char *arg)
+{
+	struct fg_opts *o = priv;
+	double d;
+
+	if (number(arg, &d) || d < 1 || d > 10000000 || d != (unsigned int)d)
+		return usage("--max-frames takes a count from 1 to 10000000, not '%s'", arg);
+	o->svg.max_frames = (unsigned int)d;
+	return 0;
+}
+
+#define FG(field) offsetof(struct fg_opts, field)
+
+/* Its own options, parsed by the option parser every profiler uses; the help text above. */
+static const struct prof_opt flamegraph_opts[] = {
+	{ "reverse", 0, NULL, PROF_OPT_FLAG, FG(svg.reverse) },
+	{ "diff", 0, "BEFORE", PROF_OPT_TEXT, FG(diff) },
+	{ "title", 0, "TEXT", PROF_OPT_TEXT, FG(svg.title) },
+	{ "subtitle", 0, "TEXT", PROF_OPT_TEXT, FG(svg.subtitle) },
+	{ "count-name", 0, "NAME", PROF_OPT_TEXT, FG(svg.count_name) },
+	{ "width", 0, "PX", PROF_OPT_FN, 0, 0, 0, opt_width },
+	{ "min-width", 0, "PX", PROF_OPT_FN, 0, 0, 0, opt_min_width },
+	{ "max-frames", 0, "N", PROF_OPT_FN, 0, 0, 0, opt_max_frames },
+	{ 0 },
+};
 
 /* Reads one folded file (or stdin for "-") into f; says what was skipped. 0, or 1 (said). */
 static int read_folded(const char *path, struct flame *f, int verbose)
@@ -192,9 +176,7 @@ static int read_folded(const char *path, struct flame *f, int verbose)
 static int flamegraph_run(int argc, char **argv)
 {
 	struct fg_opts fo = { 0 };
-	struct extra_opts extra = { .longopts = flamegraph_longopts,
-				    .on_extra = on_extra,
-				    .ctx = &fo };
+	struct prof p = { .name = "flamegraph" };
 	struct flame_svg_stats stats = { 0 };
 	struct flame *after = NULL, *before = NULL;
 	struct cli_opts o;
@@ -203,8 +185,8 @@ static int flamegraph_run(int argc, char **argv)
 	FILE *out;
 	int ret, err;
 
-	ret = cli_opts_parse(&o, argc, argv, CLI_OPT_OUTPUT | CLI_OPT_POSITIONAL, &extra,
-			     flamegraph_help);
+	ret = opts__parse(&p, &o, CLI_OPT_OUTPUT | CLI_OPT_POSITIONAL, flamegraph_opts, &fo, argc,
+			  argv, flamegraph_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	if (!o.positional)

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "duration.h"
 #include "expr.h"
 #include "flame.h"
 #include "leak.h"
@@ -42,24 +41,14 @@ static const struct prof_attr km_attrs[] = {
 	{ NULL },
 };
 
-static int opt_than(struct prof *p, void *priv, const char *arg)
-{
-	struct km *km = priv;
-	int err = duration__opt(p, "--than", arg, &km->than);
-
-	if (err)
-		return err;
-	km->than_text = arg;
-	return 0;
-}
-
 static const struct prof_opt km_opts[] = {
 	{ "alloc", 0, "EVENTS", PROF_OPT_STRING, offsetof(struct km, alloc), 0, 0, NULL,
 	  "the allocation events, with ptr= and size= ATTRs (default: " DEFAULT_ALLOC ")" },
 	{ "free", 0, "EVENTS", PROF_OPT_STRING, offsetof(struct km, free), 0, 0, NULL,
 	  "the free events, with a ptr= ATTR (default: " DEFAULT_FREE ")" },
-	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than,
-	  "only allocations older than T (s, ms, us, ns) when reported" },
+	{ "than", 0, "T", PROF_OPT_DURATION, offsetof(struct km, than), 0, 0, NULL,
+	  "only allocations older than T (s, ms, us, ns) when reported",
+	  .given = PROF_OPT_GIVEN(struct km, than_text) },
 	{ "top", 0, "N", PROF_OPT_LONG, offsetof(struct km, top), 1, 1000000, NULL,
 	  "only the N stacks holding the most bytes (default: all)" },
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct km, max_pending), 1, 1L << 30, NULL,

@@ -106,7 +106,9 @@ static int top_event(struct prof *p, void *priv, struct prof_event *ev,
 	if (key) {
 		te->key = key->expr;
 	} else {
-		int ret = prof__expr_compile(p, ev, "-k", key_text, true, &te->key);
+		/* -k as the table compiles it; the thread's pid without it */
+		int ret = t->key_text ? prof__opt_expr(p, ev, "key", &te->key)
+				      : prof__expr_compile(p, ev, "-k", key_text, true, &te->key);
 
 		if (ret)
 			return ret;
@@ -317,7 +319,7 @@ static void top_teardown(struct prof *p, void *priv)
 }
 
 static const struct prof_opt top_opts[] = {
-	{ "key", 'k', "EXPR", PROF_OPT_STRING, offsetof(struct top, key_text), 0, 0, NULL,
+	{ "key", 'k', "EXPR", PROF_OPT_EXPR, offsetof(struct top, key_text), 0, 0, NULL,
 	  "the row of each event, for events without key=:\n"
 	  "_pid (default), _tid, _cpu, a field, any EXPR" },
 	{ "only-comm", 0, NULL, PROF_OPT_FLAG, offsetof(struct top, only_comm), 0, 0, NULL,

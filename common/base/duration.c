@@ -1,16 +1,15 @@
-/* duration: one parser of time arguments for every profiler's options (--than, --detail ...). */
+/* duration: one parser of time arguments for every option that takes a time (--than, -i ...). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "duration.h"
-#include "prof.h"
 
-int duration__parse(const char *arg, uint64_t *ns)
+int duration__parse_unit(const char *arg, uint64_t unit_ns, uint64_t *ns)
 {
 	char *end;
-	double v, mult = 1;
+	double v, mult = (double)unit_ns;
 
 	errno = 0;
 	v = strtod(arg, &end);
@@ -33,9 +32,7 @@ int duration__parse(const char *arg, uint64_t *ns)
 	return 0;
 }
 
-int duration__opt(struct prof *p, const char *opt, const char *arg, uint64_t *ns)
+int duration__parse(const char *arg, uint64_t *ns)
 {
-	if (!duration__parse(arg, ns))
-		return 0;
-	return prof_usage(p, "%s takes a time: " DURATION_FORMS ", not '%s'", opt, arg);
+	return duration__parse_unit(arg, 1, ns);
 }

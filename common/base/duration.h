@@ -4,8 +4,6 @@
 
 #include <stdint.h>
 
-struct prof;
-
 /* What duration__parse accepts, for messages that tell the user the forms. */
 #define DURATION_FORMS "a number with an optional unit s, ms, us or ns (the default)"
 
@@ -16,10 +14,7 @@ struct prof;
  */
 int duration__parse(const char *arg, uint64_t *ns);
 
-/*
- * duration__parse for an option: on failure a usage error naming opt and the accepted forms
- * (prof_usage's return value, 2).
- */
-int duration__opt(struct prof *p, const char *opt, const char *arg, uint64_t *ns);
+/* duration__parse with a bare number counted in unit_ns (-i: milliseconds, --duration: s). */
+int duration__parse_unit(const char *arg, uint64_t unit_ns, uint64_t *ns);
 
 #endif

@@ -65,9 +65,9 @@ struct cli_opts {
 };
 
 /*
- * Which shared options a profiler accepts; the rest are refused with a usage error. A profiler
- * with options of its own lists them in `extra` (getopt_long style) and gets them through
- * `on_extra`. perf-prof's common options keep its names and meaning.
+ * Which shared options a profiler accepts; the rest are refused with a usage error. The shared
+ * options are a table of the same type as a profiler's own (struct prof_opt), each entry's `flag`
+ * saying which of these enables it. perf-prof's common options keep its names and meaning.
  */
 enum cli_opt_flags {
 	CLI_OPT_EVENTS = 1 << 0,
@@ -106,31 +106,90 @@ enum cli_opt_flags {
 #define CLI_STACK_DUMP_DEFAULT 8192
 #define CLI_STACK_DUMP_MAX 65528
 
-struct option;
-struct extra_opts {
-	const struct option *longopts; /* terminated by a zero entry; val >= 256 for long-only */
-	const char *shortopts; /* e.g. "k:" */
-	/* Returns 0, or prints the problem and returns 2. */
-	int (*on_extra)(void *ctx, int opt, const char *arg);
-	void *ctx;
+/* How an option's value is parsed into the field at its offset. */
+enum prof_opt_type {
+	PROF_OPT_FLAG, /* bool at offset */
+	PROF_OPT_LONG, /* long at offset, min..max */
+	PROF_OPT_DOUBLE, /* double at offset, > min */
+	PROF_OPT_STRING, /* const char * at offset, not empty */
+	PROF_OPT_FN, /* parse(prof, base, arg) */
+	PROF_OPT_TEXT, /* const char * at offset, any text (an empty one too) */
+	/* uint64_t nanoseconds at offset: a time, "10ms", "1.5s", "100us", a bare number ns */
+	PROF_OPT_DURATION,
+	PROF_OPT_PERCENT, /* double at offset: "25" or "25%", above 0 and at most 100 */
+	/*
+	 * const char * at offset: an integer expression over each event (a field, or any EXPR),
+	 * compiled against an event's format with prof__opt_expr, a caret under a mistake
+	 */
+	PROF_OPT_EXPR,
+	/* const char * at offset: the SVG file a heatmap is written to at the end; its folder
+	 * must exist, so that a mistyped path does not lose the run's heatmap */
+	PROF_OPT_HEATMAP,
+};
+
+/* Whether an option takes a value; AUTO: from its metavariable, "[...]" meaning optional. */
+enum prof_opt_has_arg {
+	PROF_ARG_AUTO,
+	PROF_ARG_NONE,
+	PROF_ARG_REQUIRED,
+	PROF_ARG_OPTIONAL,
 };
 
 /*
- * Parses argv (argv[0] is the profiler name). Prints help and returns 1 for --help/-h (caller
- * exits 0), returns 0 on success, or prints "perfscope NAME: <what>; see 'perfscope help NAME'"
- * and returns 2 on a usage error.
+ * One option, of the shared table or of a profiler's own: parsing, --help, the man-page check and
+ * `help --table` (the option sweep) come from these entries. An entry without help is a
+ * spelling --help lists after the entry before it (-C, --cpu, --cpus).
  */
-/* "perfscope VERSION (libperfscope VERSION)": --version, and -V after a profiler's name. */
-void cli_print_version(FILE *f);
-int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags,
-		   const struct extra_opts *extra, const char *help);
+struct prof;
+struct prof_opt {
+	const char *name; /* long name */
+	int short_name; /* 0: none */
+	const char *arg; /* metavariable ("N", "FILE"); NULL for a flag */
+	enum prof_opt_type type;
+	size_t offset; /* into the table's base: the profiler's priv, or struct cli_opts */
+	long min, max;
+	/* PROF_OPT_FN: 0, or prints the problem and returns 2 */
+	int (*parse)(struct prof *p, void *base, const char *arg);
+	const char *help; /* may hold '\n' for more lines */
+	unsigned int flag; /* the shared table's: the CLI_OPT_* that enables it */
+	enum prof_opt_has_arg has_arg;
+	/* PROF_OPT_GIVEN(type, field): the value as given is kept there too (a const char *), to
+	 * show it as typed or to tell it was given; 0: not kept */
+	size_t given;
+};
+
+#define PROF_OPT_GIVEN(type, field) (offsetof(type, field) + 1)
+
+/* The shared options, in --help order, ending with a zero entry (opts_shared.c). */
+extern const struct prof_opt cli_shared_opts[];
+
+/* getopt's has_arg of an entry. */
+int prof_opt__has_arg(const struct prof_opt *o);
 
 /*
- * The help lines of the shared options in flags, as `--help` shows them: "  -e, --event EVENTS
- * text". events_help, when given, replaces the generic text under -e. Calls emit per line.
+ * Parses argv (argv[0] is the command's name) against the shared options in flags, into *o, and
+ * the table own (NULL: none), into own_base; p is what FN entries get and usage errors name (its
+ * name). A name in own takes over a shared spelling of the same name. Prints help and returns 1
+ * for --help/-h (caller exits 0), returns 0 on success, or prints "perfscope NAME: <what>; see
+ * 'perfscope help NAME'" and returns 2 on a usage error.
  */
-void cli_opts_help(unsigned int flags, const char *events_help,
-		   void (*emit)(void *ctx, const char *line), void *ctx);
+int opts__parse(struct prof *p, struct cli_opts *o, unsigned int flags, const struct prof_opt *own,
+		void *own_base, int argc, char **argv, const char *help);
+
+/* "perfscope VERSION (libperfscope VERSION)": --version, and -V after a profiler's name. */
+void cli_print_version(FILE *f);
+/* opts__parse with only shared options, for a command without a profiler's instance. */
+int cli_opts_parse(struct cli_opts *o, int argc, char **argv, unsigned int flags,
+		   const char *help);
+
+/*
+ * The --help lines of table (shared: the entries in flags; an own table: flags ~0u), as
+ * "  -e, --event EVENTS       text". events_help, when given, replaces the text under -e; a
+ * spelling own takes over (after a short name or another spelling) is left out. Calls emit per
+ * line.
+ */
+void opts__help(const struct prof_opt *table, unsigned int flags, const char *events_help,
+		const struct prof_opt *own, void (*emit)(void *ctx, const char *line), void *ctx);
 
 /*
  * The shared options in flags, one call each, in --help order (for `perfscope help --table

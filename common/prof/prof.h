@@ -113,27 +113,6 @@ struct prof_event {
 /* The first value of ATTR name on ev, NULL when not given. */
 const struct prof_attr_val *prof_event__attr(const struct prof_event *ev, const char *name);
 
-/* A profiler's own option; parsing, --help and the man-page check come from this table. */
-enum prof_opt_type {
-	PROF_OPT_FLAG, /* bool at offset */
-	PROF_OPT_LONG, /* long at offset, min..max */
-	PROF_OPT_DOUBLE, /* double at offset, > min */
-	PROF_OPT_STRING, /* const char * at offset */
-	PROF_OPT_FN, /* parse(prof, priv, arg) */
-};
-
-struct prof_opt {
-	const char *name; /* long name */
-	int short_name; /* 0: none */
-	const char *arg; /* metavariable ("N", "FILE"); NULL for a flag */
-	enum prof_opt_type type;
-	size_t offset; /* into the profiler's priv */
-	long min, max;
-	/* PROF_OPT_FN: 0, or prints the problem and returns 2 */
-	int (*parse)(struct prof *p, void *priv, const char *arg);
-	const char *help; /* may hold '\n' for more lines */
-};
-
 /* What a profiler's int hook returns, or -errno for a runtime failure. */
 enum prof_ret {
 	PROF_GO = 0, /* go on */
@@ -347,6 +326,12 @@ void prof__expr_opts(struct prof *p, const struct prof_event *ev, struct expr_op
 struct expr;
 int prof__expr_compile(struct prof *p, struct prof_event *ev, const char *what, const char *text,
 		       bool want_int, struct expr **out);
+/*
+ * The value of the profiler's own PROF_OPT_EXPR option name, compiled against ev as
+ * prof__expr_compile does (an integer, "-k" or "--name" in the message): 0 with *out NULL when
+ * it was not given; 2 (said), -ENOMEM, or -EINVAL for a name that is no such option.
+ */
+int prof__opt_expr(struct prof *p, struct prof_event *ev, const char *name, struct expr **out);
 /* A usage error in the engine's form ("perfscope NAME: what\nSee 'perfscope help NAME'."):
  * returns PROF_USAGE, for a hook to return. */
 int prof_usage(const struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

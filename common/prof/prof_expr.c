@@ -64,6 +64,28 @@ int prof__expr_compile(struct prof *p, struct prof_event *ev, const char *what, 
 	return PROF_USAGE;
 }
 
+int prof__opt_expr(struct prof *p, struct prof_event *ev, const char *name, struct expr **out)
+{
+	char what[64];
+
+	*out = NULL;
+	for (const struct prof_opt *o = p->decl->opts; o && o->name; o++) {
+		const char *text;
+
+		if (o->type != PROF_OPT_EXPR || strcmp(o->name, name))
+			continue;
+		text = *(const char **)((char *)p->priv + o->offset);
+		if (!text)
+			return 0;
+		if (o->short_name)
+			snprintf(what, sizeof(what), "-%c", o->short_name);
+		else
+			snprintf(what, sizeof(what), "--%s", o->name);
+		return prof__expr_compile(p, ev, what, text, true, out);
+	}
+	return -EINVAL;
+}
+
 int prof_expr__bind(struct prof *p, struct prof_event *ev, const struct psc_event_attr *in,
 		    struct prof_attr_val *out)
 {

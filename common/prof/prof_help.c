@@ -1,4 +1,4 @@
-/* --help of a declared profiler, generated from its declaration and the shared option table. */
+/* --help of a declared profiler, generated from its declaration and the option tables. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,65 +12,6 @@ static void emit_line(void *ctx, const char *line)
 {
 	fputs(line, ctx);
 	fputc('\n', ctx);
-}
-
-/* A shared option's line without the aliases the profiler's own options take over. */
-struct shared_ctx {
-	FILE *out;
-	const struct profiler *decl;
-};
-
-static void emit_shared(void *ctx, const char *line)
-{
-	const struct shared_ctx *sc = ctx;
-	char buf[512], alias[64];
-
-	snprintf(buf, sizeof(buf), "%s", line);
-	for (const struct prof_opt *o = sc->decl->opts; o && o->name; o++) {
-		char *at;
-
-		snprintf(alias, sizeof(alias), ", --%s", o->name);
-		at = strstr(buf, alias);
-		size_t n = strlen(alias);
-
-		if (!at || (at[n] != ',' && at[n] != ' ') || at >= buf + 26)
-			continue;
-		memmove(at, at + n, strlen(at + n) + 1);
-		/* the text stays in its column: as many spaces in the gap before it */
-		at = strstr(at, "  ");
-		if (at && strlen(buf) + n < sizeof(buf)) {
-			memmove(at + n, at, strlen(at) + 1);
-			memset(at, ' ', n);
-		}
-	}
-	emit_line(sc->out, buf);
-}
-
-/* "  -k, --key EXPR          text", continuation lines under the text. */
-static void own_option(FILE *out, const struct prof_opt *o)
-{
-	char left[48], line[256];
-	const char *text = o->help, *nl;
-	bool first = true;
-
-	if (o->short_name)
-		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
-			 o->arg ? " " : "", o->arg ? o->arg : "");
-	else
-		snprintf(left, sizeof(left), "    --%s%s%s", o->name,
-			 o->arg ? o->arg[0] == '[' ? "" : " " : "", o->arg ? o->arg : "");
-	if (strlen(left) > 24) {
-		snprintf(line, sizeof(line), "  %s", left);
-		emit_line(out, line);
-		first = false;
-	}
-	for (; text; first = false) {
-		nl = strchr(text, '\n');
-		snprintf(line, sizeof(line), "  %-24s %.*s", first ? left : "",
-			 nl ? (int)(nl - text) : (int)strlen(text), text);
-		emit_line(out, line);
-		text = nl ? nl + 1 : NULL;
-	}
 }
 
 /* The text with every line indented by two spaces. */
@@ -111,13 +52,9 @@ void prof__help(const struct profiler *decl, FILE *out)
 		fputs("\n\n", out);
 	}
 	fputs("Options:\n", out);
-	{
-		struct shared_ctx sc = { out, decl };
-
-		cli_opts_help(decl->shared_opts, decl->events_help, emit_shared, &sc);
-	}
-	for (const struct prof_opt *o = decl->opts; o && o->name; o++)
-		own_option(out, o);
+	opts__help(cli_shared_opts, decl->shared_opts, decl->events_help, decl->opts, emit_line,
+		   out);
+	opts__help(decl->opts, 0, NULL, NULL, emit_line, out);
 	emit_line(out, "  -v, --verbose            each event's own line on stderr, a line once running (-vv: debug)");
 	emit_line(out, "  -h, --help               this text");
 	emit_line(out, "  -V, --version            perfscope's version");

@@ -1,10 +1,10 @@
-/* Counters summed per unit of CPUs (aggr.h): the units from the CPUs' topology, the sums. */
+/* Counters summed per unit of CPUs (aggr.h): the units from the CPUs' topology (the library's
+ * psc_cpu__topology), the sums. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aggr.h"
-#include "cpu_topo.h"
 
 static int cmp_unit(const void *a, const void *b)
 {
@@ -18,7 +18,7 @@ static int cmp_unit(const void *a, const void *b)
 }
 
 /* The unit of a CPU at t among the units so far (core: socket, die, core; socket: socket) */
-static int find_unit(const struct aggr *a, const struct cpu_topo *t)
+static int find_unit(const struct aggr *a, const struct psc_cpu_topology *t)
 {
 	for (int k = 0; k < a->nr_units; k++) {
 		const struct aggr_unit *u = &a->units[k];
@@ -31,7 +31,7 @@ static int find_unit(const struct aggr *a, const struct cpu_topo *t)
 }
 
 /* AGGR_CORE, AGGR_SOCKET: a unit per place topo[] names, in perf's order, each CPU to its own. */
-static int by_topology(struct aggr *a, struct psc_cpumap *cpus, struct cpu_topo *topo,
+static int by_topology(struct aggr *a, struct psc_cpumap *cpus, struct psc_cpu_topology *topo,
 		       const char *root, int *bad_cpu)
 {
 	int n = psc_cpumap__nr(cpus);
@@ -39,7 +39,8 @@ static int by_topology(struct aggr *a, struct psc_cpumap *cpus, struct cpu_topo 
 	for (int i = 0; i < n; i++) {
 		int cpu = psc_cpumap__cpu(cpus, i), err;
 
-		err = cpu_topo__read(root, cpu, &topo[i]);
+		topo[i].sz = sizeof(topo[i]);
+		err = psc_cpu__topology(cpu, root, &topo[i]);
 		if (err) {
 			*bad_cpu = cpu;
 			return err;
@@ -66,7 +67,7 @@ int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, con
 	       int *bad_cpu)
 {
 	int n = psc_cpumap__nr(cpus), err = 0;
-	struct cpu_topo *topo = NULL;
+	struct psc_cpu_topology *topo = NULL;
 
 	memset(a, 0, sizeof(*a));
 	a->mode = mode;
@@ -81,6 +82,9 @@ int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, con
 		free(topo);
 		return -ENOMEM;
 	}
+	/* a CPU number the map does not hold is in no unit (aggr__find says so) */
+	for (int cpu = 0; cpu <= a->max_cpu; cpu++)
+		a->unit_of[cpu] = -1;
 	switch (mode) {
 	case AGGR_GLOBAL:
 		a->nr_units = 1;
@@ -91,7 +95,8 @@ int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, con
 			int cpu = psc_cpumap__cpu(cpus, i);
 
 			a->units[i] = (struct aggr_unit){ .cpu = cpu, .nr_cpus = 1 };
-			a->unit_of[cpu] = i;
+			if (cpu >= 0) /* "any CPU" (-1): a unit no CPU number finds */
+				a->unit_of[cpu] = i;
 		}
 		a->nr_units = n;
 		break;
@@ -113,11 +118,25 @@ void aggr__exit(struct aggr *a)
 	a->nr_units = 0;
 }
 
+int aggr__find(const struct aggr *a, int cpu)
+{
+	if (a->mode == AGGR_GLOBAL)
+		return 0;
+	if (cpu < 0 || cpu > a->max_cpu)
+		return -1;
+	return a->unit_of[cpu];
+}
+
 int aggr__unit(const struct aggr *a, int cpu)
 {
-	if (a->mode == AGGR_GLOBAL || cpu < 0 || cpu > a->max_cpu)
-		return 0;
-	return a->unit_of[cpu];
+	int u = aggr__find(a, cpu);
+
+	return u < 0 ? 0 : u;
+}
+
+int aggr__unit_cpu(const struct aggr *a, int unit)
+{
+	return a->mode == AGGR_CPU ? a->units[unit].cpu : -1;
 }
 
 bool aggr__covers(const struct aggr *a, struct psc_cpumap *cpus, int unit)
@@ -127,7 +146,7 @@ bool aggr__covers(const struct aggr *a, struct psc_cpumap *cpus, int unit)
 	for (int ci = 0; ci < psc_cpumap__nr(cpus); ci++) {
 		int cpu = psc_cpumap__cpu(cpus, ci);
 
-		if (cpu < 0 || cpu > a->max_cpu || a->unit_of[cpu] == unit)
+		if (cpu < 0 || cpu > a->max_cpu || aggr__unit(a, cpu) == unit)
 			return true;
 	}
 	return false;

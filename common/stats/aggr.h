@@ -30,7 +30,7 @@ struct aggr {
 };
 
 /*
- * The units of cpus by mode; sysfs_root NULL is /sys (cpu_topo.h). 0, -ENOMEM, or the -errno of
+ * The units of cpus by mode; sysfs_root NULL is /sys (psc_cpu__topology). 0, -ENOMEM, or the -errno of
  * a CPU whose topology cannot be read (AGGR_CORE, AGGR_SOCKET), that CPU in *bad_cpu.
  */
 int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, const char *sysfs_root,
@@ -38,6 +38,10 @@ int aggr__init(struct aggr *a, enum aggr_mode mode, struct psc_cpumap *cpus, con
 void aggr__exit(struct aggr *a);
 /* The unit a count read on cpu adds to (0: AGGR_GLOBAL, or a CPU outside the map). */
 int aggr__unit(const struct aggr *a, int cpu);
+/* The unit of cpu, -1 when the map does not hold it (AGGR_GLOBAL: 0, every CPU counts). */
+int aggr__find(const struct aggr *a, int cpu);
+/* The CPU of an AGGR_CPU unit; -1 in the other modes (the unit spans several CPUs). */
+int aggr__unit_cpu(const struct aggr *a, int unit);
 /* Whether a counter open on cpus counts in unit (a PMU's events exist on some CPUs only). */
 bool aggr__covers(const struct aggr *a, struct psc_cpumap *cpus, int unit);
 /*

@@ -5,28 +5,14 @@
 #include <string.h>
 
 #include "condition.h"
+#include "percent.h"
 #include "ratecount.h"
-
-int cond__parse_percent(const char *arg, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (*end == '%')
-		end++;
-	if (errno || end == arg || *end || !(v > 0) || v > 100)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
 
 int cond__init_share(struct cond *c, enum cpustat_kind kind, const char *arg)
 {
 	double v;
 
-	if (cond__parse_percent(arg, &v))
+	if (percent__parse(arg, &v))
 		return -EINVAL;
 	c->type = COND_SHARE;
 	c->kind = kind;

@@ -40,8 +40,6 @@ struct cond {
 
 /* "PCT" or "PCT%", above 0 and at most 100: c becomes KIND>=PCT%. 0 or -EINVAL. */
 int cond__init_share(struct cond *c, enum cpustat_kind kind, const char *arg);
-/* "N" or "N%", 0 < N <= 100: a share of a CPU; -EINVAL otherwise */
-int cond__parse_percent(const char *arg, double *out);
 /*
  * Splits "EVENT>N" (or "EVENT>=N"), N events per second: 0, -EINVAL when there is no EVENT>,
  * -ERANGE when N is not a number above 0, -ENOMEM. *event is malloc'd.

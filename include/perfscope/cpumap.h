@@ -38,6 +38,27 @@ PSC_API struct psc_cpumap *psc_cpumap__new_pmu(const char *pmu);
 /* Highest CPU number that can ever be online (/sys/devices/system/cpu/possible) + 1. */
 PSC_API int psc_cpu__nr_possible(void);
 
+/*
+ * Where a CPU sits, for counts per core or socket (perf stat --per-core, --per-socket). Declare
+ * it with PSC_OPTS(psc_cpu_topology, t): the library fills the fields sz covers, so a program
+ * built against an older header gets what it knows, and fields are only added at the end.
+ */
+struct psc_cpu_topology {
+	size_t sz;
+	int socket; /* physical_package_id; 0 where the firmware says -1, as perf shows it */
+	int die; /* die_id; 0 before Linux 5.2, which has none */
+	int core; /* core_id: unique within its socket and die, not across them */
+};
+#define psc_cpu_topology__last_field core
+
+/*
+ * Reads the topology of cpu from <sysfs_root>/devices/system/cpu/cpu<cpu>/topology (sysfs_root
+ * NULL: /sys; another root reads a copy of that tree, a container's or a test's). Thread-safe.
+ * 0, or -errno: -ENOENT the CPU has no topology there (offline or absent), -EINVAL a bad cpu,
+ * topo or sz, or a file that holds no number; *topo is then unchanged.
+ */
+PSC_API int psc_cpu__topology(int cpu, const char *sysfs_root, struct psc_cpu_topology *topo);
+
 #ifdef __cplusplus
 }
 #endif

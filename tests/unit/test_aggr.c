@@ -1,4 +1,4 @@
-/* Unit tests of the aggregation engine and its topology reader (common/stats) on made-up sysfs. */
+/* Unit tests of the aggregation engine (common/stats/aggr) on a made-up sysfs tree. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,9 +13,7 @@
 #include <perfscope/perfscope.h>
 
 #include "aggr.h"
-#include "cpu_topo.h"
 
-/* A made-up sysfs: 2 sockets, 2 cores each, 2 threads per core; cpu7 without die_id. */
 static char root[64];
 
 static void put(int cpu, const char *file, int v)
@@ -28,45 +26,6 @@ static void put(int cpu, const char *file, int v)
 	assert_non_null(f);
 	fprintf(f, "%d\n", v);
 	fclose(f);
-}
-
-static void t_topo(void **state)
-{
-	char path[256], cmd[300];
-	struct cpu_topo t;
-
-	(void)state;
-	snprintf(root, sizeof(root), "/tmp/psc_topo.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	for (int cpu = 0; cpu < 8; cpu++) {
-		snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology", root, cpu);
-		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
-		assert_int_equal(system(cmd), 0);
-		put(cpu, "physical_package_id", cpu / 4);
-		put(cpu, "core_id", (cpu / 2) % 2);
-		if (cpu != 7)
-			put(cpu, "die_id", 0);
-	}
-	assert_int_equal(cpu_topo__read(root, 5, &t), 0);
-	assert_int_equal(t.socket, 1);
-	assert_int_equal(t.die, 0);
-	assert_int_equal(t.core, 0);
-	assert_int_equal(cpu_topo__read(root, 3, &t), 0);
-	assert_true(t.socket == 0 && t.core == 1);
-	/* before Linux 5.2 there is no die_id: die 0 */
-	assert_int_equal(cpu_topo__read(root, 7, &t), 0);
-	assert_true(t.socket == 1 && t.core == 1 && t.die == 0);
-	/* a socket the firmware cannot tell (-1) is socket 0, as perf shows it */
-	put(6, "physical_package_id", -1);
-	assert_int_equal(cpu_topo__read(root, 6, &t), 0);
-	assert_int_equal(t.socket, 0);
-	/* a CPU that is not there */
-	assert_int_equal(cpu_topo__read(root, 8, &t), -ENOENT);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
-	/* this machine's own sysfs answers for CPU 0 */
-	assert_int_equal(cpu_topo__read(NULL, 0, &t), 0);
-	assert_true(t.socket >= 0 && t.core >= 0);
 }
 
 /* CPUs 0-7: socket cpu / 4, core (cpu / 2) % 2, listed out of order; CPU 9 has no topology. */
@@ -115,6 +74,9 @@ static void t_global_cpu(void **state)
 	assert_int_equal(a.units[0].nr_cpus, 3);
 	assert_int_equal(aggr__unit(&a, 6), 0);
 	assert_true(aggr__covers(&a, m, 0));
+	/* trigger's machine: every CPU in its one unit, which has no CPU of its own */
+	assert_int_equal(aggr__find(&a, 4), 0);
+	assert_int_equal(aggr__unit_cpu(&a, 0), -1);
 	aggr__exit(&a);
 
 	assert_int_equal(aggr__init(&a, AGGR_CPU, m, root, &bad), 0);
@@ -122,6 +84,12 @@ static void t_global_cpu(void **state)
 	assert_int_equal(a.units[2].cpu, 6);
 	assert_int_equal(aggr__unit(&a, 3), 1);
 	assert_int_equal(aggr__unit(&a, 99), 0); /* outside the map: the first unit */
+	/* trigger's per-CPU units: a CPU outside the map is in none */
+	assert_int_equal(aggr__find(&a, 3), 1);
+	assert_int_equal(aggr__find(&a, 4), -1);
+	assert_int_equal(aggr__find(&a, 99), -1);
+	assert_int_equal(aggr__unit_cpu(&a, 2), 6);
+	assert_true(aggr__covers(&a, m, 0));
 	aggr__exit(&a);
 	psc_cpumap__put(m);
 }
@@ -173,7 +141,6 @@ static void t_no_topology(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_topo),
 		cmocka_unit_test_setup_teardown(t_global_cpu, make_tree, rm_tree),
 		cmocka_unit_test_setup_teardown(t_core_socket, make_tree, rm_tree),
 		cmocka_unit_test_setup_teardown(t_no_topology, make_tree, rm_tree),

@@ -1,5 +1,5 @@
-/* Unit tests of the shared stack options: -g, perf's --call-graph fp|dwarf[,SIZE] and perf-prof's
- * --user-callchain=dwarf, their defaults, rounding and limits; -e lists joined. */
+/* Unit tests of the option tables (shared and own, one parser, one --help), the shared stack
+ * options (-g, perf's --call-graph fp|dwarf[,SIZE], --user-callchain=dwarf) and -e lists joined. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,10 +10,11 @@
 #include <cmocka.h>
 
 #include "options.h"
+#include "prof.h"
 
 static int parse(struct cli_opts *o, unsigned int flags, int argc, const char **argv)
 {
-	return cli_opts_parse(o, argc, (char **)argv, flags, NULL, "help\n");
+	return cli_opts_parse(o, argc, (char **)argv, flags, "help\n");
 }
 
 #define PARSE(o, flags, ...)                                                         \
@@ -177,6 +178,138 @@ static void t_events_joined(void **state)
 	assert_ptr_equal(o.events, big);
 }
 
+/* A profiler's own table beside the shared one: one parser, one --help generator. */
+struct own {
+	bool fast;
+	long n;
+	const char *name, *cpu;
+};
+
+static const struct prof_opt own_opts[] = {
+	{ "fast", 'f', NULL, PROF_OPT_FLAG, offsetof(struct own, fast), 0, 0, NULL, "go fast" },
+	{ "count", 0, "N", PROF_OPT_LONG, offsetof(struct own, n), 1, 9, NULL, "N times" },
+	{ "name", 0, "TEXT", PROF_OPT_TEXT, offsetof(struct own, name), 0, 0, NULL, "a name" },
+	/* takes over the shared --cpu (trigger's): -C and --cpus stay shared */
+	{ "cpu", 0, "CPU", PROF_OPT_STRING, offsetof(struct own, cpu), 0, 0, NULL, "a CPU" },
+	{ 0 },
+};
+
+static int parse_own(struct cli_opts *o, struct own *w, int argc, const char **argv)
+{
+	struct prof p = { .name = argv[0] };
+
+	memset(w, 0, sizeof(*w));
+	return opts__parse(&p, o, CLI_OPT_CPUS | CLI_OPT_INTERVAL, own_opts, w, argc,
+			   (char **)argv, "help\n");
+}
+
+static void t_own_table(void **state)
+{
+	const char *ok[] = { "x", "-f", "--count", "3", "--name=", "--cpu", "2", "-C", "0-1",
+			     "-i", "10", NULL };
+	const char *range[] = { "x", "--count", "10", NULL };
+	const char *alias[] = { "x", "--cpus", "3", NULL };
+	struct cli_opts o;
+	struct own w;
+
+	assert_int_equal(parse_own(&o, &w, 11, ok), 0);
+	assert_true(w.fast);
+	assert_int_equal(w.n, 3);
+	assert_string_equal(w.name, ""); /* TEXT takes an empty value */
+	assert_string_equal(w.cpu, "2");
+	assert_string_equal(o.cpus, "0-1");
+	assert_int_equal(o.interval_ms, 10);
+	assert_int_equal(parse_own(&o, &w, 3, range), 2);
+	assert_int_equal(parse_own(&o, &w, 3, alias), 0);
+	assert_string_equal(o.cpus, "3");
+	assert_null(w.cpu);
+}
+
+static void collect(void *ctx, const char *line)
+{
+	strncat(ctx, line, 4095 - strlen(ctx));
+	strncat(ctx, "\n", 4095 - strlen(ctx));
+}
+
+static void t_help_from_tables(void **state)
+{
+	char text[4096] = "";
+
+	opts__help(cli_shared_opts, CLI_OPT_CPUS | CLI_OPT_INTERVAL, NULL, own_opts, collect, text);
+	/* the own --cpu is left out of the shared line, the text kept in its column */
+	assert_non_null(strstr(text, "  -C, --cpus CPUS          these CPUs only: 0-3,6\n"));
+	assert_non_null(strstr(text, "  -i, --interval MS        print every MS milliseconds\n"));
+	text[0] = '\0';
+	opts__help(own_opts, 0, NULL, NULL, collect, text);
+	assert_string_equal(text, "  -f, --fast               go fast\n"
+				  "      --count N            N times\n"
+				  "      --name TEXT          a name\n"
+				  "      --cpu CPU            a CPU\n");
+}
+
+/* The table's value types: a time, a percentage, an expression's text, a heatmap's file. */
+struct typed {
+	uint64_t than;
+	const char *than_text, *key, *heatmap;
+	double pct;
+};
+
+static const struct prof_opt typed_opts[] = {
+	{ "than", 0, "T", PROF_OPT_DURATION, offsetof(struct typed, than), 0, 0, NULL, "t",
+	  .given = PROF_OPT_GIVEN(struct typed, than_text) },
+	{ "pct", 0, "PCT", PROF_OPT_PERCENT, offsetof(struct typed, pct), 0, 0, NULL, "p" },
+	{ "key", 'k', "EXPR", PROF_OPT_EXPR, offsetof(struct typed, key), 0, 0, NULL, "k" },
+	{ "heatmap", 0, "FILE", PROF_OPT_HEATMAP, offsetof(struct typed, heatmap), 0, 0, NULL, "h" },
+	{ 0 },
+};
+
+static int parse_typed(struct cli_opts *o, struct typed *t, const char *opt, const char *val)
+{
+	const char *argv[] = { "x", opt, val, NULL };
+	struct prof p = { .name = "x" };
+
+	memset(t, 0, sizeof(*t));
+	return opts__parse(&p, o, CLI_OPT_INTERVAL | CLI_OPT_DURATION, typed_opts, t, 3,
+			   (char **)argv, "help\n");
+}
+
+static void t_value_types(void **state)
+{
+	struct cli_opts o;
+	struct typed t;
+
+	assert_int_equal(parse_typed(&o, &t, "--than", "10ms"), 0);
+	assert_int_equal(t.than, 10000000);
+	assert_string_equal(t.than_text, "10ms");
+	assert_int_equal(parse_typed(&o, &t, "--than", "12"), 0);
+	assert_int_equal(t.than, 12); /* a bare number is nanoseconds */
+	assert_int_equal(parse_typed(&o, &t, "--than", "10 ms"), 2);
+	assert_null(t.than_text);
+	assert_int_equal(parse_typed(&o, &t, "--pct", "12.5%"), 0);
+	assert_true(t.pct == 12.5);
+	assert_int_equal(parse_typed(&o, &t, "--pct", "0"), 2);
+	assert_int_equal(parse_typed(&o, &t, "--pct", "101"), 2);
+	assert_int_equal(parse_typed(&o, &t, "-k", "pid & 1"), 0);
+	assert_string_equal(t.key, "pid & 1");
+	assert_int_equal(parse_typed(&o, &t, "-k", ""), 2);
+	assert_int_equal(parse_typed(&o, &t, "--heatmap", "/tmp/h.svg"), 0);
+	assert_string_equal(t.heatmap, "/tmp/h.svg");
+	assert_int_equal(parse_typed(&o, &t, "--heatmap", "/tmp"), 2);
+	assert_int_equal(parse_typed(&o, &t, "--heatmap", "/no/such/folder/h.svg"), 2);
+	/* -i and --duration: a time too, a bare number in ms and s */
+	assert_int_equal(parse_typed(&o, &t, "-i", "250"), 0);
+	assert_int_equal(o.interval_ms, 250);
+	assert_int_equal(parse_typed(&o, &t, "-i", "2s"), 0);
+	assert_int_equal(o.interval_ms, 2000);
+	assert_int_equal(parse_typed(&o, &t, "-i", "1.5"), 2);
+	assert_int_equal(parse_typed(&o, &t, "-i", "0"), 2);
+	assert_int_equal(parse_typed(&o, &t, "--duration", "1.5"), 0);
+	assert_true(o.duration_s == 1.5);
+	assert_int_equal(parse_typed(&o, &t, "--duration", "500ms"), 0);
+	assert_true(o.duration_s == 0.5);
+	assert_int_equal(parse_typed(&o, &t, "--duration", "0"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +318,9 @@ int main(void)
 		cmocka_unit_test(t_command_after),
 		cmocka_unit_test(t_time_conversions_taken),
 		cmocka_unit_test(t_events_joined),
+		cmocka_unit_test(t_own_table),
+		cmocka_unit_test(t_help_from_tables),
+		cmocka_unit_test(t_value_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -93,7 +93,7 @@ static int list_run(int argc, char **argv)
 	const char *selector;
 	int ret;
 
-	ret = cli_opts_parse(&o, argc, argv, CLI_OPT_FORMAT | CLI_OPT_POSITIONAL, NULL, list_help);
+	ret = cli_opts_parse(&o, argc, argv, CLI_OPT_FORMAT | CLI_OPT_POSITIONAL, list_help);
 	if (ret)
 		return ret == 1 ? 0 : ret;
 	if (o.positional && o.positional[1]) {

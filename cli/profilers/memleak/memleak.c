@@ -10,19 +10,7 @@
 
 #include <perfscope/probe.h>
 
-#include "duration.h"
 #include "memleak.h"
-
-static int opt_than(struct prof *p, void *priv, const char *arg)
-{
-	struct ml *ml = priv;
-	int err = duration__opt(p, "--than", arg, &ml->than);
-
-	if (err)
-		return err;
-	ml->than_text = arg;
-	return 0;
-}
 
 static const struct prof_opt ml_opts[] = {
 	{ "libc", 0, "PATH", PROF_OPT_STRING, offsetof(struct ml, libc_opt), 0, 0, NULL,
@@ -30,8 +18,9 @@ static const struct prof_opt ml_opts[] = {
 	  "finds it; for a static binary, the binary itself)" },
 	{ "mmap", 0, NULL, PROF_OPT_FLAG, offsetof(struct ml, mmap), 0, 0, NULL,
 	  "count mmap and munmap too (a munmap of part of a mapping is not followed)" },
-	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, opt_than,
-	  "only allocations older than T (s, ms, us, ns) when reported" },
+	{ "than", 0, "T", PROF_OPT_DURATION, offsetof(struct ml, than), 0, 0, NULL,
+	  "only allocations older than T (s, ms, us, ns) when reported",
+	  .given = PROF_OPT_GIVEN(struct ml, than_text) },
 	{ "top", 0, "N", PROF_OPT_LONG, offsetof(struct ml, top), 1, 1000000, NULL,
 	  "only the N stacks holding the most bytes (default: all)" },
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ml, max_pending), 1, 1L << 30, NULL,

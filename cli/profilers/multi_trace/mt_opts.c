@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "duration.h"
 #include "expr.h"
 
 /* The tables are laid out by hand: clang-format would give each field a line of its own. */
@@ -26,21 +25,6 @@ const struct prof_attr mt_attrs[] = {
 	{ NULL },
 };
 /* clang-format on */
-
-int mt_opt_than(struct prof *p, void *priv, const char *arg)
-{
-	return duration__opt(p, "--than", arg, &((struct mt *)priv)->than);
-}
-
-int mt_opt_only_than(struct prof *p, void *priv, const char *arg)
-{
-	return duration__opt(p, "--only-than", arg, &((struct mt *)priv)->only_than);
-}
-
-int mt_opt_lower(struct prof *p, void *priv, const char *arg)
-{
-	return duration__opt(p, "--lower", arg, &((struct mt *)priv)->lower);
-}
 
 int mt_opt_detail(struct prof *p, void *priv, const char *arg)
 {
@@ -158,8 +142,9 @@ int mt_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_even
 		me->key = key->expr;
 	} else if (mt->key_text && !(me->untraced && !ev->fmt)) {
 		/* an untraced sample (profile/-F 200/untraced/) has no fields: keyed by tid */
-		if ((ret = compile_key(p, ev, me, mt->key_text, "-k")))
+		if ((ret = prof__opt_expr(p, ev, "key", &me->key)))
 			return ret;
+		me->own_key = true;
 	} else if (mt->hooks && mt->hooks->key && mt->hooks->key(ev, me->group)) {
 		if ((ret = compile_key(p, ev, me, mt->hooks->key(ev, me->group), "key")))
 			return ret;

@@ -112,7 +112,7 @@ struct mt {
 /* multi-trace's options, the first rows of a preset's table too. */
 /* clang-format off */
 #define MT_OPTS \
-	{ "key", 'k', "EXPR", PROF_OPT_STRING, offsetof(struct mt, key_text), 0, 0, NULL, \
+	{ "key", 'k', "EXPR", PROF_OPT_EXPR, offsetof(struct mt, key_text), 0, 0, NULL, \
 	  "the key of events without key=: a field or any EXPR\n" \
 	  "(default: the thread; idle tasks apart per CPU)" }, \
 	{ "impl", 0, "IMPL", PROF_OPT_STRING, offsetof(struct mt, impl_text), 0, 0, NULL, \
@@ -123,17 +123,17 @@ struct mt {
 	  "call (nested calls, each -e ENTER,EXIT one function: the\n" \
 	  "call tree per thread), call-delay (the tree with each\n" \
 	  "call path's latency statistics)" }, \
-	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, mt_opt_than, \
+	{ "than", 0, "T", PROF_OPT_DURATION, offsetof(struct mt, than), 0, 0, NULL, \
 	  "print each pair whose latency is above T (s, ms, us, ns)\n" \
 	  "and count them in the tables (over_than)" }, \
-	{ "only-than", 0, "T", PROF_OPT_FN, 0, 0, 0, mt_opt_only_than, \
+	{ "only-than", 0, "T", PROF_OPT_DURATION, offsetof(struct mt, only_than), 0, 0, NULL, \
 	  "as --than, but print only those pairs: no tables" }, \
-	{ "lower", 0, "T", PROF_OPT_FN, 0, 0, 0, mt_opt_lower, \
+	{ "lower", 0, "T", PROF_OPT_DURATION, offsetof(struct mt, lower), 0, 0, NULL, \
 	  "print each pair whose latency is below T" }, \
 	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct mt, perins), 0, 0, NULL, \
 	  "statistics per key (per thread by default: comm/tid;\n" \
 	  "syscalls: per thread and call) too" }, \
-	{ "heatmap", 0, "FILE", PROF_OPT_STRING, offsetof(struct mt, heatmap), 0, 0, NULL, \
+	{ "heatmap", 0, "FILE", PROF_OPT_HEATMAP, offsetof(struct mt, heatmap), 0, 0, NULL, \
 	  "write a latency heatmap (SVG) of the first pair to FILE,\n" \
 	  "of the next ones to FILE.2, FILE.3 ..." }, \
 	{ "detail", 0, "[=SPEC]", PROF_OPT_FN, 0, 0, 0, mt_opt_detail, \
@@ -155,9 +155,6 @@ extern const struct prof_opt mt_opts[];
 extern const struct prof_attr mt_attrs[];
 
 /* mt_opts.c: the options taking a value of their own, for a preset's table (MT_OPTS). */
-int mt_opt_than(struct prof *p, void *priv, const char *arg);
-int mt_opt_only_than(struct prof *p, void *priv, const char *arg);
-int mt_opt_lower(struct prof *p, void *priv, const char *arg);
 int mt_opt_detail(struct prof *p, void *priv, const char *arg);
 
 /* The lifecycle hooks (multi_trace.c: setup; mt_opts.c: options and events; mt_pair.c: samples;

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "duration.h"
 #include "num_dist.h"
 
 static const struct prof_attr nd_attrs[] = {
@@ -12,17 +11,6 @@ static const struct prof_attr nd_attrs[] = {
 	{ "key", PROF_ATTR_EXPR, false, "key=EXPR: one distribution per value of EXPR" },
 	{ NULL },
 };
-
-static int parse_than(struct prof *p, void *priv, const char *arg)
-{
-	struct nd *nd = priv;
-	int err = duration__opt(p, "--than", arg, &nd->than);
-
-	if (err)
-		return err;
-	nd->than_set = true;
-	return 0;
-}
 
 static int nd_check(struct prof *p, void *priv)
 {
@@ -32,7 +20,7 @@ static int nd_check(struct prof *p, void *priv)
 		return prof_usage(p, "'%s' is not an option: the number goes in num=EXPR on the "
 				     "event ('help' lists the names it may use; a COMMAND goes after --)",
 				  p->opts.positional[0]);
-	return nd->than_set ? prof__use_printer(p) : 0;
+	return nd->than_text ? prof__use_printer(p) : 0;
 }
 
 static int nd_event(struct prof *p, void *priv, struct prof_event *ev,
@@ -123,7 +111,7 @@ static int nd_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		hist__add(&d->ival, num);
 	if (ne->hm)
 		heatmap__add(ne->hm, s->time, num);
-	if (nd->than_set && num > nd->than)
+	if (nd->than_text && num > nd->than)
 		print_than(p, nd, ev, cpu, s, num);
 	return 0;
 }
@@ -161,10 +149,11 @@ static const struct prof_opt nd_opts[] = {
 	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct nd, perins), 0, 0, NULL,
 	  "one distribution per instance: per CPU system-wide\n"
 	  "or with -C, per thread with -p/-t/COMMAND" },
-	{ "than", 0, "N", PROF_OPT_FN, 0, 0, 0, parse_than,
+	{ "than", 0, "N", PROF_OPT_DURATION, offsetof(struct nd, than), 0, 0, NULL,
 	  "print each event whose number is above N (units\n"
-	  "s, ms, us, ns: 10ms is 10000000), its stack with -g" },
-	{ "heatmap", 0, "FILE", PROF_OPT_STRING, offsetof(struct nd, heatmap), 0, 0, NULL,
+	  "s, ms, us, ns: 10ms is 10000000), its stack with -g",
+	  .given = PROF_OPT_GIVEN(struct nd, than_text) },
+	{ "heatmap", 0, "FILE", PROF_OPT_HEATMAP, offsetof(struct nd, heatmap), 0, 0, NULL,
 	  "write a heatmap (time x number) as an SVG file" },
 	{ NULL },
 };

@@ -14,7 +14,7 @@
 struct nd {
 	bool perins;
 	uint64_t than; /* 0: none */
-	bool than_set;
+	const char *than_text; /* --than as given: NULL when not */
 	const char *heatmap;
 	uint64_t dropped;
 };

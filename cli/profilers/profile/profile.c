@@ -156,7 +156,7 @@ static const struct prof_opt profile_opts[] = {
 	  "root frame comm-PID instead of the process name" },
 	{ "per-thread", 0, NULL, PROF_OPT_FLAG, OFF(per_thread), 0, 0, NULL,
 	  "root frame comm-PID/TID" },
-	{ "than", 0, "PCT", PROF_OPT_FN, 0, 0, 0, profile_opt_than,
+	{ "than", 0, "PCT", PROF_OPT_PERCENT, OFF(than), 0, 0, NULL,
 	  "hot spots: a line for each CPU busy at least PCT% over a\n"
 	  "second (or -i), with its hottest stack (perf-prof's)" },
 	{ "bpf", 0, NULL, PROF_OPT_FLAG, OFF(bpf), 0, 0, NULL,

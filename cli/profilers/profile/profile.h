@@ -105,7 +105,6 @@ static inline double profile_pct(uint64_t part, uint64_t whole)
 
 /* profile_opts.c: the options the table (profile.c) points at, and the check hook */
 int profile_opt_format(struct prof *p, void *priv, const char *arg);
-int profile_opt_than(struct prof *p, void *priv, const char *arg);
 int profile_opt_exclude_pid(struct prof *p, void *priv, const char *arg);
 int profile_opt_nr_min(struct prof *p, void *priv, const char *arg);
 int profile_opt_nr_max(struct prof *p, void *priv, const char *arg);

@@ -29,20 +29,6 @@ int profile_opt_format(struct prof *p, void *priv, const char *arg)
 	return prof_usage(p, "--format must be folded, text, json, svg or pprof, not '%s'", arg);
 }
 
-int profile_opt_than(struct prof *p, void *priv, const char *arg)
-{
-	struct profile *pf = priv;
-	double v;
-
-	if (cond__parse_percent(arg, &v))
-		return prof_usage(p,
-				  "--than must be a percentage of a CPU above 0 and at most 100, "
-				  "not '%s'",
-				  arg);
-	pf->than = v;
-	return 0;
-}
-
 /* ---- perf-prof's sample filters: options ---- */
 
 /* a whole number from min to max, all of arg */

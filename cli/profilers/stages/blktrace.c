@@ -8,7 +8,6 @@
 #include <perfscope/evsel.h>
 
 #include "blktrace.h"
-#include "duration.h"
 #include "expr.h"
 
 #define BT_EVENTS "block:block_getrq,block:block_rq_insert,block:block_rq_issue,block:block_rq_complete"
@@ -24,7 +23,7 @@ static const struct prof_opt bt_opts[] = {
 	{ "device", 'd', "DEV", PROF_OPT_STRING, offsetof(struct bt, device), 0, 0, NULL,
 	  "the block device: sda, /dev/vda, nvme0n1, loop0 or\n"
 	  "MAJ:MIN (a partition means its disk)" },
-	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, stage_opt_than,
+	{ "than", 0, "T", PROF_OPT_DURATION, offsetof(struct bt, c.than), 0, 0, NULL,
 	  "print each stage longer than T (s, ms, us, ns) with its\n"
 	  "two events" },
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct bt, c.max_pending), 1, 1L << 30,

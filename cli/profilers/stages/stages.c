@@ -11,14 +11,8 @@
 
 #include <perfscope/evsel.h>
 
-#include "duration.h"
 #include "expr.h"
 #include "session.h"
-
-int stage_opt_than(struct prof *p, void *priv, const char *arg)
-{
-	return duration__opt(p, "--than", arg, &((struct stage_core *)priv)->than);
-}
 
 int stage_core__init(struct prof *p, struct stage_core *c)
 {

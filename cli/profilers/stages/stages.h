@@ -42,8 +42,6 @@ struct stage_ev {
 	uint64_t errors; /* fields that could not be read: skipped, reported */
 };
 
-/* --than T for a priv whose first member is a struct stage_core. */
-int stage_opt_than(struct prof *p, void *priv, const char *arg);
 /* The check hook's part: the printer under --than (prof__use_printer), the rows. */
 int stage_core__init(struct prof *p, struct stage_core *c);
 /* The start hook's part: the pair engine over impl (ctx: the preset), stacks in the printer. */

@@ -7,7 +7,6 @@
 
 #include <perfscope/evsel.h>
 
-#include "duration.h"
 #include "expr.h"
 #include "task_state.h"
 
@@ -22,7 +21,7 @@ static const struct prof_opt ts_opts[] = {
 	  "every state but S" },
 	{ "no-uninterruptible", 0, NULL, PROF_OPT_FLAG, offsetof(struct ts, no_d), 0, 0, NULL,
 	  "every state but D" },
-	{ "than", 0, "T", PROF_OPT_FN, 0, 0, 0, stage_opt_than,
+	{ "than", 0, "T", PROF_OPT_DURATION, offsetof(struct ts, c.than), 0, 0, NULL,
 	  "print each stay in a shown state longer than T (s, ms,\n"
 	  "us, ns): the event that entered it (with its stack\n"
 	  "under -g: where a task slept) and the one that left it" },

@@ -82,36 +82,11 @@ static int trigger_event(struct prof *p, void *priv, struct prof_event *ev,
 /* The units watched: each CPU of the target, or one for the machine or the process. */
 static int set_units(struct trigger *t, struct psc_cpumap *cpus)
 {
-	t->nr_cpus = psc_cpu__nr_possible();
-	t->cpu_unit = malloc((size_t)t->nr_cpus * sizeof(int));
-	if (!t->cpu_unit)
-		return -ENOMEM;
-	for (int i = 0; i < t->nr_cpus; i++)
-		t->cpu_unit[i] = -1;
-	if (t->process || t->machine) {
-		t->nr_units = 1;
-		t->unit_cpu = malloc(sizeof(int));
-		if (!t->unit_cpu)
-			return -ENOMEM;
-		t->unit_cpu[0] = -1;
-		for (int i = 0; i < psc_cpumap__nr(cpus); i++) {
-			int cpu = psc_cpumap__cpu(cpus, i);
+	int bad_cpu;
 
-			if (cpu >= 0 && cpu < t->nr_cpus)
-				t->cpu_unit[cpu] = 0;
-		}
-		return 0;
-	}
-	t->nr_units = psc_cpumap__nr(cpus);
-	t->unit_cpu = malloc((size_t)t->nr_units * sizeof(int));
-	if (!t->unit_cpu)
-		return -ENOMEM;
-	for (int i = 0; i < t->nr_units; i++) {
-		t->unit_cpu[i] = psc_cpumap__cpu(cpus, i);
-		if (t->unit_cpu[i] >= 0 && t->unit_cpu[i] < t->nr_cpus)
-			t->cpu_unit[t->unit_cpu[i]] = i;
-	}
-	return 0;
+	t->nr_cpus = psc_cpu__nr_possible();
+	return aggr__init(&t->units, t->process || t->machine ? AGGR_GLOBAL : AGGR_CPU, cpus, NULL,
+			  &bad_cpu);
 }
 
 static int trigger_start(struct prof *p, void *priv)
@@ -128,13 +103,13 @@ static int trigger_start(struct prof *p, void *priv)
 	if (!t->cc)
 		return -ENOMEM;
 	callchain__prepare(t->cc); /* kallsyms now, not in the loop at the first capture */
-	t->caps = calloc((size_t)t->nr_units, sizeof(*t->caps));
+	t->caps = calloc((size_t)t->units.nr_units, sizeof(*t->caps));
 	if (!t->caps)
 		return -ENOMEM;
 	t->sched.cooldown_ns = (uint64_t)(t->cooldown_s * 1e9);
 	t->sched.grace_ns = TRIGGER_END_GRACE_NS;
 	t->sched.max = t->max;
-	if ((err = capsched__init(&t->sched, t->nr_units)))
+	if ((err = capsched__init(&t->sched, t->units.nr_units)))
 		return err;
 	/* history: what --before needs at --standby-hz, with room for a faster kernel */
 	if (t->before_s > 0) {
@@ -168,7 +143,7 @@ static int trigger_sample(struct prof *p, void *priv, struct prof_event *ev, int
 		return 0;
 	if (t->fr)
 		flightrec__add(t->fr, cpu, s);
-	unit = t->process || t->machine ? 0 : t->cpu_unit[cpu];
+	unit = aggr__find(&t->units, cpu);
 	if (unit < 0)
 		return 0;
 	trigger_add(t, unit, s);
@@ -204,8 +179,9 @@ static void trigger_lost(struct prof *p, void *priv, struct prof_event *ev, int 
 
 	tlat_set__lost(&t->lat);
 	t->lost += n;
-	for (int u = 0; u < t->nr_units; u++)
-		if (t->sched.win[u].active && (t->unit_cpu[u] < 0 || t->unit_cpu[u] == cpu))
+	for (int u = 0; u < t->units.nr_units; u++)
+		if (t->sched.win[u].active &&
+		    (aggr__unit_cpu(&t->units, u) < 0 || aggr__unit_cpu(&t->units, u) == cpu))
 			t->caps[u].lost += n;
 }
 
@@ -255,7 +231,7 @@ static int trigger_report(struct prof *p, void *priv)
 {
 	struct trigger *t = priv;
 
-	for (int u = 0; t->sched.win && u < t->nr_units; u++)
+	for (int u = 0; t->sched.win && u < t->units.nr_units; u++)
 		trigger_finish(t, u, true);
 	capdir__enforce(t->dir, TRIGGER_CAP_PREFIX, t->max_disk, NULL, &t->ds);
 	if (t->fr && flightrec__cut(t->fr))
@@ -274,11 +250,10 @@ static void trigger_teardown(struct prof *p, void *priv)
 
 	for (int i = 0; i < t->nr_conds; i++)
 		cond__free(&t->conds[i]);
-	for (int u = 0; t->caps && u < t->nr_units; u++)
+	for (int u = 0; t->caps && u < t->units.nr_units; u++)
 		stack_table__exit(&t->caps[u].stacks);
 	free(t->caps);
-	free(t->unit_cpu);
-	free(t->cpu_unit);
+	aggr__exit(&t->units);
 	flightrec__delete(t->fr);
 	tlat_set__free(&t->lat);
 	callchain__delete(t->cc);

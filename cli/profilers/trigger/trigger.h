@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "aggr.h"
 #include "callchain.h"
 #include "capdir.h"
 #include "capsched.h"
@@ -45,10 +46,11 @@ struct trigger {
 	int nr_conds;
 	struct tlat_set lat; /* the --latency conditions' events and pairs */
 
-	/* what is watched: per CPU (units = the target's CPUs), the machine, or a process */
-	int nr_units;
-	int *unit_cpu; /* per unit: CPU number, -1 for all of them */
-	int *cpu_unit; /* per CPU number: unit, -1 when not watched */
+	/*
+	 * What is watched, as stat aggregates: per CPU (AGGR_CPU, a unit per CPU of the target),
+	 * or the machine or a process (AGGR_GLOBAL, one unit); aggr__unit_cpu() is -1 for it.
+	 */
+	struct aggr units;
 	int nr_cpus; /* possible CPUs */
 	bool process;
 	struct cpustat_task task; /* process mode: /proc/PID/stat */

@@ -37,10 +37,10 @@ void trigger_unit_name(const struct trigger *t, int unit, char *buf, size_t len)
 {
 	if (t->process)
 		snprintf(buf, len, "pid%d", (int)t->task.pid);
-	else if (t->unit_cpu[unit] < 0)
+	else if (aggr__unit_cpu(&t->units, unit) < 0)
 		snprintf(buf, len, "all");
 	else
-		snprintf(buf, len, "cpu%d", t->unit_cpu[unit]);
+		snprintf(buf, len, "cpu%d", aggr__unit_cpu(&t->units, unit));
 }
 
 /* The sampling rate of unit's CPUs: the flight recorder's while waiting, -F while capturing. */
@@ -59,7 +59,8 @@ static int set_freq(struct trigger *t, int unit, long hz)
 	for (int ci = 0; ci < psc_cpumap__nr(cpus); ci++) {
 		int cpu = psc_cpumap__cpu(cpus, ci);
 
-		if (!t->process && t->unit_cpu[unit] >= 0 && cpu != t->unit_cpu[unit])
+		if (!t->process && aggr__unit_cpu(&t->units, unit) >= 0 &&
+		    cpu != aggr__unit_cpu(&t->units, unit))
 			continue;
 		for (int ti = 0; ti < psc_threadmap__nr(threads); ti++) {
 			int fd = psc_evsel__fd(evsel, ci, ti);
@@ -114,7 +115,7 @@ void trigger_add(struct trigger *t, int unit, const struct psc_sample *s)
 static void history_cb(void *ctx, int cpu, const struct psc_sample *s)
 {
 	struct trigger *t = ctx;
-	int unit = t->process || t->machine ? 0 : t->cpu_unit[cpu];
+	int unit = aggr__find(&t->units, cpu);
 
 	if (unit >= 0)
 		cap_add(t, &t->caps[unit], s, true);
@@ -153,7 +154,8 @@ void trigger_fire(struct trigger *t, int unit, const struct cond *cond, double v
 			c->seq, un, t->freq, strerror(-err), t->standby_hz);
 	/* what the flight recorder holds of the seconds before: the onset */
 	if (t->fr && t->before_s > 0)
-		flightrec__each(t->fr, t->unit_cpu[unit], w->from_ns, now, history_cb, t);
+		flightrec__each(t->fr, aggr__unit_cpu(&t->units, unit), w->from_ns, now, history_cb,
+				t);
 	if (t->p->opts.verbose)
 		svclog__note(&t->log, "capture %d: %s on %s (%.1f), profiling %.1f s", c->seq,
 			     cond->name, un, value, t->capture_s);
@@ -170,7 +172,7 @@ static void write_json(struct trigger *t, struct out *out, struct json *j, int u
 	json__key(j, "capture");
 	json__i64(j, c->seq);
 	json__key(j, "cpu");
-	json__i64(j, t->process ? -1 : t->unit_cpu[unit]);
+	json__i64(j, t->process ? -1 : aggr__unit_cpu(&t->units, unit));
 	if (t->process) {
 		json__key(j, "pid");
 		json__i64(j, t->task.pid);
@@ -255,7 +257,7 @@ static void write_record(struct trigger *t, struct out *out, struct json *j, int
 /* No capture left going on: the maps of processes that exited go again a round later. */
 static void release_exits(struct trigger *t)
 {
-	for (int u = 0; u < t->nr_units; u++)
+	for (int u = 0; u < t->units.nr_units; u++)
 		if (t->sched.win[u].active)
 			return;
 	if (t->cc)

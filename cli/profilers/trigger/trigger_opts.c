@@ -7,6 +7,7 @@
 
 #include <perfscope/perfscope.h>
 
+#include "percent.h"
 #include "profiler.h"
 #include "trigger.h"
 
@@ -15,7 +16,7 @@ static int parse_pct(struct prof *p, struct trigger *t, enum cpustat_kind kind, 
 	if (t->nr_conds == TRIGGER_MAX_CONDS)
 		return prof_usage(p, "at most %d conditions", TRIGGER_MAX_CONDS);
 	if (cond__init_share(&t->conds[t->nr_conds], kind, arg))
-		return prof_usage(p, "--%s takes a percentage above 0 and at most 100, not '%s'",
+		return prof_usage(p, "--%s takes " PERCENT_FORMS ", not '%s'",
 				  cpustat__kind_name(kind), arg);
 	t->nr_conds++;
 	return 0;

@@ -45,14 +45,16 @@ static double measure(struct trigger *t, struct cond *c, int unit, double dt_s,
 		      const double *task_share)
 {
 	if (c->type == COND_LATENCY)
-		return tlat__take(c->lat, t->unit_cpu[unit], (uint64_t)t->period_ms * 1000000);
+		return tlat__take(c->lat, aggr__unit_cpu(&t->units, unit),
+				  (uint64_t)t->period_ms * 1000000);
 	if (c->type == COND_SHARE) {
 		if (t->process)
 			return task_share[c->kind];
-		return cpustat__share(&t->cs, t->unit_cpu[unit], c->kind);
+		return cpustat__share(&t->cs, aggr__unit_cpu(&t->units, unit), c->kind);
 	}
 	/* a rate: the counter's growth (per CPU, or summed) over the time elapsed */
-	return cond__rate(c, unit, t->process ? -1 : t->unit_cpu[unit], dt_s, !t->ticks);
+	return cond__rate(c, unit, t->process ? -1 : aggr__unit_cpu(&t->units, unit), dt_s,
+			  !t->ticks);
 }
 
 static int on_tick(void *ctx, int fd, uint32_t revents)
@@ -75,7 +77,7 @@ static int on_tick(void *ctx, int fd, uint32_t revents)
 	for (int ci = 0; ci < t->nr_conds; ci++) {
 		struct cond *c = &t->conds[ci];
 
-		for (int u = 0; u < t->nr_units; u++) {
+		for (int u = 0; u < t->units.nr_units; u++) {
 			double v = measure(t, c, u, dt_s, task_share);
 
 			/* a quarter period of slack: the timer's own lateness is no reason to wait
@@ -104,7 +106,7 @@ int trigger_watch_start(struct trigger *t)
 	int err;
 
 	for (int i = 0; i < t->nr_conds; i++) {
-		if ((err = cond__alloc_units(&t->conds[i], t->nr_units)))
+		if ((err = cond__alloc_units(&t->conds[i], t->units.nr_units)))
 			return err;
 		if (t->conds[i].type == COND_SHARE)
 			t->need_cs = true;
@@ -126,7 +128,7 @@ int trigger_watch_start(struct trigger *t)
 	if (t->process)
 		cpustat__task_shares(&t->task, true, 0, ts);
 	for (int i = 0; i < t->nr_conds; i++)
-		for (int u = 0; u < t->nr_units && t->conds[i].type == COND_RATE; u++)
+		for (int u = 0; u < t->units.nr_units && t->conds[i].type == COND_RATE; u++)
 			measure(t, &t->conds[i], u, 0, ts);
 	t->last_tick = trigger_now(CLOCK_MONOTONIC);
 	t->ticks = 1;
@@ -191,7 +193,7 @@ int trigger_interval(struct prof *p, void *priv, uint64_t now)
 		for (int i = 0; i < t->nr_conds; i++) {
 			json__key(&p->json, t->conds[i].name);
 			json__obj(&p->json);
-			for (int u = 0; u < t->nr_units; u++) {
+			for (int u = 0; u < t->units.nr_units; u++) {
 				trigger_unit_name(t, u, un, sizeof(un));
 				json__key(&p->json, un);
 				if (t->conds[i].value[u] < 0)
@@ -210,7 +212,7 @@ int trigger_interval(struct prof *p, void *priv, uint64_t now)
 	out__printf(p->out, "%s", when);
 	for (int i = 0; i < t->nr_conds; i++) {
 		out__printf(p->out, "  %s:", t->conds[i].name);
-		for (int u = 0; u < t->nr_units; u++) {
+		for (int u = 0; u < t->units.nr_units; u++) {
 			trigger_unit_name(t, u, un, sizeof(un));
 			if (t->conds[i].value[u] < 0)
 				out__printf(p->out, " %s -", un);
