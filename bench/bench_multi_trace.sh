@@ -160,7 +160,7 @@ pair() {
 	echo "Runs of ${a[0]} (ns per pair, in round order): $(cut -d' ' -f1 "$TMP/${a[1]}.runs" | paste -sd' ')"
 	if [ $HAVE_PPF = 1 ]; then
 		echo "Runs of ${b[0]}: $(cut -d' ' -f1 "$TMP/${b[1]}.runs" | paste -sd' ')"
-		echo "Ratio per round: $(paste -d' ' "$TMP/${a[1]}.runs" "$TMP/${b[1]}.runs" | awk '{ printf "%s%.2f", NR > 1 ? " " : "", $1 / $7 }')"
+		echo "Ratio per round: $(paste -d' ' "$TMP/${a[1]}.runs" "$TMP/${b[1]}.runs" | awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $7 }')"
 		echo "Ratio of the medians, perfscope / perf-prof: **$(awk -v a="$(med "${a[1]}")" -v b="$(med "${b[1]}")" 'BEGIN { printf "%.2f", a / b }')**"
 	fi
 }

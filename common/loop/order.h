@@ -44,6 +44,7 @@ struct order_ring {
 	bool in_heap; /* order__merge: its head is in the heap */
 	uint64_t time; /* of the head; 0 = no timestamp (delivered at once) */
 	struct psc_evsel *evsel; /* of the head, NULL when unknown */
+	int evsel_idx; /* the session's row of evsel (its evlist index; unknown: the last row) */
 	struct psc_record rec; /* the head, decoded */
 	struct order_fifo backlog; /* records taken out of the ring that wait for their turn */
 };

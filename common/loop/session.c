@@ -1,28 +1,12 @@
 /* The session loop: epoll over rings, signalfd, timerfds, pidfd; ordered or plain delivery. */
 #include "session_internal.h"
 
+/* The session's row of evsel: its index in the evlist, else the unattributed row. */
 static int evsel_idx(const struct session *s, const struct psc_evsel *evsel)
 {
-	const int *idx = evsel ? keymap__find(&s->evsel_index, (uintptr_t)evsel) : NULL;
+	int idx = evsel ? psc_evsel__idx(evsel) : -1;
 
-	return idx ? *idx : s->nr_evsels; /* else the unattributed row */
-}
-
-static int index_evsels(struct session *s)
-{
-	struct psc_evsel *evsel;
-	int i, *idx;
-
-	if (keymap__init(&s->evsel_index, sizeof(int), (size_t)s->nr_evsels))
-		return -ENOMEM;
-	psc_evlist__for_each(s->evlist, i, evsel)
-	{
-		idx = keymap__insert(&s->evsel_index, (uintptr_t)evsel, NULL);
-		if (!idx)
-			return -ENOMEM;
-		*idx = i;
-	}
-	return 0;
+	return idx >= 0 && idx < s->nr_evsels ? idx : s->nr_evsels;
 }
 
 struct session *session__new(struct psc_evlist *evlist, const struct session_opts *opts,
@@ -67,8 +51,6 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 			}
 		}
 	}
-	if (index_evsels(s))
-		goto fail;
 	nlost = (size_t)(s->nr_evsels + 1) * s->nr_rings;
 	s->samples = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->samples_prev = calloc(s->nr_evsels + 1, sizeof(uint64_t));
@@ -147,7 +129,6 @@ void session__delete(struct session *s)
 	for (i = 0; s->rings && i < s->nr_rings; i++)
 		order_ring__exit(&s->order, &s->rings[i]);
 	order__exit(&s->order);
-	keymap__exit(&s->evsel_index);
 	free(s->samples);
 	free(s->samples_prev);
 	free(s->throttled);
@@ -229,7 +210,7 @@ static void deliver(struct session *s, struct order_ring *r)
 		s->drain_delivered++;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		idx = evsel_idx(s, evsel);
+		idx = r->evsel_idx;
 		s->samples[idx]++;
 		s->seen[(size_t)idx * s->nr_rings + r->idx]++;
 		if (rec->sample.sample_type & PERF_SAMPLE_PERIOD) {
@@ -273,6 +254,7 @@ static bool decode(struct session *s, struct order_ring *r, const struct perf_ev
 	const struct perf_event_attr *attr;
 
 	r->evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
+	r->evsel_idx = evsel_idx(s, r->evsel);
 	attr = psc_evsel__attr(r->evsel ? r->evsel : psc_evlist__at(s->evlist, 0));
 	if (psc_record__parse(hdr, attr, &r->rec)) {
 		s->st.undecodable++;

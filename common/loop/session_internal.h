@@ -71,7 +71,6 @@ struct session {
 	bool *loss_maybe; /* per ring: loss_watch said it may have lost (scratch of hear_losses) */
 	uint64_t *lost_told; /* per ring: the records its LOST records said were lost */
 	struct order order;
-	struct keymap evsel_index; /* evsel pointer -> its index in the evlist (int) */
 	/* per evsel; lost also per evsel x ring, plus a row for unattributed (index nr_evsels) */
 	uint64_t *samples, *samples_prev;
 	uint64_t *throttled; /* per evsel (+ unattributed): PERF_RECORD_THROTTLE seen */
