@@ -251,12 +251,15 @@ static void deliver(struct session *s, struct order_ring *r)
 /* hdr decoded into r (evsel, rec, time); false when the decoder refuses it (counted). */
 static bool decode(struct session *s, struct order_ring *r, const struct perf_event_header *hdr)
 {
-	const struct perf_event_attr *attr;
+	struct psc_evsel *evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
 
-	r->evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
-	r->evsel_idx = evsel_idx(s, r->evsel);
-	attr = psc_evsel__attr(r->evsel ? r->evsel : psc_evlist__at(s->evlist, 0));
-	if (psc_record__parse(hdr, attr, &r->rec)) {
+	/* a ring's records mostly come from one event in a row: its row and attr are kept */
+	if (evsel != r->evsel || !r->attr) {
+		r->evsel = evsel;
+		r->evsel_idx = evsel_idx(s, evsel);
+		r->attr = psc_evsel__attr(evsel ? evsel : psc_evlist__at(s->evlist, 0));
+	}
+	if (psc_record__parse(hdr, r->attr, &r->rec)) {
 		s->st.undecodable++;
 		return false;
 	}
@@ -272,8 +275,12 @@ static bool peek(void *ctx, struct order_ring *r)
 	struct session *s = ctx;
 	const struct perf_event_header *hdr;
 
-	/* Records before this one are delivered: let the kernel reuse their space already. */
-	psc_ring__release(r->ring);
+	/*
+	 * Records before this one are delivered: let the kernel reuse their space already. Every
+	 * 16th record: the ring gives back an eighth of itself at a time anyway.
+	 */
+	if (!(++r->peeks & 15))
+		psc_ring__release(r->ring);
 	for (;;) {
 		errno = 0;
 		hdr = order_ring__next(r);
