@@ -52,7 +52,6 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 		}
 	}
 	nlost = (size_t)(s->nr_evsels + 1) * s->nr_rings;
-	s->samples = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->samples_prev = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->throttled = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->lost = calloc(nlost, sizeof(uint64_t));
@@ -64,7 +63,7 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->period_ns = calloc(nlost, sizeof(uint64_t));
 	s->weighted = calloc(s->nr_evsels + 1, sizeof(bool));
 	s->rings = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->rings));
-	if (!s->samples || !s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
+	if (!s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
 	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->period_ns || !s->weighted ||
 	    !s->rings)
 		goto fail;
@@ -129,7 +128,6 @@ void session__delete(struct session *s)
 	for (i = 0; s->rings && i < s->nr_rings; i++)
 		order_ring__exit(&s->order, &s->rings[i]);
 	order__exit(&s->order);
-	free(s->samples);
 	free(s->samples_prev);
 	free(s->throttled);
 	free(s->lost);
@@ -210,15 +208,14 @@ static void deliver(struct session *s, struct order_ring *r)
 		s->drain_delivered++;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
+		/* one count per sample: an event's and the session's totals are sums of these */
 		idx = r->evsel_idx;
-		s->samples[idx]++;
 		s->seen[(size_t)idx * s->nr_rings + r->idx]++;
 		if (rec->sample.sample_type & PERF_SAMPLE_PERIOD) {
 			s->period_ns[(size_t)idx * s->nr_rings + r->idx] += rec->sample.period;
 			if (rec->sample.period != 1)
 				s->weighted[idx] = true;
 		}
-		s->st.samples++;
 		if (s->hooks.sample)
 			session_hook_result(s, s->hooks.sample(s->hooks.ctx, evsel, r->cpu, rec));
 		break;
