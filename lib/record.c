@@ -122,9 +122,9 @@ static bool parse_branch_stack(struct cursor *c, uint64_t branch_type, struct ps
  * periods included): nothing after the raw data, so the members that follow it are zeroed
  * without one test per absent bit.
  */
-#define SAMPLE_PLAIN                                                                           \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |        \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |         \
+#define SAMPLE_PLAIN                                                                    \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |  \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
 
 /* The raw data: u32 size + data, padded by the kernel to a multiple of 8. */

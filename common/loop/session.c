@@ -63,9 +63,8 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->period_ns = calloc(nlost, sizeof(uint64_t));
 	s->weighted = calloc(s->nr_evsels + 1, sizeof(bool));
 	s->rings = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->rings));
-	if (!s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
-	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->period_ns || !s->weighted ||
-	    !s->rings)
+	if (!s->samples_prev || !s->throttled || !s->lost || !s->lost_prev || !s->lost_seen ||
+	    !s->seen || !s->counted || !s->kdropped || !s->period_ns || !s->weighted || !s->rings)
 		goto fail;
 	for (i = 0; i < s->nr_rings; i++) {
 		s->rings[i].ring = psc_evlist__ring(evlist, i);

@@ -163,7 +163,7 @@ static void t_remove_value(void **state)
 			assert_int_equal(*(uint64_t *)keymap__find(&m, keys[i]), keys[i]);
 	keymap__remove_value(&m, 0, keymap__find(&m, 0));
 	assert_null(keymap__find(&m, 0));
-	/* keys[3]'s value moved back when keys[2] went: the old pointer is stale, the key decides */
+	/* keys[3] moved back when keys[2] went: the old pointer is stale, the key decides */
 	v = keymap__find(&m, keys[3]);
 	keymap__remove(&m, keys[2]);
 	keymap__remove_value(&m, keys[3], v);
@@ -384,10 +384,10 @@ static void t_iterate_wrap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_basic),	cmocka_unit_test(t_zero_and_max),
-		cmocka_unit_test(t_collisions), cmocka_unit_test(t_wrap),
-		cmocka_unit_test(t_growth),	cmocka_unit_test(t_model),
-		cmocka_unit_test(t_iterate),	cmocka_unit_test(t_iterate_wrap),
+		cmocka_unit_test(t_basic),	  cmocka_unit_test(t_zero_and_max),
+		cmocka_unit_test(t_collisions),	  cmocka_unit_test(t_wrap),
+		cmocka_unit_test(t_growth),	  cmocka_unit_test(t_model),
+		cmocka_unit_test(t_iterate),	  cmocka_unit_test(t_iterate_wrap),
 		cmocka_unit_test(t_remove_value),
 	};
 
