@@ -2,9 +2,11 @@
 # Overhead of perfscope profile beside perf record: the slowdown of a CPU-bound workload on every
 # CPU while each samples the whole machine with stacks, in interleaved rounds of the same run.
 #
-# usage (root): bench/bench_profile.sh [-b BUILD] [-r ROUNDS] [-F "99 999"] [-n WORK]
+# usage (root): bench/bench_profile.sh [-b BUILD] [-r ROUNDS] [-F "99 999"] [-t SECONDS | -n WORK]
 #   Each round runs the workload (tests/cli/split31.c, -O2 with frame pointers, one copy per
-#   online CPU, WORK rounds each) three ways in turn: alone, under `perfscope profile -F HZ -a -g`
+#   online CPU, WORK rounds each; by default WORK is sized so that a copy takes SECONDS of CPU,
+#   3 by default, from a timed calibration run: a fixed count is 0.3 s on one CPU and 3 s on
+#   another, and a fraction of a second is too short for an overhead figure) three ways in turn: alone, under `perfscope profile -F HZ -a -g`
 #   and under `perf record -F HZ -a -g`; the profiler starts before the workload and is stopped
 #   (SIGINT) after it, and only the workload's wall time counts. Prints per mode the median wall
 #   time and the CPU time the workload used (user+sys of all copies), each against the median
@@ -19,14 +21,16 @@ MEMORY=0
 BUILD=build
 ROUNDS=7
 FREQS="99 999"
-WORK=3000 # rounds of split31 -n (about 3 s of CPU per copy)
-while getopts "b:r:F:n:M:" o; do
+WORK= # rounds of split31 -n; empty: sized by SECS
+SECS=3 # CPU seconds per copy of the workload
+while getopts "b:r:F:n:t:M:" o; do
 	case $o in
 	M) MEMORY=$OPTARG ;;
 	b) BUILD=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
 	F) FREQS=$OPTARG ;;
 	n) WORK=$OPTARG ;;
+	t) SECS=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -57,6 +61,20 @@ fi
 command -v perf >/dev/null || { echo "perf is not installed" >&2; exit 2; }
 cc -O2 -fno-omit-frame-pointer -o "$TMP/split31" "$SRC/tests/cli/split31.c" || exit 1
 NCPU=$(nproc)
+# WORK by time: rounds of a calibration run that takes at least 0.2 s, scaled to SECS
+if [ -z "$WORK" ]; then
+	cal=100
+	while :; do
+		/usr/bin/time -f "%U %S" -o "$TMP/cal" "$TMP/split31" -n "$cal" || exit 1
+		t=$(awk '{ print $1 + $2 }' "$TMP/cal")
+		if awk -v t="$t" 'BEGIN { exit !(t >= 0.2) }' || [ "$cal" -ge 100000000 ]; then
+			break
+		fi
+		cal=$((cal * 4))
+	done
+	WORK=$(awk -v c="$cal" -v t="$t" -v s="$SECS" 'BEGIN { w = c * s / (t > 0 ? t : 0.01); printf "%d", w < 1 ? 1 : w }')
+	echo "# workload: split31 -n $WORK per copy (calibrated: $cal rounds took ${t} s of CPU; -t $SECS)"
+fi
 
 now() { date +%s.%N; }
 # workload: one copy per CPU; prints its wall time and the CPU time (user+sys) of all copies,

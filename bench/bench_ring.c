@@ -28,7 +28,8 @@
  * usage: bench_ring [-m PAGES] [-o] [-f FILTER] bare|ring|session SYS:NAME
  *
  * Traces SYS:NAME on every online CPU until SIGINT/SIGTERM, drains the rings, then prints
- * "MODE events N lost L cpu_s S" (S: this process's user + system CPU seconds).
+ * "MODE events N lost L cpu_s S user_s U" (S: this process's user + system CPU seconds, U: user
+ * only; the system part is mostly the wakeups, which every mode pays alike).
  *   bare     perf_event_open + mmap + a hand-written head/tail loop counting records: the floor
  *            any ring consumer pays (no library, no decoding)
  *   ring     libperfscope: psc_evlist, psc_ring read_init/next/consume/read_done, the evsel of
@@ -51,11 +52,14 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static double cpu_seconds(void)
+/* This process's CPU seconds: user + system, or user only. */
+static double cpu_seconds(bool user_only)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
+	if (user_only)
+		return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
@@ -353,8 +357,9 @@ int main(int argc, char **argv)
 		goto usage;
 	if (err)
 		return 1;
-	printf("%s%s events %llu lost %llu cpu_s %.3f\n", mode, order ? "+order" : "",
-	       (unsigned long long)events, (unsigned long long)lost, cpu_seconds());
+	printf("%s%s events %llu lost %llu cpu_s %.3f user_s %.3f\n", mode, order ? "+order" : "",
+	       (unsigned long long)events, (unsigned long long)lost, cpu_seconds(false),
+	       cpu_seconds(true));
 	return 0;
 usage:
 	fprintf(stderr,

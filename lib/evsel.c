@@ -605,3 +605,8 @@ void *psc_evsel__priv(const struct psc_evsel *evsel)
 {
 	return evsel->priv;
 }
+
+int psc_evsel__idx(const struct psc_evsel *evsel)
+{
+	return evsel->evlist_idx;
+}

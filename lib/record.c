@@ -118,6 +118,61 @@ static bool parse_branch_stack(struct cursor *c, uint64_t branch_type, struct ps
 }
 
 /*
+ * The sample types of tracepoints and software events (perfscope's own tracing, stacks and
+ * periods included): nothing after the raw data, so the members that follow it are zeroed
+ * without one test per absent bit.
+ */
+#define SAMPLE_PLAIN                                                                    \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |  \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+/* The raw data: u32 size + data, padded by the kernel to a multiple of 8. */
+static inline bool take_raw(struct cursor *c, struct psc_sample *s)
+{
+	if (!left(c, 4))
+		return false;
+	memcpy(&s->raw.size, c->p, 4);
+	if (((s->raw.size + 4ULL) & 7) || !left(c, s->raw.size + 4ULL))
+		return false;
+	s->raw.data = c->p + 4;
+	c->p += s->raw.size + 4ULL;
+	return true;
+}
+
+static inline bool parse_plain_tail(struct cursor *c, uint64_t t, struct psc_sample *s)
+{
+	s->read = (struct psc_sample_read){ 0 };
+	s->callchain.nr = 0;
+	s->callchain.ips = NULL;
+	if ((t & PERF_SAMPLE_CALLCHAIN) &&
+	    !(take_u64(c, &s->callchain.nr) && take_array(c, s->callchain.nr, &s->callchain.ips)))
+		return false;
+	s->raw.size = 0;
+	s->raw.data = NULL;
+	if ((t & PERF_SAMPLE_RAW) && !take_raw(c, s))
+		return false;
+	/* member by member: a memset of this size compiles to `rep stos` (see below) */
+	s->branch_stack.nr = 0;
+	s->branch_stack.hw_idx = 0;
+	s->branch_stack.entries = NULL;
+	s->branch_stack.counters = NULL;
+	s->regs_user = (struct psc_sample_regs){ 0 };
+	s->stack_user.size = 0;
+	s->stack_user.data = NULL;
+	s->stack_user.dyn_size = 0;
+	s->weight = 0;
+	s->weight_var1 = 0;
+	s->weight_var2 = s->weight_var3 = 0;
+	s->data_src = s->transaction = s->phys_addr = s->cgroup = 0;
+	s->data_page_size = s->code_page_size = 0;
+	s->regs_intr = (struct psc_sample_regs){ 0 };
+	s->aux.size = 0;
+	s->aux.data = NULL;
+	return true;
+}
+
+/*
  * The variable and rare fields after PERF_SAMPLE_PERIOD, kept out of the common path. Members
  * whose bit is absent are zeroed one by one: a memset of the whole 384-byte sample compiles to
  * `rep stos`, whose start-up cost was more than half of the decoding time of a tracepoint sample.
@@ -127,6 +182,8 @@ static bool parse_sample_tail(struct cursor *c, const struct perf_event_attr *at
 {
 	uint64_t t = attr->sample_type, v;
 
+	if (__builtin_expect(!(t & ~SAMPLE_PLAIN), 1))
+		return parse_plain_tail(c, t, s);
 	s->read = (struct psc_sample_read){ 0 };
 	if ((t & PERF_SAMPLE_READ) && !parse_read(c, attr->read_format, &s->read))
 		return false;
@@ -137,16 +194,8 @@ static bool parse_sample_tail(struct cursor *c, const struct perf_event_attr *at
 		return false;
 	s->raw.size = 0;
 	s->raw.data = NULL;
-	if (t & PERF_SAMPLE_RAW) {
-		if (!left(c, 4))
-			return false;
-		memcpy(&s->raw.size, c->p, 4);
-		/* u32 size + data, padded by the kernel to a multiple of 8 */
-		if (((s->raw.size + 4ULL) & 7) || !left(c, s->raw.size + 4ULL))
-			return false;
-		s->raw.data = c->p + 4;
-		c->p += s->raw.size + 4ULL;
-	}
+	if ((t & PERF_SAMPLE_RAW) && !take_raw(c, s))
+		return false;
 	s->branch_stack.nr = 0;
 	s->branch_stack.hw_idx = 0;
 	s->branch_stack.entries = NULL;

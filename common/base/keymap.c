@@ -177,6 +177,18 @@ bool keymap__remove(struct keymap *m, uint64_t key)
 	}
 }
 
+void keymap__remove_value(struct keymap *m, uint64_t key, void *value)
+{
+	uintptr_t off = (uintptr_t)value - sizeof(uint64_t) - (uintptr_t)m->slots;
+	size_t i = off / m->stride;
+
+	/* off wraps to a huge value for a pointer below the slots (key 0's value) */
+	if (key && off % m->stride == 0 && i <= m->mask && *keymap__slot(m, i) == key)
+		remove_at(m, i);
+	else
+		keymap__remove(m, key);
+}
+
 void *keymap__next(const struct keymap *m, struct keymap_iter *it, uint64_t *key)
 {
 	it->has_cur = true;

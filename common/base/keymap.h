@@ -76,6 +76,11 @@ static inline void *keymap__find(const struct keymap *m, uint64_t key)
 void *keymap__insert(struct keymap *m, uint64_t key, bool *created);
 /* Returns whether key was there. */
 bool keymap__remove(struct keymap *m, uint64_t key);
+/*
+ * Removes key, whose value keymap__find or keymap__insert returned: no second lookup when the
+ * entry is still there (no insert or remove since), else as keymap__remove.
+ */
+void keymap__remove_value(struct keymap *m, uint64_t key, void *value);
 
 static inline size_t keymap__nr(const struct keymap *m)
 {

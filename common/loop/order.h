@@ -44,6 +44,9 @@ struct order_ring {
 	bool in_heap; /* order__merge: its head is in the heap */
 	uint64_t time; /* of the head; 0 = no timestamp (delivered at once) */
 	struct psc_evsel *evsel; /* of the head, NULL when unknown */
+	int evsel_idx; /* the session's row of evsel (its evlist index; unknown: the last row) */
+	const struct perf_event_attr *attr; /* what the head was decoded with; NULL: none yet */
+	unsigned int peeks; /* records decoded from this source (the session's release pacing) */
 	struct psc_record rec; /* the head, decoded */
 	struct order_fifo backlog; /* records taken out of the ring that wait for their turn */
 };

@@ -1,28 +1,12 @@
 /* The session loop: epoll over rings, signalfd, timerfds, pidfd; ordered or plain delivery. */
 #include "session_internal.h"
 
+/* The session's row of evsel: its index in the evlist, else the unattributed row. */
 static int evsel_idx(const struct session *s, const struct psc_evsel *evsel)
 {
-	const int *idx = evsel ? keymap__find(&s->evsel_index, (uintptr_t)evsel) : NULL;
+	int idx = evsel ? psc_evsel__idx(evsel) : -1;
 
-	return idx ? *idx : s->nr_evsels; /* else the unattributed row */
-}
-
-static int index_evsels(struct session *s)
-{
-	struct psc_evsel *evsel;
-	int i, *idx;
-
-	if (keymap__init(&s->evsel_index, sizeof(int), (size_t)s->nr_evsels))
-		return -ENOMEM;
-	psc_evlist__for_each(s->evlist, i, evsel)
-	{
-		idx = keymap__insert(&s->evsel_index, (uintptr_t)evsel, NULL);
-		if (!idx)
-			return -ENOMEM;
-		*idx = i;
-	}
-	return 0;
+	return idx >= 0 && idx < s->nr_evsels ? idx : s->nr_evsels;
 }
 
 struct session *session__new(struct psc_evlist *evlist, const struct session_opts *opts,
@@ -67,10 +51,7 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 			}
 		}
 	}
-	if (index_evsels(s))
-		goto fail;
 	nlost = (size_t)(s->nr_evsels + 1) * s->nr_rings;
-	s->samples = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->samples_prev = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->throttled = calloc(s->nr_evsels + 1, sizeof(uint64_t));
 	s->lost = calloc(nlost, sizeof(uint64_t));
@@ -82,9 +63,8 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->period_ns = calloc(nlost, sizeof(uint64_t));
 	s->weighted = calloc(s->nr_evsels + 1, sizeof(bool));
 	s->rings = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->rings));
-	if (!s->samples || !s->samples_prev || !s->throttled || !s->lost || !s->lost_prev ||
-	    !s->lost_seen || !s->seen || !s->counted || !s->kdropped || !s->period_ns || !s->weighted ||
-	    !s->rings)
+	if (!s->samples_prev || !s->throttled || !s->lost || !s->lost_prev || !s->lost_seen ||
+	    !s->seen || !s->counted || !s->kdropped || !s->period_ns || !s->weighted || !s->rings)
 		goto fail;
 	for (i = 0; i < s->nr_rings; i++) {
 		s->rings[i].ring = psc_evlist__ring(evlist, i);
@@ -147,8 +127,6 @@ void session__delete(struct session *s)
 	for (i = 0; s->rings && i < s->nr_rings; i++)
 		order_ring__exit(&s->order, &s->rings[i]);
 	order__exit(&s->order);
-	keymap__exit(&s->evsel_index);
-	free(s->samples);
 	free(s->samples_prev);
 	free(s->throttled);
 	free(s->lost);
@@ -229,15 +207,14 @@ static void deliver(struct session *s, struct order_ring *r)
 		s->drain_delivered++;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		idx = evsel_idx(s, evsel);
-		s->samples[idx]++;
+		/* one count per sample: an event's and the session's totals are sums of these */
+		idx = r->evsel_idx;
 		s->seen[(size_t)idx * s->nr_rings + r->idx]++;
 		if (rec->sample.sample_type & PERF_SAMPLE_PERIOD) {
 			s->period_ns[(size_t)idx * s->nr_rings + r->idx] += rec->sample.period;
 			if (rec->sample.period != 1)
 				s->weighted[idx] = true;
 		}
-		s->st.samples++;
 		if (s->hooks.sample)
 			session_hook_result(s, s->hooks.sample(s->hooks.ctx, evsel, r->cpu, rec));
 		break;
@@ -270,11 +247,15 @@ static void deliver(struct session *s, struct order_ring *r)
 /* hdr decoded into r (evsel, rec, time); false when the decoder refuses it (counted). */
 static bool decode(struct session *s, struct order_ring *r, const struct perf_event_header *hdr)
 {
-	const struct perf_event_attr *attr;
+	struct psc_evsel *evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
 
-	r->evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
-	attr = psc_evsel__attr(r->evsel ? r->evsel : psc_evlist__at(s->evlist, 0));
-	if (psc_record__parse(hdr, attr, &r->rec)) {
+	/* a ring's records mostly come from one event in a row: its row and attr are kept */
+	if (evsel != r->evsel || !r->attr) {
+		r->evsel = evsel;
+		r->evsel_idx = evsel_idx(s, evsel);
+		r->attr = psc_evsel__attr(evsel ? evsel : psc_evlist__at(s->evlist, 0));
+	}
+	if (psc_record__parse(hdr, r->attr, &r->rec)) {
 		s->st.undecodable++;
 		return false;
 	}
@@ -290,8 +271,12 @@ static bool peek(void *ctx, struct order_ring *r)
 	struct session *s = ctx;
 	const struct perf_event_header *hdr;
 
-	/* Records before this one are delivered: let the kernel reuse their space already. */
-	psc_ring__release(r->ring);
+	/*
+	 * Records before this one are delivered: let the kernel reuse their space already. Every
+	 * 16th record: the ring gives back an eighth of itself at a time anyway.
+	 */
+	if (!(++r->peeks & 15))
+		psc_ring__release(r->ring);
 	for (;;) {
 		errno = 0;
 		hdr = order_ring__next(r);

@@ -70,9 +70,11 @@ struct session {
 	bool *loss_maybe; /* per ring: loss_watch said it may have lost (scratch of hear_losses) */
 	uint64_t *lost_told; /* per ring: the records its LOST records said were lost */
 	struct order order;
-	struct keymap evsel_index; /* evsel pointer -> its index in the evlist (int) */
-	/* per evsel; lost also per evsel x ring, plus a row for unattributed (index nr_evsels) */
-	uint64_t *samples, *samples_prev;
+	/*
+	 * per evsel; lost also per evsel x ring, plus a row for unattributed (index nr_evsels);
+	 * an evsel's samples are the sum of its row of seen (session_evsel_seen)
+	 */
+	uint64_t *samples_prev;
 	uint64_t *throttled; /* per evsel (+ unattributed): PERF_RECORD_THROTTLE seen */
 	uint64_t *lost, *lost_prev, *lost_seen;
 	/* per evsel x ring: samples delivered, the kernel's counts, hits it dropped (kdrop.h) */
@@ -117,6 +119,8 @@ bool session_pending_records(const struct session *s);
 /* session_stats.c: the kernel's lost counts read (only: those rings; NULL: all), kernel drops */
 void session_refresh_lost(struct session *s, const bool *only);
 void session_check_kdrop(struct session *s);
+/* Samples delivered of evsel row idx (0..nr_evsels), over every ring. */
+uint64_t session_evsel_seen(const struct session *s, int idx);
 
 /* session_watch.c: the fds the loop waits on besides the rings, and what each wakes */
 int session_setup_fds(struct session *s);

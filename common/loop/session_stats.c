@@ -157,9 +157,21 @@ void session_check_kdrop(struct session *s)
 	}
 }
 
+uint64_t session_evsel_seen(const struct session *s, int idx)
+{
+	uint64_t n = 0;
+
+	for (int r = 0; r < s->nr_rings; r++)
+		n += s->seen[(size_t)idx * s->nr_rings + r];
+	return n;
+}
+
 void session__stats(const struct session *s, struct session_stats *out)
 {
 	*out = s->st;
+	out->samples = 0;
+	for (int i = 0; i <= s->nr_evsels; i++)
+		out->samples += session_evsel_seen(s, i);
 	out->backlog_records = s->order.copied_records;
 	out->backlog_bytes = s->order.copied_bytes;
 	out->backlog_peak = s->order.held_peak;
@@ -169,7 +181,7 @@ void session__stats(const struct session *s, struct session_stats *out)
 
 uint64_t session__evsel_samples(const struct session *s, int idx)
 {
-	return idx >= 0 && idx <= s->nr_evsels ? s->samples[idx] : 0;
+	return idx >= 0 && idx <= s->nr_evsels ? session_evsel_seen(s, idx) : 0;
 }
 
 uint64_t session__evsel_lost(const struct session *s, int idx)
@@ -288,7 +300,7 @@ void session__say_stats(struct session *s, bool interval)
 		snprintf(when, sizeof(when), " in the last %ld ms", (long)s->opts.interval_ms);
 	brief_init(s, &brief);
 	for (i = 0; i <= s->nr_evsels; i++) {
-		uint64_t seen = s->samples[i], lost = 0, l;
+		uint64_t seen = session_evsel_seen(s, i), lost = 0, l;
 		const char *name;
 
 		evsel = i < s->nr_evsels ? psc_evlist__at(s->evlist, i) : NULL;
@@ -396,7 +408,8 @@ void session__say_stats(struct session *s, bool interval)
 				"event");
 	}
 	if (interval) {
-		memcpy(s->samples_prev, s->samples, (s->nr_evsels + 1) * sizeof(uint64_t));
+		for (i = 0; i <= s->nr_evsels; i++)
+			s->samples_prev[i] = session_evsel_seen(s, i);
 		memcpy(s->lost_prev, s->lost,
 		       (size_t)(s->nr_evsels + 1) * s->nr_rings * sizeof(uint64_t));
 	}

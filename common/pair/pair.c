@@ -119,12 +119,16 @@ static void unlink_age(struct pair *pr, uint32_t i)
 		pr->newest = e->prev;
 }
 
-static void unlink_entry(struct pair *pr, uint32_t i)
+/* Frees entry i; slot: its value in the index when the caller holds it, else NULL. */
+static void unlink_entry(struct pair *pr, uint32_t i, uint32_t *slot)
 {
 	struct pair_entry *e = ent(pr, i);
 
 	unlink_age(pr, i);
-	keymap__remove(&pr->index, e->key);
+	if (slot)
+		keymap__remove_value(&pr->index, e->key, slot);
+	else
+		keymap__remove(&pr->index, e->key);
 	e->next = pr->free;
 	pr->free = i;
 	pr->nr--;
@@ -139,7 +143,7 @@ static void drop(struct pair *pr, uint32_t i, enum pair_outcome why)
 	if (pr->impl->unpaired)
 		pr->impl->unpaired(pr->opts.ctx, e, pair_entry__data(e), why);
 	release(pr, e);
-	unlink_entry(pr, i);
+	unlink_entry(pr, i, NULL);
 }
 
 /* A free slab slot, growing the slab (never past max_pending); NONE when out of memory. */
@@ -207,15 +211,17 @@ int pair__start(struct pair *pr, const struct pair_event *ev)
 		pr->nr++;
 	}
 	e = ent(pr, i);
-	memset(e, 0, pr->stride);
-	e->key = ev->key;
-	e->time = ev->time;
-	e->cpu = ev->cpu;
-	e->pid = ev->pid;
-	e->tid = ev->tid;
-	e->idx = ev->idx;
-	e->prev = pr->newest;
-	e->next = NONE;
+	/* the header by assignment, the impl's data cleared apart: no memset call per start */
+	*e = (struct pair_entry){ .key = ev->key,
+				  .time = ev->time,
+				  .cpu = ev->cpu,
+				  .pid = ev->pid,
+				  .tid = ev->tid,
+				  .idx = ev->idx,
+				  .prev = pr->newest,
+				  .next = NONE };
+	if (pr->stride > sizeof(*e))
+		memset(pair_entry__data(e), 0, pr->stride - sizeof(*e));
 	if (pr->newest != NONE)
 		ent(pr, pr->newest)->next = i;
 	else
@@ -226,7 +232,7 @@ int pair__start(struct pair *pr, const struct pair_event *ev)
 	if (pr->impl->start && pr->impl->start(pr->opts.ctx, e, pair_entry__data(e), ev)) {
 		/* nothing to release: the impl did not take the start */
 		pr->counts[PAIR_NOMEM]++;
-		unlink_entry(pr, i);
+		unlink_entry(pr, i, NULL);
 		return 1;
 	}
 	return 0;
@@ -257,7 +263,7 @@ int pair__end(struct pair *pr, const struct pair_event *ev)
 	if (pr->impl->paired)
 		pr->impl->paired(pr->opts.ctx, e, pair_entry__data(e), ev, ev->time - e->time);
 	release(pr, e);
-	unlink_entry(pr, i);
+	unlink_entry(pr, i, slot);
 	return 1;
 }
 

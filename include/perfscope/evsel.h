@@ -124,6 +124,8 @@ PSC_API const char *psc_evsel__unit(const struct psc_evsel *evsel);
 PSC_API int psc_evsel__open_errno(const struct psc_evsel *evsel);
 PSC_API void psc_evsel__set_priv(struct psc_evsel *evsel, void *priv);
 PSC_API void *psc_evsel__priv(const struct psc_evsel *evsel);
+/* Its position in the evlist it was added to (psc_evlist__at), -1 when in none. */
+PSC_API int psc_evsel__idx(const struct psc_evsel *evsel);
 
 #ifdef __cplusplus
 }

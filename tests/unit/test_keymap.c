@@ -143,6 +143,37 @@ static void t_collisions(void **state)
 	}
 }
 
+/* keymap__remove_value: a run's middle entry by its value, key 0, and a stale value. */
+static void t_remove_value(void **state)
+{
+	struct keymap m;
+	uint64_t keys[4], *v;
+
+	(void)state;
+	assert_int_equal(keymap__init(&m, sizeof(uint64_t), 16), 0);
+	colliding_keys(&m, 5, keys, 4);
+	for (int i = 0; i < 4; i++)
+		*(uint64_t *)keymap__insert(&m, keys[i], NULL) = keys[i];
+	*(uint64_t *)keymap__insert(&m, 0, NULL) = 7;
+	keymap__remove_value(&m, keys[1], keymap__find(&m, keys[1]));
+	check_runs(&m);
+	assert_null(keymap__find(&m, keys[1]));
+	for (int i = 0; i < 4; i++)
+		if (i != 1)
+			assert_int_equal(*(uint64_t *)keymap__find(&m, keys[i]), keys[i]);
+	keymap__remove_value(&m, 0, keymap__find(&m, 0));
+	assert_null(keymap__find(&m, 0));
+	/* keys[3] moved back when keys[2] went: the old pointer is stale, the key decides */
+	v = keymap__find(&m, keys[3]);
+	keymap__remove(&m, keys[2]);
+	keymap__remove_value(&m, keys[3], v);
+	check_runs(&m);
+	assert_null(keymap__find(&m, keys[3]));
+	assert_non_null(keymap__find(&m, keys[0]));
+	assert_int_equal(keymap__nr(&m), 1);
+	keymap__exit(&m);
+}
+
 /*
  * A run that wraps from the last slot to the first, mixed with keys whose home is slot 0: removal
  * must move back only what may move (a key homed at 0 must not move to the last slot).
@@ -353,10 +384,11 @@ static void t_iterate_wrap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(t_basic),	cmocka_unit_test(t_zero_and_max),
-		cmocka_unit_test(t_collisions), cmocka_unit_test(t_wrap),
-		cmocka_unit_test(t_growth),	cmocka_unit_test(t_model),
-		cmocka_unit_test(t_iterate),	cmocka_unit_test(t_iterate_wrap),
+		cmocka_unit_test(t_basic),	  cmocka_unit_test(t_zero_and_max),
+		cmocka_unit_test(t_collisions),	  cmocka_unit_test(t_wrap),
+		cmocka_unit_test(t_growth),	  cmocka_unit_test(t_model),
+		cmocka_unit_test(t_iterate),	  cmocka_unit_test(t_iterate_wrap),
+		cmocka_unit_test(t_remove_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -144,8 +144,10 @@ static void call_release(void *ctx, void *data)
 {
 	struct mt_data *d = data;
 
-	free(d->copy);
-	d->copy = NULL;
+	if (d->copy) { /* no free(NULL) per call: see impl_release */
+		free(d->copy);
+		d->copy = NULL;
+	}
 }
 
 static const struct pair_impl mt_call_impl = {

@@ -27,8 +27,11 @@ static void impl_release(void *ctx, void *data)
 {
 	struct mt_data *d = data;
 
-	free(d->copy);
-	d->copy = NULL;
+	/* not free(NULL) per pair: a call into libc per event, and a trap when free is probed */
+	if (d->copy) {
+		free(d->copy);
+		d->copy = NULL;
+	}
 }
 
 static void impl_paired(void *ctx, const struct pair_entry *start, void *data,

@@ -67,8 +67,11 @@ void stage_release_copy(void *ctx, void *data)
 {
 	struct pair_copy **copy = data;
 
-	free(*copy);
-	*copy = NULL;
+	/* not free(NULL) per pair: a call into libc per event, and a trap when free is probed */
+	if (*copy) {
+		free(*copy);
+		*copy = NULL;
+	}
 }
 
 void stage_core__lost(struct prof *p, struct stage_core *c)
