@@ -375,10 +375,7 @@ const struct profiler profiler_top = {
 		"top -e 'irq:softirq_entry//key=(_cpu<<32)|vec/printkey=printf(\"  %03d      %d\", "
 		"key>>32, (int)key)/'\n"
 		"top -e 'raw_syscalls:sys_enter//key=id/comm=syscall_name(id)/' --format json -i 1000",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
-		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
-		       CLI_OPT_ORDER | CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET |
-		       CLI_OPT_USAGE_SELF,
+	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_SAMPLING_LIMIT,
 	.opts = top_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_SUMMARY,
 	.attrs = top_attrs,

@@ -130,10 +130,8 @@ const struct profiler profiler_trace = {
 		    "trace -e page-faults -g -- ./a.out\n"
 		    "trace -e cpu-clock -g --call-graph dwarf,16384 -- ./a.out\n"
 		    "trace -e sched:sched_wakeup -C 0 -g --flame-graph wakeup.folded",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
-		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
-		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_FLAME | CLI_OPT_EXIT_N | CLI_OPT_SAMPLING_LIMIT |
-		       CLI_OPT_QUIET | CLI_OPT_OVERWRITE | CLI_OPT_USAGE_SELF | CLI_OPT_OUTPUT_QUEUE,
+	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN | CLI_OPT_FLAME |
+		       CLI_OPT_SAMPLING_LIMIT | CLI_OPT_OVERWRITE | CLI_OPT_OUTPUT_QUEUE,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS,
 	.conformance_args = "-e sched:sched_switch",
 	.priv_size = sizeof(struct trace),

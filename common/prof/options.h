@@ -101,6 +101,16 @@ enum cli_opt_flags {
 	CLI_OPT_OUTPUT_QUEUE = 1 << 19,
 };
 
+/*
+ * What a profiler of events read from rings takes, as perf-prof's do: the events, where (-C,
+ * -p/-t/-G, a COMMAND), how long (-i, --duration, -N), the rings (-m, time order) and where its
+ * results go (--format, -o, -q, --usage-self). A declaration adds its own to these.
+ */
+#define CLI_OPTS_EVENT_RUN                                                                      \
+	(CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION | \
+	 CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER | CLI_OPT_EXIT_N |       \
+	 CLI_OPT_QUIET | CLI_OPT_USAGE_SELF)
+
 /* --call-graph dwarf: the stack copied by default, and the most the kernel takes (sample_stack_user
  * must be below USHRT_MAX, a multiple of 8: a sample's size is a 16-bit field) */
 #define CLI_STACK_DUMP_DEFAULT 8192

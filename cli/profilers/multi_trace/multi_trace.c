@@ -167,10 +167,7 @@ const struct profiler profiler_multi_trace = {
 		"multi-trace -e syscalls:sys_enter_write,syscalls:sys_exit_write -e "
 		"'irq:softirq_entry/vec==3/,irq:softirq_exit/vec==3/' --impl call-delay -- bash -c "
 		"'echo x >/dev/udp/127.0.0.1/9'",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
-		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
-		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
-		       CLI_OPT_USAGE_SELF,
+	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
 	.opts = mt_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
 		 PROF_SUMMARY,

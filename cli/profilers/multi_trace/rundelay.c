@@ -260,10 +260,7 @@ const struct profiler profiler_rundelay = {
 		    "'sched:sched_switch,sched:sched_migrate_task//untraced/stack/' -i 1000 --than "
 		    "10ms --detail=samecpu --duration 2\n"
 		    "rundelay --perins --format json --duration 1",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
-		       CLI_OPT_DURATION |
-		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
-		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
 	.opts = rd_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |
 		 PROF_WATCH_TASKS,

@@ -47,10 +47,7 @@ const struct profiler profiler_syscalls = {
 		    "syscalls -e raw_syscalls:sys_enter/id==0/ -e raw_syscalls:sys_exit/id==0/ -C 0 "
 		    "--than 10ms --duration 1\n"
 		    "syscalls --format json -- ls /",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
-		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
-		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
-		       CLI_OPT_USAGE_SELF,
+	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
 	.opts = mt_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
 	.attrs = mt_attrs,

@@ -187,10 +187,7 @@ const struct profiler profiler_num_dist = {
 		    "num-dist -e 'sched:sched_stat_runtime//num=runtime/' --than 1ms -g --duration 5\n"
 		    "num-dist -e 'sched:sched_stat_runtime//num=runtime/' --heatmap runtime.svg "
 		    "--duration 10",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
-		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
-		       CLI_OPT_ORDER | CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N |
-		       CLI_OPT_SAMPLING_LIMIT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
+	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN | CLI_OPT_SAMPLING_LIMIT |
 		       CLI_OPT_POSITIONAL,
 	.opts = nd_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,

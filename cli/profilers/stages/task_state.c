@@ -232,11 +232,7 @@ const struct profiler profiler_task_state = {
 		    "task-state --filter 'java,python*' -S --than 100ms -g --duration 1\n"
 		    "task-state -D --than 1ms --format json --duration 1\n"
 		    "task-state -- ip link show lo",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL |
-		       CLI_OPT_DURATION |
-		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
-		       CLI_OPT_CALLCHAIN | CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF |
-		       CLI_OPT_IDS_FOLLOW,
+	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN | CLI_OPT_IDS_FOLLOW,
 	.opts = ts_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |
 		 PROF_WATCH_TASKS,
