@@ -1,5 +1,7 @@
 /* session_watch: what the loop waits on besides the rings: extra fds, timers, the target's pidfds,
  * signals and the drain they may cut. */
+#include <stdio.h>
+
 #include "session_internal.h"
 #include "timer.h"
 
@@ -128,10 +130,11 @@ static int open_pidfd(pid_t pid, bool thread)
 #ifdef SYS_pidfd_open
 	long fd = -1;
 
-	if (thread)
-		fd = syscall(SYS_pidfd_open, pid, O_EXCL); /* PIDFD_THREAD, Linux 6.9 */
-	if (fd < 0)
-		fd = syscall(SYS_pidfd_open, pid, 0);
+	/*
+	 * A thread: PIDFD_THREAD (Linux 6.9). Before it, a pidfd is a process's only (EINVAL for
+	 * any other thread, the whole process for its leader): the caller polls /proc instead.
+	 */
+	fd = syscall(SYS_pidfd_open, pid, thread ? O_EXCL : 0);
 	return fd < 0 ? -errno : (int)fd;
 #else
 	return -ENOSYS;
@@ -176,6 +179,79 @@ int session_setup_fds(struct session *s)
 	return 0;
 }
 
+/* Tasks no pidfd can watch (a thread before Linux 6.9), looked at in /proc every 100 ms. */
+struct watch_poll {
+	struct session *s;
+	int nr;
+	pid_t ids[]; /* 0 once seen gone */
+};
+
+#define WATCH_POLL_NS 100000000ull
+
+/* Gone once /proc has no entry for it or it is a zombie. */
+static bool task_alive(pid_t id)
+{
+	char path[64], buf[512], *rp;
+	bool alive = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)id);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) && rp[1] == ' ')
+		alive = rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x';
+	fclose(f);
+	return alive;
+}
+
+static int on_watch_poll(void *ctx, int fd, uint32_t revents)
+{
+	struct watch_poll *w = ctx;
+	struct session *s = w->s;
+
+	if (revents == SESSION_FD_END) {
+		close(fd);
+		free(w);
+		return 0;
+	}
+	if (!timer__ticks(fd))
+		return 0;
+	for (int i = 0; i < w->nr; i++) {
+		if (!w->ids[i] || task_alive(w->ids[i]))
+			continue;
+		w->ids[i] = 0;
+		if (--s->nr_watching == 0 && s->end == SESSION_RUNNING) {
+			s->end = SESSION_PROCESS;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Starts polling ids (counted in nr_watching already). 0 or -errno. */
+static int watch_poll(struct session *s, const pid_t *ids, int nr)
+{
+	struct watch_poll *w = calloc(1, sizeof(*w) + sizeof(pid_t) * (size_t)nr);
+	int fd, err;
+
+	if (!w)
+		return -ENOMEM;
+	w->s = s;
+	w->nr = nr;
+	memcpy(w->ids, ids, sizeof(pid_t) * (size_t)nr);
+	fd = timer__open(WATCH_POLL_NS, WATCH_POLL_NS);
+	if (fd < 0) {
+		free(w);
+		return fd;
+	}
+	if ((err = session__add_fd(s, fd, EPOLLIN, on_watch_poll, w))) {
+		close(fd);
+		free(w);
+	}
+	return err;
+}
+
 /* One of several -p/-t tasks exited: the run ends with the last. */
 static int on_watched_exit(void *ctx, int fd, uint32_t revents)
 {
@@ -192,19 +268,27 @@ static int on_watched_exit(void *ctx, int fd, uint32_t revents)
 
 static void watch_tasks(struct session *s)
 {
-	for (int i = 0; i < s->opts.nr_watch; i++) {
-		int fd = open_pidfd(s->opts.watch_pids[i], s->opts.watch_is_thread);
+	pid_t *polled = calloc((size_t)s->opts.nr_watch, sizeof(*polled));
+	int nr_polled = 0;
 
-		if (fd == -ESRCH)
+	for (int i = 0; i < s->opts.nr_watch; i++) {
+		pid_t id = s->opts.watch_pids[i];
+		int fd = open_pidfd(id, s->opts.watch_is_thread);
+
+		if (fd == -ESRCH || (fd < 0 && !task_alive(id)))
 			continue; /* gone between setup and now */
-		if (fd < 0 || session__add_fd(s, fd, EPOLLIN, on_watched_exit, s)) {
-			if (fd >= 0)
-				close(fd);
-			s->nr_watching++; /* cannot be watched: never counted as gone */
-			continue;
-		}
 		s->nr_watching++;
+		if (fd >= 0 && !session__add_fd(s, fd, EPOLLIN, on_watched_exit, s))
+			continue;
+		if (fd >= 0)
+			close(fd);
+		if (polled)
+			polled[nr_polled++] = id;
 	}
+	/* without memory to poll them, those tasks are never counted as gone: -i/--duration end it */
+	if (nr_polled)
+		watch_poll(s, polled, nr_polled);
+	free(polled);
 	if (!s->nr_watching) {
 		s->end = SESSION_PROCESS;
 		s->stop = true;
@@ -225,10 +309,14 @@ void session_watch_target(struct session *s)
 		s->watch_is_command = true;
 	} else if (s->opts.watch_pid > 0) {
 		s->pidfd = open_pidfd(s->opts.watch_pid, s->opts.watch_is_thread);
-		if (s->pidfd == -ESRCH) {
+		if (s->pidfd == -ESRCH ||
+		    (s->pidfd < 0 && !task_alive(s->opts.watch_pid))) {
 			/* gone between setup and now */
 			s->end = SESSION_PROCESS;
 			s->stop = true;
+		} else if (s->pidfd < 0) {
+			s->nr_watching = 1; /* no pidfd for it: /proc says when it is gone */
+			watch_poll(s, &s->opts.watch_pid, 1);
 		}
 	}
 	if (s->pidfd >= 0 && epoll_add(s, s->pidfd, TAG_PIDFD))

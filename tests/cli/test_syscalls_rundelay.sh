@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 13
+plan 14
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -153,5 +153,43 @@ kill -KILL "$WPID" 2>/dev/null
 wait "$WPID"
 RC=$?
 check "rundelay -t TID: ends by itself once TID exits, exit 0 (exit $RC)" test "$RC" -eq 0
+
+# -p naming a thread that is not its process's leader has no pidfd (EINVAL; so has -t before
+# Linux 6.9): /proc is polled for it, and the run still ends when that thread does, while its
+# process lives on
+rm -f "$TMPD/tid" "$TMPD/stop" "$TMPD/end"
+python3 -c '
+import os, sys, threading, time
+d = sys.argv[1]
+def worker():
+    open(d + "/tid.tmp", "w").write(str(threading.get_native_id()))
+    os.rename(d + "/tid.tmp", d + "/tid")
+    while not os.path.exists(d + "/stop"):
+        time.sleep(0.01)
+t = threading.Thread(target=worker)
+t.start()
+t.join()
+while not os.path.exists(d + "/end"):
+    time.sleep(0.05)
+' "$TMPD" &
+PYPID=$!
+BG+=("$PYPID")
+for ((i = 0; i < 1200; i++)); do [ -s "$TMPD/tid" ] && break; sleep 0.05; done
+TID=$(cat "$TMPD/tid" 2>/dev/null)
+"$P" rundelay -p "${TID:-0}" -v >"$TMPD/p.out" 2>"$TMPD/p.err" &
+WPID=$!
+BG+=("$WPID")
+wait_running "$TMPD/p.err" "$WPID" && touch "$TMPD/stop"
+for ((i = 0; i < secs * 20; i++)); do
+	_alive "$WPID" || break
+	sleep 0.05
+done
+kill -KILL "$WPID" 2>/dev/null
+wait "$WPID"
+RC=$?
+check "rundelay -p TID of a thread: ends once the thread exits, its process alive, exit 0 (exit $RC)" \
+	sh -c "[ $RC -eq 0 ] && [ -d /proc/$PYPID ]"
+touch "$TMPD/stop" "$TMPD/end"
+wait "$PYPID" 2>/dev/null
 
 done_testing
