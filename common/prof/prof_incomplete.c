@@ -3,6 +3,7 @@
 
 #include <perfscope/evlist.h>
 #include <perfscope/evsel.h>
+#include <perfscope/kernel.h>
 
 #include "prof_internal.h"
 #include "session.h"
@@ -49,20 +50,26 @@ static bool worst_event(struct prof *p, struct worst *w)
 }
 
 /*
- * A stream's events lost and dropped by the kernel, side-band records left out: its objects and
- * these then add up to the events that happened, exactly.
+ * A stream's events lost and dropped by the kernel, the side-band records' own left out: its
+ * objects and these then add up to the events that happened. A kernel without per-event lost
+ * counts (before 6.0) cannot tell them apart (its LOST records carry the id of whichever event
+ * wrote next, often the side-band's): all its losses are counted, never fewer.
  */
-static void events_missing(struct prof *p, uint64_t *lost, uint64_t *kdropped)
+static void events_missing(struct prof *p, const struct session_stats *st, uint64_t *lost,
+			   uint64_t *kdropped)
 {
+	bool exact = psc_kernel__has_format_lost();
 	struct psc_evsel *evsel;
 	int i;
 
-	*lost = *kdropped = 0;
+	*lost = exact ? 0 : st->lost + st->lost_records * !st->lost;
+	*kdropped = 0;
 	psc_evlist__for_each(p->evlist, i, evsel)
 	{
 		if (session_is_sideband(evsel))
 			continue;
-		*lost += session__evsel_lost(p->session, i);
+		if (exact)
+			*lost += session__evsel_lost(p->session, i);
 		*kdropped += session__evsel_kdropped(p->session, i);
 	}
 }
@@ -83,7 +90,7 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 	struct worst w;
 	bool has_worst;
 	struct session_stats st;
-	uint64_t lost, kdropped, samples, missing, out_dropped;
+	uint64_t lost, kdropped, samples, missing, out_dropped, filtered = 0;
 	double share;
 	/* a stream of events (trace: no report of its own) */
 	bool stream = !(p->decl->needs & PROF_SUMMARY) && !p->decl->report;
@@ -103,14 +110,21 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 	lost -= final ? 0 : at->lost;
 	at->samples = st.samples;
 	at->lost = st.lost + st.lost_records * !st.lost;
-	/* a stream's events dropped on the way out (the output queue full) are missing from it */
-	out_dropped = stream ? p->out_dropped : 0;
-	if (stream)
-		events_missing(p, &lost, &kdropped);
+	/*
+	 * A stream's events dropped on the way out (the output queue full, or not written at the
+	 * end) are missing from it; those its filters (a user-space /filter/, --sampling-limit)
+	 * dropped on purpose are not, but are said so that the counts add up.
+	 */
+	out_dropped = stream ? p->out_dropped + p->out_unwritten : 0;
+	if (stream) {
+		events_missing(p, &st, &lost, &kdropped);
+		filtered = st.samples > p->nr_samples ? st.samples - p->nr_samples : 0;
+	}
 	missing = lost + kdropped + out_dropped;
 	if (!missing)
 		return;
-	share = (double)missing / (double)(samples + missing);
+	/* of what happened: seen + lost + kernel_dropped (the output's drops were seen) */
+	share = (double)missing / (double)(samples + lost + kdropped);
 	has_worst = final && worst_event(p, &w);
 	if (p->json_fmt) {
 		json__begin(&p->json, p->out);
@@ -123,6 +137,8 @@ void prof_incomplete__note(struct prof *p, struct prof_incomplete *at, bool fina
 		if (stream) {
 			json__key(&p->json, "output_dropped");
 			json__u64(&p->json, out_dropped);
+			json__key(&p->json, "filtered");
+			json__u64(&p->json, filtered);
 		}
 		json__key(&p->json, "seen");
 		json__u64(&p->json, samples);

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 85
+plan 86
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -42,11 +42,26 @@ if not inc:
 else:
     i = inc[0]
     assert len(inc) == 1 and objs[-1] == {"incomplete": i} and i["final"], inc
-    assert i["seen"] == len(ev) + i["output_dropped"], (i, len(ev))
+    assert i["seen"] == len(ev) + i["output_dropped"] + i["filtered"], (i, len(ev))
     assert i["seen"] + i["lost"] + i["kernel_dropped"] == 200000, i
 ' "$OUT"
 
-# -o FILE: exactly the events in FILE, the command's own output alone on stdout
+# events dropped on purpose by --sampling-limit are "filtered", so the note's counts add up
+run_capture "$P" trace -e $TP --format json -m 1 --sampling-limit 1000 -- "$GEN" -q getppid 200000
+check "JSON, --sampling-limit: objects + output_dropped + filtered = seen, seen + lost + kernel_dropped = 200000" python3 -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+ev = [o for o in objs if "event" in o]
+inc = [o["incomplete"] for o in objs if "incomplete" in o]
+if inc:
+    i = inc[0]
+    assert i["seen"] == len(ev) + i["output_dropped"] + i["filtered"], (i, len(ev))
+    assert i["seen"] + i["lost"] + i["kernel_dropped"] == 200000, i
+else:
+    assert len(ev) <= 200000, len(ev)
+' "$OUT"
+
+
 OFILE=$(mktemp)
 run_capture "$P" trace -e $TP -o "$OFILE" -- sh -c "'$GEN' -q getppid 300; echo from-command"
 check "-o: the command's output alone on stdout" test "$RC" -eq 0 -a "$(cat "$OUT")" = from-command
