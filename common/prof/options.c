@@ -198,6 +198,21 @@ static int opt__set(struct prof *p, const struct prof_opt *o, void *base, const 
 	return prof_usage(p, "internal: option --%s has no type", o->name);
 }
 
+/*
+ * getopt's value of shared entry i. A spelling of the entry before it (no help of its own, the
+ * same parsing: --pids for --pid) takes that entry's value, so that getopt does not call an
+ * abbreviation of both ambiguous (--pi) and the entry found for it is the one it spells.
+ */
+static int shared_value(int i)
+{
+	const struct prof_opt *t = cli_shared_opts;
+
+	while (i > 0 && !t[i].help && t[i].type == t[i - 1].type && t[i].offset == t[i - 1].offset &&
+	       t[i].parse == t[i - 1].parse)
+		i--;
+	return t[i].short_name ? t[i].short_name : SHARED_BASE + i;
+}
+
 /* opt__set, and the value as given kept where the entry says. */
 static int opt__given(struct prof *p, const struct prof_opt *o, void *base, const char *arg)
 {
@@ -229,9 +244,8 @@ int opts__parse(struct prof *p, struct cli_opts *o, unsigned int flags, const st
 		/* a profiler's own option of the same name wins over a shared spelling (trigger
 		 * --cpu) */
 		if (!table_has(own, e->name) && nlong < MAX_LONGOPTS - 4)
-			longopts[nlong++] =
-				(struct option){ e->name, prof_opt__has_arg(e), NULL,
-						 e->short_name ? e->short_name : SHARED_BASE + i };
+			longopts[nlong++] = (struct option){ e->name, prof_opt__has_arg(e), NULL,
+							     shared_value(i) };
 		add_short(shortopts, sizeof(shortopts), e);
 	}
 	longopts[nlong++] = (struct option){ "help", no_argument, NULL, 'h' };
@@ -279,9 +293,7 @@ again:
 		e = NULL;
 		base = o;
 		for (i = 0; !e && cli_shared_opts[i].name; i++)
-			if ((cli_shared_opts[i].flag & flags) &&
-			    c == (cli_shared_opts[i].short_name ? cli_shared_opts[i].short_name
-								: SHARED_BASE + i))
+			if ((cli_shared_opts[i].flag & flags) && c == shared_value(i))
 				e = &cli_shared_opts[i];
 		for (i = 0; !e && own && own[i].name; i++)
 			if (c == (own[i].short_name ? own[i].short_name : OWN_BASE + i)) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "options.h"
@@ -51,6 +52,25 @@ static void t_time_conversions_taken(void **state)
 	assert_int_equal(PARSE(&o, CLI_OPT_ORDER, "--clock-offset", "1000"), 0);
 	assert_int_equal(PARSE(&o, CLI_OPT_ORDER, "--clock-offset"), 2); /* needs its N */
 	assert_int_equal(PARSE(&o, CLI_OPT_CALLCHAIN, "--tsc"), 2);
+}
+
+/* perf-prof's spellings (--pids, --cpus) are the same option: abbreviations of both are taken */
+static void t_spellings_abbreviated(void **state)
+{
+	struct cli_opts o;
+	char self[16];
+
+	snprintf(self, sizeof(self), "%d", (int)getpid());
+	assert_int_equal(PARSE(&o, CLI_OPT_TARGET, "--pi", self), 0);
+	assert_int_equal(o.nr_pids, 1);
+	assert_int_equal(PARSE(&o, CLI_OPT_TARGET, "--pids", self), 0);
+	assert_int_equal(o.nr_pids, 1);
+	assert_int_equal(PARSE(&o, CLI_OPT_TARGET, "--ti", self), 0);
+	assert_int_equal(o.nr_tids, 1);
+	assert_int_equal(PARSE(&o, CLI_OPT_CPUS, "--cp", "0"), 0);
+	assert_string_equal(o.cpus, "0");
+	assert_int_equal(PARSE(&o, CLI_OPT_TARGET, "--cg", "/"), 0);
+	assert_string_equal(o.cgroup, "/");
 }
 
 static void t_dwarf_default_and_size(void **state)
@@ -317,6 +337,7 @@ int main(void)
 		cmocka_unit_test(t_dwarf_refused),	 cmocka_unit_test(t_user_callchain_dwarf),
 		cmocka_unit_test(t_command_after),
 		cmocka_unit_test(t_time_conversions_taken),
+		cmocka_unit_test(t_spellings_abbreviated),
 		cmocka_unit_test(t_events_joined),
 		cmocka_unit_test(t_own_table),
 		cmocka_unit_test(t_help_from_tables),
