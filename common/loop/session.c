@@ -1,12 +1,18 @@
 /* The session loop: epoll over rings, signalfd, timerfds, pidfd; ordered or plain delivery. */
 #include "session_internal.h"
 
-/* The session's row of evsel: its index in the evlist, else the unattributed row. */
+/*
+ * The session's row of evsel: its index in the evlist, else the unattributed row. The index is
+ * checked against the list (an evsel added to another list since has that list's index): this
+ * runs when a ring's evsel changes, not per record.
+ */
 static int evsel_idx(const struct session *s, const struct psc_evsel *evsel)
 {
 	int idx = evsel ? psc_evsel__idx(evsel) : -1;
 
-	return idx >= 0 && idx < s->nr_evsels ? idx : s->nr_evsels;
+	return idx >= 0 && idx < s->nr_evsels && psc_evlist__at(s->evlist, idx) == evsel
+		       ? idx
+		       : s->nr_evsels;
 }
 
 struct session *session__new(struct psc_evlist *evlist, const struct session_opts *opts,
