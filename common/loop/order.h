@@ -48,6 +48,7 @@ struct order_ring {
 	const struct perf_event_attr *attr; /* what the head was decoded with; NULL: none yet */
 	unsigned int peeks; /* records decoded from this source (the session's release pacing) */
 	struct psc_record rec; /* the head, decoded */
+	bool rec_ok; /* rec decoded without error: psc_record__parse_again may follow */
 	struct order_fifo backlog; /* records taken out of the ring that wait for their turn */
 };
 
