@@ -108,7 +108,7 @@ static inline const struct perf_event_header *order_ring__next(struct order_ring
 	if (c)
 		return (const struct perf_event_header *)((const char *)c->data + c->rd);
 	if (r->in_batch)
-		return psc_ring__next(r->ring);
+		return psc_ring__next_fast(r->ring);
 	errno = 0;
 	return NULL;
 }
@@ -122,7 +122,7 @@ static inline void order_ring__consume(struct order *o, struct order_ring *r)
 	if (r->backlog.head)
 		order_fifo__pop(o, &r->backlog);
 	else
-		psc_ring__consume(r->ring);
+		psc_ring__consume_fast(r->ring);
 }
 
 /*
