@@ -98,7 +98,24 @@ void order_ring__exit(struct order *o, struct order_ring *r);
  */
 bool order_ring__begin(struct order_ring *r);
 void order_ring__end(struct order_ring *r);
-void order_fifo__pop(struct order *o, struct order_fifo *f);
+void order_fifo__pop_slow(struct order *o, struct order_fifo *f);
+
+/* Removes the front record of f; inline but for the last record of a chunk. */
+static inline void order_fifo__pop(struct order *o, struct order_fifo *f)
+{
+	struct order_chunk *c = f->head;
+	const struct perf_event_header *hdr = (const void *)((const char *)c->data + c->rd);
+	uint32_t size = hdr->size;
+
+	if (__builtin_expect(c->rd + size >= c->wr, 0)) {
+		order_fifo__pop_slow(o, f);
+		return;
+	}
+	c->rd += size;
+	f->bytes -= size;
+	f->records--;
+	o->held_bytes -= size;
+}
 
 /* Inline: once per record, and what they add to the ring's own calls must stay a branch. */
 static inline const struct perf_event_header *order_ring__next(struct order_ring *r)
