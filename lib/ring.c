@@ -18,18 +18,18 @@ static int ring_init(struct psc_ring *ring, void *base, size_t data_offset, size
 		     bool overwrite)
 {
 	ring->pc = base;
-	ring->data = (unsigned char *)base + data_offset;
-	ring->data_size = data_size;
-	ring->mask = data_size - 1;
+	ring->pos.data = (unsigned char *)base + data_offset;
+	ring->pos.data_size = data_size;
+	ring->pos.mask = data_size - 1;
 	ring->overwrite = overwrite;
 	ring->side_len = data_size < SIDE_MAX ? data_size : SIDE_MAX;
 	ring->side = malloc(ring->side_len);
 	if (!ring->side)
 		return -ENOMEM;
 	/* A forward ring resumes where an earlier reader stopped; a backward one starts at 0. */
-	ring->start = overwrite ? 0 : __atomic_load_n(&ring->pc->data_tail, __ATOMIC_RELAXED);
-	ring->end = ring->start;
-	ring->released = ring->start;
+	ring->pos.start = overwrite ? 0 : __atomic_load_n(&ring->pc->data_tail, __ATOMIC_RELAXED);
+	ring->pos.end = ring->pos.start;
+	ring->released = ring->pos.start;
 	return 0;
 }
 
@@ -127,20 +127,20 @@ static int read_init_backward(struct psc_ring *ring)
 	uint64_t span = ring->prev - head;
 
 	ring->head = head;
-	ring->start = head;
-	ring->clamped = span > ring->data_size;
+	ring->pos.start = head;
+	ring->clamped = span > ring->pos.data_size;
 	if (ring->clamped)
-		span = ring->data_size;
-	ring->end = head + span;
-	ring->cur = NULL;
+		span = ring->pos.data_size;
+	ring->pos.end = head + span;
+	ring->pos.cur = NULL;
 	return span ? 0 : -EAGAIN;
 }
 
 /* Release: our reads of the records happen before the kernel may overwrite them. */
 static void release_tail(struct psc_ring *ring)
 {
-	__atomic_store_n(&ring->pc->data_tail, ring->start, __ATOMIC_RELEASE);
-	ring->released = ring->start;
+	__atomic_store_n(&ring->pc->data_tail, ring->pos.start, __ATOMIC_RELEASE);
+	ring->released = ring->pos.start;
 }
 
 int psc_ring__read_init(struct psc_ring *ring)
@@ -151,27 +151,27 @@ int psc_ring__read_init(struct psc_ring *ring)
 		return read_init_backward(ring);
 	head = __atomic_load_n(&ring->pc->data_head, __ATOMIC_ACQUIRE);
 	ring->head = head;
-	ring->cur = NULL;
-	if (head - ring->start > ring->data_size || (ring->start & 7)) {
+	ring->pos.cur = NULL;
+	if (head - ring->pos.start > ring->pos.data_size || (ring->pos.start & 7)) {
 		/* The kernel never publishes more than the buffer holds: the control page is bogus.
 		 */
-		ring->stats.corrupt++;
-		ring->start = head;
-		ring->end = head;
+		ring->pos.stats.corrupt++;
+		ring->pos.start = head;
+		ring->pos.end = head;
 		/* Release the whole buffer, or the kernel would stay blocked on it forever. */
 		release_tail(ring);
 		return -EAGAIN;
 	}
-	ring->end = head;
-	return head == ring->start ? -EAGAIN : 0;
+	ring->pos.end = head;
+	return head == ring->pos.start ? -EAGAIN : 0;
 }
 
 /* Ends the batch after a bogus record: nothing past it can be trusted to be framed right. */
 static const struct perf_event_header *ring_corrupt(struct psc_ring *ring)
 {
-	ring->stats.corrupt++;
-	ring->start = ring->end;
-	ring->cur = NULL;
+	ring->pos.stats.corrupt++;
+	ring->pos.start = ring->pos.end;
+	ring->pos.cur = NULL;
 	errno = EBADMSG;
 	return NULL;
 }
@@ -179,7 +179,7 @@ static const struct perf_event_header *ring_corrupt(struct psc_ring *ring)
 /* A backward range cut to one buffer ends at the oldest record, which the kernel may have torn. */
 static const struct perf_event_header *ring_torn_end(struct psc_ring *ring)
 {
-	ring->start = ring->end;
+	ring->pos.start = ring->pos.end;
 	errno = 0;
 	return NULL;
 }
@@ -187,23 +187,23 @@ static const struct perf_event_header *ring_torn_end(struct psc_ring *ring)
 const struct perf_event_header *psc_ring__next(struct psc_ring *ring)
 {
 	const struct perf_event_header *hdr;
-	uint64_t avail = ring->end - ring->start;
+	uint64_t avail = ring->pos.end - ring->pos.start;
 	size_t off, size, first;
 
-	if (ring->cur)
-		return ring->cur;
+	if (ring->pos.cur)
+		return ring->pos.cur;
 	if (!avail) {
 		errno = 0;
 		return NULL;
 	}
-	if (avail < sizeof(*hdr) || (ring->start & 7)) {
+	if (avail < sizeof(*hdr) || (ring->pos.start & 7)) {
 		if (ring->overwrite && ring->clamped)
 			return ring_torn_end(ring);
 		return ring_corrupt(ring);
 	}
 	/* start is 8-byte aligned and the data size a power of two >= 8: the header never wraps. */
-	off = ring->start & ring->mask;
-	hdr = (const struct perf_event_header *)(ring->data + off);
+	off = ring->pos.start & ring->pos.mask;
+	hdr = (const struct perf_event_header *)(ring->pos.data + off);
 	size = hdr->size;
 	if (size > avail || size == 0) {
 		if (ring->overwrite && ring->clamped)
@@ -212,16 +212,16 @@ const struct perf_event_header *psc_ring__next(struct psc_ring *ring)
 	}
 	if (size < sizeof(*hdr) || (size & 7))
 		return ring_corrupt(ring);
-	if (off + size <= ring->data_size) {
-		ring->cur = hdr;
+	if (off + size <= ring->pos.data_size) {
+		ring->pos.cur = hdr;
 		return hdr;
 	}
-	first = ring->data_size - off;
-	memcpy(ring->side, ring->data + off, first);
-	memcpy(ring->side + first, ring->data, size - first);
-	ring->stats.wrapped++;
-	ring->cur = (const struct perf_event_header *)ring->side;
-	return ring->cur;
+	first = ring->pos.data_size - off;
+	memcpy(ring->side, ring->pos.data + off, first);
+	memcpy(ring->side + first, ring->pos.data, size - first);
+	ring->pos.stats.wrapped++;
+	ring->pos.cur = (const struct perf_event_header *)ring->side;
+	return ring->pos.cur;
 }
 
 static uint64_t load_u64(const void *p)
@@ -242,36 +242,36 @@ static void count_lost(struct psc_ring *ring, const struct perf_event_header *hd
 		lost = load_u64(body + 8);
 	} else if (hdr->type == PERF_RECORD_LOST_SAMPLES && hdr->size >= sizeof(*hdr) + 8) {
 		lost = load_u64(body);
-		ring->stats.lost_samples += lost;
+		ring->pos.stats.lost_samples += lost;
 	} else {
 		/* Too short to say how many: still a loss the caller must hear about. */
-		ring->stats.corrupt++;
+		ring->pos.stats.corrupt++;
 		lost = 0;
 	}
-	ring->stats.lost += lost;
-	ring->stats.lost_records++;
+	ring->pos.stats.lost += lost;
+	ring->pos.stats.lost_records++;
 	if (ring->on_lost)
 		ring->on_lost(ring->lost_ctx, hdr, lost);
 }
 
 void psc_ring__consume(struct psc_ring *ring)
 {
-	const struct perf_event_header *hdr = ring->cur;
+	const struct perf_event_header *hdr = ring->pos.cur;
 
 	if (!hdr)
 		return;
-	ring->stats.records++;
-	ring->stats.bytes += hdr->size;
+	ring->pos.stats.records++;
+	ring->pos.stats.bytes += hdr->size;
 	if (__builtin_expect(hdr->type == PERF_RECORD_LOST || hdr->type == PERF_RECORD_LOST_SAMPLES,
 			     0))
 		count_lost(ring, hdr);
-	ring->start += hdr->size;
-	ring->cur = NULL;
+	ring->pos.start += hdr->size;
+	ring->pos.cur = NULL;
 }
 
 void psc_ring__read_done(struct psc_ring *ring)
 {
-	ring->cur = NULL;
+	ring->pos.cur = NULL;
 	if (ring->overwrite) {
 		/* Read-only mapping: remember where this read began so the next one stops there. */
 		ring->prev = ring->head;
@@ -286,7 +286,7 @@ void psc_ring__release(struct psc_ring *ring)
 	 * Not per record: the kernel reads data_tail on every write, so each store would pull the
 	 * control page's cache line back to the writing CPU.
 	 */
-	if (!ring->overwrite && ring->start - ring->released >= ring->data_size / 8)
+	if (!ring->overwrite && ring->pos.start - ring->released >= ring->pos.data_size / 8)
 		release_tail(ring);
 }
 
@@ -309,7 +309,7 @@ int psc_ring__resume(struct psc_ring *ring)
 
 void psc_ring__stats(const struct psc_ring *ring, struct psc_ring_stats *out)
 {
-	*out = ring->stats;
+	*out = ring->pos.stats;
 }
 
 int psc_ring__fd(const struct psc_ring *ring)
@@ -329,7 +329,7 @@ pid_t psc_ring__tid(const struct psc_ring *ring)
 
 size_t psc_ring__data_size(const struct psc_ring *ring)
 {
-	return ring->data_size;
+	return ring->pos.data_size;
 }
 
 bool psc_ring__is_overwrite(const struct psc_ring *ring)

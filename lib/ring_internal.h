@@ -8,10 +8,9 @@
 typedef void (*psc_ring_lost_fn)(void *ctx, const struct perf_event_header *hdr, uint64_t lost);
 
 struct psc_ring {
+	/* first: the inline psc_ring__next_fast / __consume_fast of ring.h read it through ring */
+	struct psc_ring_pos pos;
 	struct perf_event_mmap_page *pc;
-	unsigned char *data;
-	uint64_t mask; /* data_size - 1 */
-	size_t data_size;
 	void *map; /* psc_ring__new_fd: the mapping, unmapped by delete */
 	size_t map_len;
 	int fd, cpu;
@@ -19,18 +18,14 @@ struct psc_ring {
 	bool overwrite;
 
 	/* the batch between read_init and read_done */
-	uint64_t start; /* local tail: where the next record starts */
-	uint64_t end; /* forward: data_head at read_init; overwrite: end of the range */
 	uint64_t head; /* data_head at read_init */
 	uint64_t prev; /* overwrite: data_head at the previous read_done */
 	uint64_t released; /* forward: the data_tail last stored */
 	bool clamped; /* overwrite: the range was cut to one buffer (oldest may be torn) */
-	const struct perf_event_header *cur; /* returned by next, not yet consumed */
 
 	unsigned char *side; /* wrapped records are copied here */
 	size_t side_len;
 
-	struct psc_ring_stats stats;
 	psc_ring_lost_fn on_lost;
 	void *lost_ctx;
 };

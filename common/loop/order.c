@@ -105,7 +105,7 @@ static inline const struct perf_event_header *fifo_front(const struct order_fifo
 	return (const struct perf_event_header *)((const char *)f->head->data + f->head->rd);
 }
 
-void order_fifo__pop(struct order *o, struct order_fifo *f)
+void order_fifo__pop_slow(struct order *o, struct order_fifo *f)
 {
 	struct order_chunk *c = f->head;
 	uint32_t size = fifo_front(f)->size;
@@ -163,7 +163,7 @@ uint64_t order__spill(struct order *o, struct order_ring *r)
 		r->in_batch = true;
 		for (;;) {
 			errno = 0;
-			hdr = psc_ring__next(r->ring);
+			hdr = psc_ring__next_fast(r->ring);
 			if (!hdr)
 				break;
 			if (!fifo_push(o, &r->backlog, hdr)) {
@@ -172,7 +172,7 @@ uint64_t order__spill(struct order *o, struct order_ring *r)
 				o->full++;
 				return n;
 			}
-			psc_ring__consume(r->ring);
+			psc_ring__consume_fast(r->ring);
 			n++;
 		}
 		if (errno == EBADMSG)
@@ -283,10 +283,10 @@ bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm
 		}
 		order_ring__consume(o, r);
 		/* The ring's next record replaces its head: one sift instead of pop + push. */
-		if (ops->peek(ops->ctx, r))
-			sift_down(o, 0);
-		else
+		if (!ops->peek(ops->ctx, r))
 			pop(o);
+		else if (o->nr > 1)
+			sift_down(o, 0);
 	}
 	/* What waits for a later round leaves the ring when it takes room the kernel may need. */
 	for (i = 0; i < nr; i++) {

@@ -48,6 +48,7 @@ struct order_ring {
 	const struct perf_event_attr *attr; /* what the head was decoded with; NULL: none yet */
 	unsigned int peeks; /* records decoded from this source (the session's release pacing) */
 	struct psc_record rec; /* the head, decoded */
+	bool rec_ok; /* rec decoded without error: psc_record__parse_again may follow */
 	struct order_fifo backlog; /* records taken out of the ring that wait for their turn */
 };
 
@@ -97,7 +98,24 @@ void order_ring__exit(struct order *o, struct order_ring *r);
  */
 bool order_ring__begin(struct order_ring *r);
 void order_ring__end(struct order_ring *r);
-void order_fifo__pop(struct order *o, struct order_fifo *f);
+void order_fifo__pop_slow(struct order *o, struct order_fifo *f);
+
+/* Removes the front record of f; inline but for the last record of a chunk. */
+static inline void order_fifo__pop(struct order *o, struct order_fifo *f)
+{
+	struct order_chunk *c = f->head;
+	const struct perf_event_header *hdr = (const void *)((const char *)c->data + c->rd);
+	uint32_t size = hdr->size;
+
+	if (__builtin_expect(c->rd + size >= c->wr, 0)) {
+		order_fifo__pop_slow(o, f);
+		return;
+	}
+	c->rd += size;
+	f->bytes -= size;
+	f->records--;
+	o->held_bytes -= size;
+}
 
 /* Inline: once per record, and what they add to the ring's own calls must stay a branch. */
 static inline const struct perf_event_header *order_ring__next(struct order_ring *r)
@@ -107,7 +125,7 @@ static inline const struct perf_event_header *order_ring__next(struct order_ring
 	if (c)
 		return (const struct perf_event_header *)((const char *)c->data + c->rd);
 	if (r->in_batch)
-		return psc_ring__next(r->ring);
+		return psc_ring__next_fast(r->ring);
 	errno = 0;
 	return NULL;
 }
@@ -121,7 +139,7 @@ static inline void order_ring__consume(struct order *o, struct order_ring *r)
 	if (r->backlog.head)
 		order_fifo__pop(o, &r->backlog);
 	else
-		psc_ring__consume(r->ring);
+		psc_ring__consume_fast(r->ring);
 }
 
 /*

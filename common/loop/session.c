@@ -261,9 +261,13 @@ static bool decode(struct session *s, struct order_ring *r, const struct perf_ev
 		r->evsel_idx = evsel_idx(s, evsel);
 		r->attr = psc_evsel__attr(evsel ? evsel : psc_evlist__at(s->evlist, 0));
 	}
-	if (psc_record__parse(hdr, r->attr, &r->rec)) {
-		s->st.undecodable++;
-		return false;
+	/* a sample like the last one: only what its sample_type holds is rewritten */
+	if (!(r->rec_ok && psc_record__parse_again(hdr, r->attr, &r->rec))) {
+		r->rec_ok = !psc_record__parse(hdr, r->attr, &r->rec);
+		if (!r->rec_ok) {
+			s->st.undecodable++;
+			return false;
+		}
 	}
 	if (r->rec.type == PERF_RECORD_SAMPLE)
 		r->time = (r->rec.sample.sample_type & PERF_SAMPLE_TIME) ? r->rec.sample.time : 0;

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/perf_event.h>
 #include <perfscope/common.h>
 
@@ -170,6 +171,101 @@ PSC_API int psc_record__parse_sample(const struct perf_event_header *hdr,
  */
 PSC_API int psc_record__parse(const struct perf_event_header *hdr,
 			      const struct perf_event_attr *attr, struct psc_record *out);
+/*
+ * The sample types psc_record__parse_again decodes: tracepoints and software events (perfscope's
+ * own tracing, stacks and periods included).
+ */
+#define PSC_SAMPLE_AGAIN_TYPES                                                          \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |  \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW)
+
+/* One u64 of a record being decoded by psc_record__parse_again; false past its end. */
+static inline bool psc_record__take_u64(const unsigned char **p, const unsigned char *end,
+					uint64_t *v)
+{
+	if (end - *p < 8)
+		return false;
+	memcpy(v, *p, 8);
+	*p += 8;
+	return true;
+}
+
+/*
+ * psc_record__parse for a stream of samples, inline: out holds the last record decoded (by
+ * psc_record__parse, without error, or by this) with an attr of the same sample_type, so every
+ * member whose bit is absent is 0 already and only the others are written, not the ~400 bytes
+ * of the whole record. For the sample types of PSC_SAMPLE_AGAIN_TYPES only. false when it cannot
+ * say (another record type or sample_type, a bit it does not know, a record that does not fit
+ * the attr): then psc_record__parse must decode it, and says what is wrong. When true, out is
+ * what psc_record__parse would have made of hdr.
+ */
+static inline bool psc_record__parse_again(const struct perf_event_header *hdr,
+					   const struct perf_event_attr *attr,
+					   struct psc_record *out)
+{
+	struct psc_sample *s = &out->sample;
+	uint64_t t = attr->sample_type, v;
+	const unsigned char *p = (const unsigned char *)(hdr + 1);
+	const unsigned char *end = (const unsigned char *)hdr + hdr->size;
+	uint32_t raw;
+
+	if (hdr->type != PERF_RECORD_SAMPLE || out->type != PERF_RECORD_SAMPLE ||
+	    s->sample_type != t || (t & ~(uint64_t)PSC_SAMPLE_AGAIN_TYPES) ||
+	    hdr->size < sizeof(*hdr) || ((uintptr_t)hdr & 7))
+		return false;
+	if ((t & PERF_SAMPLE_IDENTIFIER) && !psc_record__take_u64(&p, end, &s->id))
+		return false;
+	if ((t & PERF_SAMPLE_IP) && !psc_record__take_u64(&p, end, &s->ip))
+		return false;
+	if (t & PERF_SAMPLE_TID) {
+		if (end - p < 8)
+			return false;
+		memcpy(&s->pid, p, 4);
+		memcpy(&s->tid, p + 4, 4);
+		p += 8;
+	}
+	if ((t & PERF_SAMPLE_TIME) && !psc_record__take_u64(&p, end, &s->time))
+		return false;
+	if ((t & PERF_SAMPLE_ADDR) && !psc_record__take_u64(&p, end, &s->addr))
+		return false;
+	if ((t & PERF_SAMPLE_ID) && !psc_record__take_u64(&p, end, &s->id))
+		return false;
+	if ((t & PERF_SAMPLE_STREAM_ID) && !psc_record__take_u64(&p, end, &s->stream_id))
+		return false;
+	if (t & PERF_SAMPLE_CPU) {
+		if (end - p < 8)
+			return false;
+		memcpy(&s->cpu, p, 4);
+		p += 8;
+	}
+	if ((t & PERF_SAMPLE_PERIOD) && !psc_record__take_u64(&p, end, &s->period))
+		return false;
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		if (!psc_record__take_u64(&p, end, &v) || v > (uint64_t)(end - p) / 8)
+			return false;
+		s->callchain.nr = v;
+		s->callchain.ips = (const uint64_t *)(const void *)p;
+		p += v * 8;
+	}
+	if (t & PERF_SAMPLE_RAW) {
+		if (end - p < 4)
+			return false;
+		memcpy(&raw, p, 4);
+		if (((raw + 4ULL) & 7) || (uint64_t)(end - p) < raw + 4ULL)
+			return false;
+		s->raw.size = raw;
+		s->raw.data = p + 4;
+		p += raw + 4ULL;
+	}
+	if (p != end)
+		return false;
+	out->misc = s->misc = hdr->misc;
+	out->size = hdr->size;
+	out->hdr = hdr;
+	return true;
+}
+
 /* The sample_id_all trailer of a non-sample record (out->present = 0 without sample_id_all). */
 PSC_API int psc_record__parse_sample_id(const struct perf_event_header *hdr,
 					const struct perf_event_attr *attr,

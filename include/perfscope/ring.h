@@ -60,6 +60,20 @@ struct psc_ring_stats {
 	uint64_t corrupt; /* bogus records met (each stopped a batch) */
 };
 
+/*
+ * The first member of every struct psc_ring: where the batch stands, for the inline
+ * psc_ring__next_fast and psc_ring__consume_fast below. Readers never touch it.
+ */
+struct psc_ring_pos {
+	const unsigned char *data; /* the data area */
+	uint64_t mask; /* data_size - 1 */
+	size_t data_size;
+	uint64_t start; /* local tail: where the next record starts */
+	uint64_t end; /* forward: data_head at read_init; overwrite: end of the range */
+	const struct perf_event_header *cur; /* returned by next, not yet consumed */
+	struct psc_ring_stats stats;
+};
+
 struct psc_ring_opts {
 	size_t sz;
 	bool overwrite; /* backward ring (attr.write_backward): mapped read-only */
@@ -98,6 +112,47 @@ PSC_API int psc_ring__read_init(struct psc_ring *ring);
 PSC_API const struct perf_event_header *psc_ring__next(struct psc_ring *ring);
 /* Moves the local tail past the record last returned by next and counts it. */
 PSC_API void psc_ring__consume(struct psc_ring *ring);
+/*
+ * psc_ring__next and psc_ring__consume inline, for a reader's loop that must not call into the
+ * library per record: they do the common case (a whole record within the buffer, not a loss
+ * record) themselves and leave the rest (the end of a batch, a wrapped, bogus or LOST record) to
+ * the library's, so that they behave exactly as those do.
+ */
+static inline const struct perf_event_header *psc_ring__next_fast(struct psc_ring *ring)
+{
+	const struct psc_ring_pos *p = (const struct psc_ring_pos *)(const void *)ring;
+	const struct perf_event_header *hdr;
+	uint64_t avail = p->end - p->start, off = p->start & p->mask;
+	uint16_t size;
+
+	if (p->cur)
+		return p->cur;
+	if (avail >= sizeof(*hdr) && !(p->start & 7)) {
+		hdr = (const struct perf_event_header *)(const void *)(p->data + off);
+		size = hdr->size;
+		if (size >= sizeof(*hdr) && size <= avail && !(size & 7) &&
+		    off + size <= p->data_size) {
+			((struct psc_ring_pos *)(void *)ring)->cur = hdr;
+			return hdr;
+		}
+	}
+	return psc_ring__next(ring);
+}
+
+static inline void psc_ring__consume_fast(struct psc_ring *ring)
+{
+	struct psc_ring_pos *p = (struct psc_ring_pos *)(void *)ring;
+	const struct perf_event_header *hdr = p->cur;
+
+	if (!hdr || hdr->type == PERF_RECORD_LOST || hdr->type == PERF_RECORD_LOST_SAMPLES) {
+		psc_ring__consume(ring);
+		return;
+	}
+	p->stats.records++;
+	p->stats.bytes += hdr->size;
+	p->start += hdr->size;
+	p->cur = NULL;
+}
 /* Ends the batch: release-stores data_tail (forward rings) so the kernel can reuse the space. */
 PSC_API void psc_ring__read_done(struct psc_ring *ring);
 /*

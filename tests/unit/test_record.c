@@ -27,6 +27,16 @@ static struct perf_event_attr attr_of(uint64_t sample_type)
 static void check_size(const struct perf_event_header *h, const struct perf_event_attr *a,
 		       bool grow)
 {
+	struct psc_record prev, again;
+	bool valid = psc_record__parse(h, a, &prev) == 0;
+
+	/* the inline decoder, after the record itself: the same, or it leaves it to the full one */
+	if (valid && h->type == PERF_RECORD_SAMPLE &&
+	    !(a->sample_type & ~(uint64_t)PSC_SAMPLE_AGAIN_TYPES)) {
+		again = prev;
+		assert_true(psc_record__parse_again(h, a, &again));
+		assert_memory_equal(&again, &prev, sizeof(prev));
+	}
 	/* copies sized exactly, so ASan sees any read beyond header.size */
 	for (unsigned int size = 8; size <= h->size + (grow ? 8u : 0u); size += 8) {
 		struct perf_event_header *copy;
@@ -40,6 +50,10 @@ static void check_size(const struct perf_event_header *h, const struct perf_even
 			memset((char *)copy + h->size, 0, size - h->size);
 		copy->size = (uint16_t)size;
 		assert_int_equal(psc_record__parse(copy, a, &r), -EINVAL);
+		if (valid) {
+			again = prev;
+			assert_false(psc_record__parse_again(copy, a, &again));
+		}
 		free(copy);
 	}
 }
@@ -218,6 +232,54 @@ static void test_tracepoint_raw(void **state)
 	rsz = 0xfffffffc;
 	memcpy(&b.buf[6], &rsz, 4);
 	assert_int_equal(psc_record__parse_sample(rb_finish(&b), &a, &s), -EINVAL);
+}
+
+/*
+ * psc_record__parse_again after another sample of the same sample_type gives what the full
+ * decoder gives; another sample_type, a record type or a bit it does not take are left to it.
+ */
+static void test_parse_again(void **state)
+{
+	struct perf_event_attr a = attr_of(
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW);
+	struct perf_event_attr other = attr_of(a.sample_type & ~PERF_SAMPLE_IP);
+	struct perf_event_attr with_read = attr_of(a.sample_type | PERF_SAMPLE_READ);
+	struct rec_builder b1, b2;
+	struct psc_record r, full;
+	uint32_t rsz = 4;
+
+	for (int k = 0; k < 2; k++) {
+		struct rec_builder *b = k ? &b2 : &b1;
+
+		rb_start(b, PERF_RECORD_SAMPLE,
+			 k ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER);
+		rb_u64(b, 100 + k);
+		rb_u64(b, 0xffff0000 + k);
+		rb_u32x2(b, 10 + k, 20 + k);
+		rb_u64(b, 1000 + k);
+		rb_u32x2(b, (uint32_t)k, 0);
+		rb_u64(b, 1);
+		rb_u64(b, 1 + k); /* callchain */
+		for (int i = 0; i <= k; i++)
+			rb_u64(b, 0x400000 + i);
+		memcpy(&b->buf[b->n], &rsz, 4);
+		memcpy((char *)&b->buf[b->n] + 4, &k, 4);
+		b->n++;
+	}
+	assert_int_equal(psc_record__parse(rb_finish(&b1), &a, &r), 0);
+	full = r;
+	assert_true(psc_record__parse_again(rb_finish(&b2), &a, &r));
+	assert_int_equal(psc_record__parse(rb_finish(&b2), &a, &full), 0);
+	assert_memory_equal(&r, &full, sizeof(r));
+	assert_int_equal(r.sample.callchain.nr, 2);
+	assert_int_equal(r.misc, PERF_RECORD_MISC_KERNEL);
+	assert_ptr_equal(r.hdr, rb_finish(&b2));
+
+	assert_false(psc_record__parse_again(rb_finish(&b2), &other, &r));
+	assert_false(psc_record__parse_again(rb_finish(&b2), &with_read, &r));
+	r.type = PERF_RECORD_COMM;
+	assert_false(psc_record__parse_again(rb_finish(&b2), &a, &r));
 }
 
 /* A sample struct reused from an earlier record (here: garbage) has every absent field 0/NULL. */
@@ -932,6 +994,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_fields_order),
 		cmocka_unit_test(test_tracepoint_raw),
 		cmocka_unit_test(test_absent_fields_zeroed),
+		cmocka_unit_test(test_parse_again),
 		cmocka_unit_test(test_read_single),
 		cmocka_unit_test(test_read_group),
 		cmocka_unit_test(test_callchain),

@@ -9,6 +9,12 @@
 #include "internal.h"
 #include "ring_fake.h"
 
+#ifdef TEST_RING_FAST
+/* unit_ring_fast: every test through the inline fast paths, which must behave the same */
+#define psc_ring__next psc_ring__next_fast
+#define psc_ring__consume psc_ring__consume_fast
+#endif
+
 /* A test record: header + sequence number + filler words derived from it, `words` u64 long. */
 static struct perf_event_header *make_rec(struct rec_builder *b, uint64_t seq, size_t words)
 {
