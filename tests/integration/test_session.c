@@ -33,7 +33,7 @@ struct child {
 };
 
 /*
- * For the backlog bound test: the child runs on CPU 0 only (its records then fill one ring past
+ * For the backlog tests: the child runs on CPU 0 only (its records then fill one ring past
  * the quarter that starts the backlog) and naps every 1000 calls, so that the reader gets its
  * rounds while the child runs, however loaded the machine (else the child may be done before
  * the reader's first round, and the last round needs no backlog).
@@ -242,7 +242,9 @@ static void test_backlog_exact(void **state)
 	enum session_end end;
 
 	child_slack_ns = 60ull * 1000000000;
+	child_pinned_napping = true; /* one ring past its quarter, while the reader runs */
 	trace_child(20000, 1024, true, NULL, false, &c, &st, &end);
+	child_pinned_napping = false;
 	child_slack_ns = 0;
 	assert_int_equal(end, SESSION_PROCESS);
 	assert_int_equal(st.lost, 0);
