@@ -130,6 +130,19 @@ pin_idle_ok() {
 	PIN=()
 	if [ -n "$IDLE_OK_CPU" ]; then PIN=(taskset -c "$IDLE_OK_CPU"); fi
 }
+# watch_end: waits for WPID (a background profiler) to end by itself, a hang guard of 60 s (x3
+# under ASan) then SIGKILL (RC 137); RC its status
+watch_end() {
+	local secs=60 i
+	case ${B_SANITIZE:-} in *address*) secs=$((secs * 3)) ;; esac
+	for ((i = 0; i < secs * 20; i++)); do
+		_alive "$WPID" || break
+		sleep 0.05
+	done
+	kill -KILL "$WPID" 2>/dev/null
+	wait "$WPID"
+	RC=$?
+}
 # idle_check DESC CMD...: check, for a run that counts every wakeup of a task run with "${PIN[@]}"
 # (pin_idle_ok); a skip saying why when no CPU here delivers the events taken while it idles, or
 # when the run itself measured drops (RUN_KDROP, its kernel_dropped, when the test sets it): the

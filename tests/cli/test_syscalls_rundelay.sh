@@ -143,15 +143,7 @@ WPID=$!
 BG+=("$WPID")
 wait_running "$TMPD/w.err" "$WPID" && kill "$NAP"
 wait "$NAP" 2>/dev/null
-secs=60
-case ${B_SANITIZE:-} in *address*) secs=$((secs * 3)) ;; esac
-for ((i = 0; i < secs * 20; i++)); do
-	_alive "$WPID" || break
-	sleep 0.05
-done
-kill -KILL "$WPID" 2>/dev/null
-wait "$WPID"
-RC=$?
+watch_end
 check "rundelay -t TID: ends by itself once TID exits, exit 0 (exit $RC)" test "$RC" -eq 0
 
 # -p naming a thread that is not its process's leader has no pidfd (EINVAL; so has -t before
@@ -180,13 +172,7 @@ TID=$(cat "$TMPD/tid" 2>/dev/null)
 WPID=$!
 BG+=("$WPID")
 wait_running "$TMPD/p.err" "$WPID" && touch "$TMPD/stop"
-for ((i = 0; i < secs * 20; i++)); do
-	_alive "$WPID" || break
-	sleep 0.05
-done
-kill -KILL "$WPID" 2>/dev/null
-wait "$WPID"
-RC=$?
+watch_end
 check "rundelay -p TID of a thread: ends once the thread exits, its process alive, exit 0 (exit $RC)" \
 	sh -c "[ $RC -eq 0 ] && [ -d /proc/$PYPID ]"
 touch "$TMPD/stop" "$TMPD/end"

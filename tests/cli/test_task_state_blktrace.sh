@@ -59,19 +59,6 @@ watch_run() {
 	BG+=("$WPID")
 	wait_running "$out.err" "$WPID"
 }
-# watch_end: waits for WPID to end by itself (a hang guard of 60 s, x3 under ASan, then SIGKILL:
-# RC 137), RC its status
-watch_end() {
-	local secs=60 i
-	case ${B_SANITIZE:-} in *address*) secs=$((secs * 3)) ;; esac
-	for ((i = 0; i < secs * 20; i++)); do
-		_alive "$WPID" || break
-		sleep 0.05
-	done
-	kill -KILL "$WPID" 2>/dev/null
-	wait "$WPID"
-	RC=$?
-}
 
 # 1-4: 10 naps of 100 ms: 10 S stays over 50 ms, each an outlier with its two events and the stack
 # of the switch-out (where it slept: nanosleep)

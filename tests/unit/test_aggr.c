@@ -14,44 +14,13 @@
 
 #include "aggr.h"
 
-static char root[64];
+#include "fake_topology.h"
 
-static void put(int cpu, const char *file, int v)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "%d\n", v);
-	fclose(f);
-}
-
-/* CPUs 0-7: socket cpu / 4, core (cpu / 2) % 2, listed out of order; CPU 9 has no topology. */
+/* The tree of fake_topology.h, CPUs listed out of order in the tests; CPU 9 has no topology. */
 static int make_tree(void **state)
 {
-	char cmd[300];
-
-	snprintf(root, sizeof(root), "/tmp/psc_aggr.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	for (int cpu = 0; cpu < 8; cpu++) {
-		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/devices/system/cpu/cpu%d/topology'", root,
-			 cpu);
-		assert_int_equal(system(cmd), 0);
-		put(cpu, "physical_package_id", cpu / 4);
-		put(cpu, "core_id", (cpu / 2) % 2);
-		put(cpu, "die_id", 0);
-	}
+	fake_topology__make("psc_aggr", -1);
 	return 0;
-}
-
-static int rm_tree(void **state)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd);
 }
 
 static struct psc_cpumap *cpus(const char *list)
@@ -141,9 +110,9 @@ static void t_no_topology(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(t_global_cpu, make_tree, rm_tree),
-		cmocka_unit_test_setup_teardown(t_core_socket, make_tree, rm_tree),
-		cmocka_unit_test_setup_teardown(t_no_topology, make_tree, rm_tree),
+		cmocka_unit_test_setup_teardown(t_global_cpu, make_tree, fake_topology__remove),
+		cmocka_unit_test_setup_teardown(t_core_socket, make_tree, fake_topology__remove),
+		cmocka_unit_test_setup_teardown(t_no_topology, make_tree, fake_topology__remove),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,45 +10,13 @@
 
 #include <perfscope/perfscope.h>
 
-/* A made-up sysfs: 2 sockets, 2 cores each, 2 threads per core; cpu7 without die_id. */
-static char root[64];
+#include "fake_topology.h"
 
-static void put(int cpu, const char *file, int v)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/topology/%s", root, cpu, file);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "%d\n", v);
-	fclose(f);
-}
-
+/* The tree of fake_topology.h, cpu7 without die_id. */
 static int make_tree(void **state)
 {
-	char cmd[300];
-
-	snprintf(root, sizeof(root), "/tmp/psc_topo.XXXXXX");
-	assert_non_null(mkdtemp(root));
-	for (int cpu = 0; cpu < 8; cpu++) {
-		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/devices/system/cpu/cpu%d/topology'", root,
-			 cpu);
-		assert_int_equal(system(cmd), 0);
-		put(cpu, "physical_package_id", cpu / 4);
-		put(cpu, "core_id", (cpu / 2) % 2);
-		if (cpu != 7)
-			put(cpu, "die_id", 0);
-	}
+	fake_topology__make("psc_topo", 7);
 	return 0;
-}
-
-static int rm_tree(void **state)
-{
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	return system(cmd);
 }
 
 static void t_places(void **state)
@@ -124,9 +92,9 @@ static void t_this_machine(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(t_places, make_tree, rm_tree),
-		cmocka_unit_test_setup_teardown(t_errors, make_tree, rm_tree),
-		cmocka_unit_test_setup_teardown(t_older_caller, make_tree, rm_tree),
+		cmocka_unit_test_setup_teardown(t_places, make_tree, fake_topology__remove),
+		cmocka_unit_test_setup_teardown(t_errors, make_tree, fake_topology__remove),
+		cmocka_unit_test_setup_teardown(t_older_caller, make_tree, fake_topology__remove),
 		cmocka_unit_test(t_this_machine),
 	};
 
