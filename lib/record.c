@@ -140,9 +140,9 @@ static inline bool take_raw(struct cursor *c, struct psc_sample *s)
 	return true;
 }
 
-static inline bool parse_plain_tail(struct cursor *c, uint64_t t, struct psc_sample *s)
+/* PERF_SAMPLE_CALLCHAIN then PERF_SAMPLE_RAW, each zeroed when its bit is absent. */
+static inline bool parse_chain_raw(struct cursor *c, uint64_t t, struct psc_sample *s)
 {
-	s->read = (struct psc_sample_read){ 0 };
 	s->callchain.nr = 0;
 	s->callchain.ips = NULL;
 	if ((t & PERF_SAMPLE_CALLCHAIN) &&
@@ -150,7 +150,13 @@ static inline bool parse_plain_tail(struct cursor *c, uint64_t t, struct psc_sam
 		return false;
 	s->raw.size = 0;
 	s->raw.data = NULL;
-	if ((t & PERF_SAMPLE_RAW) && !take_raw(c, s))
+	return !(t & PERF_SAMPLE_RAW) || take_raw(c, s);
+}
+
+static inline bool parse_plain_tail(struct cursor *c, uint64_t t, struct psc_sample *s)
+{
+	s->read = (struct psc_sample_read){ 0 };
+	if (!parse_chain_raw(c, t, s))
 		return false;
 	/* member by member: a memset of this size compiles to `rep stos` (see below) */
 	s->branch_stack.nr = 0;
@@ -187,14 +193,7 @@ static bool parse_sample_tail(struct cursor *c, const struct perf_event_attr *at
 	s->read = (struct psc_sample_read){ 0 };
 	if ((t & PERF_SAMPLE_READ) && !parse_read(c, attr->read_format, &s->read))
 		return false;
-	s->callchain.nr = 0;
-	s->callchain.ips = NULL;
-	if ((t & PERF_SAMPLE_CALLCHAIN) &&
-	    !(take_u64(c, &s->callchain.nr) && take_array(c, s->callchain.nr, &s->callchain.ips)))
-		return false;
-	s->raw.size = 0;
-	s->raw.data = NULL;
-	if ((t & PERF_SAMPLE_RAW) && !take_raw(c, s))
+	if (!parse_chain_raw(c, t, s))
 		return false;
 	s->branch_stack.nr = 0;
 	s->branch_stack.hw_idx = 0;
