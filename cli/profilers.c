@@ -20,16 +20,29 @@ extern const struct profiler profiler_blktrace;
 extern const struct profiler profiler_exporter;
 extern const struct profiler profiler_trigger;
 extern const struct profiler profiler_flamegraph;
+extern const struct profiler profiler_lock;
+extern const struct profiler profiler_kwork;
 
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
 	&profiler_num_dist, &profiler_profile, &profiler_multi_trace, &profiler_syscalls,
-	&profiler_rundelay, &profiler_task_state, &profiler_blktrace, &profiler_kmemleak,
+	&profiler_rundelay, &profiler_task_state, &profiler_blktrace, &profiler_lock, &profiler_kwork,
+	&profiler_kmemleak,
 	&profiler_memleak, &profiler_trigger, &profiler_exporter, &profiler_flamegraph, NULL,
+};
+
+/* Other names users type for a profiler (perf's and bcc's words for the same thing). */
+static const struct {
+	const char *alias, *name;
+} aliases[] = {
+	{ "lock-contention", "lock" },
 };
 
 const struct profiler *profiler_find(const char *name)
 {
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(aliases[i].alias, name))
+			name = aliases[i].name;
 	for (int i = 0; profilers[i]; i++)
 		if (!strcmp(profilers[i]->name, name))
 			return profilers[i];

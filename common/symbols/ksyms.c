@@ -39,6 +39,7 @@ struct loader {
 	size_t names_len, names_cap;
 	size_t last_mod_off;
 	char last_mod[64];
+	bool data; /* data symbols (d/D/b/B) instead of text */
 };
 
 static int add_name(struct loader *l, const char *s, size_t len, size_t *off)
@@ -67,6 +68,12 @@ static bool is_text(char type)
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
 }
 
+/* Variables: a lock's name (percpu offsets, below the kernel half, are left out by the caller). */
+static bool is_data(char type)
+{
+	return type == 'd' || type == 'D' || type == 'b' || type == 'B';
+}
+
 /* "ffffffff81000000 T _stext" or "ffffffffc0201000 t foo\t[module]" */
 static int parse_line(struct loader *l, char *line, bool *zero_addr)
 {
@@ -79,7 +86,7 @@ static int parse_line(struct loader *l, char *line, bool *zero_addr)
 	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
 		return 0; /* not a symbol line */
 	type = end[1];
-	if (!is_text(type))
+	if (l->data ? !is_data(type) || !ksyms__is_kernel_addr(addr) : !is_text(type))
 		return 0;
 	if (!addr) {
 		*zero_addr = true;
@@ -211,9 +218,9 @@ static void set_problem(struct ksyms *ks, const char *path, bool zero_addr)
 			 path);
 }
 
-struct ksyms *ksyms__load(const char *path)
+static struct ksyms *load(const char *path, bool data)
 {
-	struct loader l = { 0 };
+	struct loader l = { .data = data };
 	struct ksyms *ks;
 	bool zero_addr = false;
 	char *line = NULL;
@@ -293,6 +300,16 @@ fail:
 	ksyms__delete(ks);
 	errno = -err;
 	return NULL;
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	return load(path, false);
+}
+
+struct ksyms *ksyms__load_data(const char *path)
+{
+	return load(path, true);
 }
 
 void ksyms__delete(struct ksyms *ks)

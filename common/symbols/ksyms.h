@@ -25,6 +25,11 @@ struct ksyms;
  * kernel.kptr_restrict) the table is empty and ksyms__problem() says why and how to fix it.
  */
 struct ksyms *ksyms__load(const char *path);
+/*
+ * The same for the kernel's variables (d/D/b/B in the kernel half): the table that names a
+ * global lock's address ("jiffies_lock"). Sizes run to the next variable, as for text.
+ */
+struct ksyms *ksyms__load_data(const char *path);
 void ksyms__delete(struct ksyms *ks);
 
 /* NULL when the table is usable; else one sentence for a person (what, why, how to fix). */
