@@ -277,7 +277,7 @@ const struct profiler profiler_kwork = {
 		 "a clean stop (COMMAND's own when it ends), 1 on a runtime failure, 2 on a usage\n"
 		 "error.",
 	.examples = "kwork --duration 1\n"
-		    "kwork -k softirq --top 5 -- ping -c 3 -i 0.2 127.0.0.1\n"
+		    "kwork -k softirq --top 5 -- sleep 1\n"
 		    "kwork -k workqueue --than 1ms -i 1000 --duration 3\n"
 		    "kwork -k irq,softirq -C 0 --format json --duration 1",
 	.shared_opts = (CLI_OPTS_EVENT_RUN & ~CLI_OPT_EVENTS),

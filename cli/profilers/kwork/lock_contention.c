@@ -354,9 +354,9 @@ const struct profiler profiler_lock = {
 		 "Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
 		 "failure, 2 on a usage error.",
 	.examples = "lock --duration 1\n"
-		    "lock -g --top 5 -- sh -c 'for i in 1 2 3 4; do (flock /tmp/l true &); done; "
-		    "wait'\n"
-		    "lock -i 1000 --duration 3 --than 1ms\n"
+		    "lock -g --top 5 --duration 2\n"
+		    "lock-contention -p PID --top 10\n"
+		    "lock -i 1000 --duration 3 --than 100us\n"
 		    "lock -e 'lock:contention_begin/flags==1/,lock:contention_end' --duration 1\n"
 		    "lock --format json --duration 1",
 	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,

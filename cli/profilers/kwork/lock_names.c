@@ -16,6 +16,9 @@
 #define LCB_F_PERCPU (1u << 4)
 #define LCB_F_MUTEX (1u << 5)
 
+/* The furthest a lock may lie inside a named variable (rcu_state's locks are a few KiB in). */
+#define LOCK_SYM_SPAN (64 * 1024)
+
 const char *lock__type(uint32_t flags)
 {
 	static const struct {
@@ -48,6 +51,10 @@ char *lock__name(const struct lockc *lc, uint64_t addr, uint32_t flags)
 	uint64_t off = 0;
 	const struct ksym *s = lc->data_syms ? ksyms__find(lc->data_syms, addr, &off) : NULL;
 	char buf[320];
+
+	/* far past a variable's start is past its end: kallsyms has no sizes */
+	if (s && off >= LOCK_SYM_SPAN)
+		s = NULL;
 
 	if (s && off)
 		snprintf(buf, sizeof(buf), "%016llx %s+0x%llx (%s)", (unsigned long long)addr,
