@@ -29,6 +29,8 @@ void krows__exit(struct krows *rs)
 	struct krow **v;
 	uint64_t key;
 
+	if (!rs->map.slots)
+		return; /* never set up (--help, a usage error): nothing held */
 	keymap__for_each(&rs->map, &it, key, v) krow__delete(*v);
 	keymap__exit(&rs->map);
 }

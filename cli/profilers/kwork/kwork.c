@@ -243,8 +243,7 @@ static void kwork_teardown(struct prof *p, void *priv)
 	for (int c = 0; c < KW_NR_CLASSES; c++) {
 		for (int m = 0; m < 2; m++)
 			pair__delete(kw->pairs[c][m].pr);
-		if (kw->classes[c])
-			krows__exit(&kw->rows[c]);
+		krows__exit(&kw->rows[c]);
 	}
 	ksyms__delete(kw->text_syms);
 }
