@@ -7,7 +7,8 @@
 # Workload: tests/cli/lock_load.c, THREADS threads doing flock(LOCK_EX)/flock(LOCK_UN) on one file
 # for SECS seconds (a spinlock of the file's lock context contended: tens of thousands of
 # lock:contention_begin/end a second), started once the consumer is running (perfscope: its -v
-# running line; perf: enabled through --control, acknowledged). Each consumer follows the
+# running line; perf: enabled through --control, acknowledged), its threads there before (-p
+# finds the threads at its start). Each consumer follows the
 # workload's pid (-p) and ends with it. Its CPU time (user + system, from wait4) less what it had
 # used when the workload started (/proc/PID/stat: start-up left out) is divided by the events it
 # took (perfscope: begins + ends of its JSON; perf: the samples perf record wrote). perf's cost is
@@ -58,6 +59,7 @@ def waited(p):  # wait4's user + system seconds
 def load(tag):
     go = f"{D}/{tag}.go"
     w = subprocess.Popen([f"{D}/lock_load", "flock", THREADS, SECS, go], stdout=subprocess.DEVNULL)
+    wait_for(lambda: os.path.exists(go + ".ready"), "the workload's threads")  # before -p
     return w, go
 
 def wait_for(cond, what, guard=60):

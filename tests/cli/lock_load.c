@@ -1,5 +1,6 @@
 /* lock_load: threads contending one kernel lock (flock on one file, writes to one pipe or to one
- * file), started when a file appears, for a fixed time: a known workload for perfscope lock. */
+ * file), started when a file appears (GOFILE.ready says its threads are there), for a fixed time:
+ * a known workload for perfscope lock. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -62,6 +63,7 @@ static void *reader(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t t[64], rd;
+	char ready[4096];
 	int n;
 
 	if (argc != 5) {
@@ -87,6 +89,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		if (pthread_create(&t[i], NULL, worker, NULL))
 			return 1;
+	/* every thread is there: a tracer of -p PID, which finds the threads when it starts, may */
+	snprintf(ready, sizeof(ready), "%s.ready", argv[4]);
+	close(open(ready, O_WRONLY | O_CREAT, 0600));
 	while (access(argv[4], F_OK))
 		nap_ms(10);
 	atomic_store(&go, 1);

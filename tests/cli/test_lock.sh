@@ -42,6 +42,13 @@ start_load() {
 	"$L" "$1" "$2" "$3" "$TMPD/$4.go" >"$TMPD/$4.calls" &
 	LOAD=$!
 	BG+=("$LOAD")
+	# its threads exist before a tracer of -p looks for them
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		[ -e "$TMPD/$4.go.ready" ] && break
+		_alive "$LOAD" || break
+		sleep 0.05
+	done
 }
 
 # 3-8: flock by 4 threads, -g -i: every event accounted for, the rows sum to the pairs
