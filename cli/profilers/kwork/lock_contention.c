@@ -355,7 +355,7 @@ const struct profiler profiler_lock = {
 		 "failure, 2 on a usage error.",
 	.examples = "lock --duration 1\n"
 		    "lock -g --top 5 --duration 2\n"
-		    "lock-contention -p PID --top 10\n"
+		    "lock-contention -p 1234 --top 10\n"
 		    "lock -i 1000 --duration 3 --than 100us\n"
 		    "lock -e 'lock:contention_begin/flags==1/,lock:contention_end' --duration 1\n"
 		    "lock --format json --duration 1",
