@@ -240,6 +240,7 @@ def opt_values(prof, opt, ctx, rnd):
         "rate": ["sched:sched_switch>1000000"],
         "latency": ["sched:sched_wakeup,sched:sched_switch>1s"],
         "field-separator": [";", ","],
+        "class": ["softirq", "irq,workqueue"],
     }.get(name)
     if vals is None:
         return [[flag, "x"]]  # a rejection (exit 2) must print why; recorded as such
