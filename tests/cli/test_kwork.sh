@@ -73,14 +73,14 @@ if [ ${#PERF[@]} -eq 0 ]; then
 else
 	perf kwork -k softirq report -i "$TMPD/perf.data" >"$TMPD/perf.txt" 2>&1
 	check "perf kwork report read the run" grep -q 'NET_RX' "$TMPD/perf.txt"
-	check "perf kwork counts as many NET_RX runs (at least $N, within 2% of perfscope's, whose run is longer)" python3 -c '
+	check "perf kwork counts as many NET_RX runs (at least $N, at most 10% fewer than perfscope, whose run is longer and sees other traffic too)" python3 -c '
 import json, re, sys
 n = int(sys.argv[3])
 pc = sum(int(m.group(1)) for m in re.finditer(r"\(s\)NET_RX:3\s*\|\s*\d+\s*\|\s*[\d.]+ ms\s*\|\s*(\d+)", open(sys.argv[1]).read()))
 a = [json.loads(l) for l in open(sys.argv[2])]
 sc = [x["count"] for x in a if x.get("name") == "NET_RX" and x.get("table") == "softirq runtime" and x.get("final")][0]
 print("# perf kwork: %d NET_RX, perfscope: %d" % (pc, sc))
-sys.exit(not (pc >= n and sc >= pc and sc - pc <= 0.02 * n))' "$TMPD/perf.txt" "$TMPD/si.json" "$N"
+sys.exit(not (pc >= n and sc >= pc and sc - pc <= 0.1 * n))' "$TMPD/perf.txt" "$TMPD/si.json" "$N"
 fi
 
 # 8-9: every class for a moment: five measures, each adding up
