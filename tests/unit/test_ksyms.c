@@ -111,6 +111,26 @@ static void test_find(void **state)
 	ksyms__delete(ks);
 }
 
+/* The variables' table (a lock's name): d/D/b/B only, in the kernel half, sized to the next. */
+static void test_data(void **state)
+{
+	struct ksyms *ks = ksyms__load_data(write_file("kallsyms", kallsyms));
+	const struct ksym *s;
+	uint64_t off = 0;
+
+	assert_non_null(ks);
+	assert_int_equal(ksyms__nr(ks), 2);
+	s = ksyms__find(ks, 0xffffffff81000188, &off);
+	assert_non_null(s);
+	assert_string_equal(s->name, "some_data");
+	assert_int_equal(off, 8);
+	assert_string_equal(ksyms__find(ks, 0xffffffff82000000, NULL)->name, "bss_thing");
+	/* text is not data, and a heap address below every variable has no name */
+	assert_null(ksyms__lookup(ks, "do_syscall_64"));
+	assert_null(ksyms__find(ks, 0xffff888100000000, &off));
+	ksyms__delete(ks);
+}
+
 static void test_hidden_addresses(void **state)
 {
 	struct ksyms *ks = ksyms__load(write_file("hidden", hidden));
@@ -175,7 +195,8 @@ static void test_live_kallsyms(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_find),	       cmocka_unit_test(test_hidden_addresses),
+		cmocka_unit_test(test_find),	       cmocka_unit_test(test_data),
+		cmocka_unit_test(test_hidden_addresses),
 		cmocka_unit_test(test_hidden_reasons), cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_live_kallsyms),
 	};
