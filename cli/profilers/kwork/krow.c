@@ -93,10 +93,9 @@ void krows__reset_ival(struct krows *rs)
 	struct krow **v;
 	uint64_t key;
 
-	keymap__for_each(&rs->map, &it, key, v)
-		for (int m = 0; m < KROW_MEAS; m++)
-			if ((*v)->lat[m])
-				lat_row__reset_ival((*v)->lat[m]);
+	keymap__for_each(&rs->map, &it, key, v) for (int m = 0; m < KROW_MEAS;
+						     m++) if ((*v)->lat[m])
+		lat_row__reset_ival((*v)->lat[m]);
 }
 
 static const struct hist *row_hist(const struct krow *r, const struct krows_print *kp)
@@ -136,7 +135,8 @@ static struct krow **sorted(struct krows *rs, const struct krows_print *kp, size
 	*nr = 0;
 	if (!arr)
 		return NULL;
-	keymap__for_each(&rs->map, &it, key, v) {
+	keymap__for_each(&rs->map, &it, key, v)
+	{
 		const struct hist *h = row_hist(*v, kp);
 
 		if (h && hist__count(h))
@@ -191,7 +191,8 @@ void krows__print(struct prof *p, struct krows *rs, const struct krows_print *kp
 {
 	size_t nr, shown;
 	struct krow **rows = sorted(rs, kp, &nr);
-	struct lat_cols cols = { .width = (int)strlen(kp->title), .total_width = 10,
+	struct lat_cols cols = { .width = (int)strlen(kp->title),
+				 .total_width = 10,
 				 .over = kp->over };
 
 	if (!rows)

@@ -27,7 +27,7 @@ static const struct {
 };
 
 static const enum kw_class role_class[KW_NR_ROLES] = {
-	KW_IRQ,	    KW_IRQ,	      KW_SOFTIRQ,   KW_SOFTIRQ,
+	KW_IRQ,	    KW_IRQ,	  KW_SOFTIRQ,	KW_SOFTIRQ,
 	KW_SOFTIRQ, KW_WORKQUEUE, KW_WORKQUEUE, KW_WORKQUEUE,
 };
 
@@ -58,8 +58,9 @@ static int kwork_classes(struct prof *p, struct kwork *kw)
 			if (strlen(class_names[i]) == l && !strncmp(c, class_names[i], l))
 				break;
 		if (i == KW_NR_CLASSES)
-			return prof_usage(p, "--class '%.*s': the classes are irq, softirq and "
-					     "workqueue (comma separated)",
+			return prof_usage(p,
+					  "--class '%.*s': the classes are irq, softirq and "
+					  "workqueue (comma separated)",
 					  (int)l, c);
 		kw->classes[i] = true;
 		c += l + (c[l] == ',');
@@ -166,8 +167,11 @@ static void kwork_print(struct prof *p, struct kwork *kw, bool final)
 	for (int c = 0; c < KW_NR_CLASSES; c++) {
 		for (int m = 0; m < 2; m++) {
 			struct kw_pair *kp = &kw->pairs[c][m];
-			struct krows_print pr = { .title = kp->name, .table = kp->name, .meas = m,
-						  .final = final, .top = kw->top,
+			struct krows_print pr = { .title = kp->name,
+						  .table = kp->name,
+						  .meas = m,
+						  .final = final,
+						  .top = kw->top,
 						  .over = kw->than ? "over_than" : NULL };
 			const uint64_t *counts;
 
@@ -207,8 +211,9 @@ static void kwork_print(struct prof *p, struct kwork *kw, bool final)
 		json__end_line(&p->json);
 		return;
 	}
-	out__printf(p->out, "softirq raises while pending (latency from the first) %llu, lost "
-			    "windows %llu, unreadable events %llu\n",
+	out__printf(p->out,
+		    "softirq raises while pending (latency from the first) %llu, lost "
+		    "windows %llu, unreadable events %llu\n",
 		    (unsigned long long)kw->coalesced, (unsigned long long)kw->lost_windows,
 		    (unsigned long long)kw->field_errors);
 }
@@ -267,14 +272,15 @@ const struct profiler profiler_kwork = {
 		"engine's outcomes (an exit whose entry came before the run is no_start, a run going\n"
 		"on at the end open, a start before a lost window lost). Kernel work is system wide:\n"
 		"-- COMMAND only bounds the run.",
-	.notes = "--format json: one object per row {\"table\":\"softirq latency\", \"name\":\"NET_RX\",\n"
-		 "\"count\", \"min_ns\", ..., \"p999_ns\", \"total_ns\"}, one per measure {\"pair\",\n"
-		 "\"outcomes\":{...}, \"pending\"}, then {\"coalesced_raises\", \"lost_windows\", \"final\":\n"
-		 "true}; with --than one object per long one {\"class\", \"name\", \"runtime_ns\"}.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, or when COMMAND exits. Exit status: 0 after\n"
-		 "a clean stop (COMMAND's own when it ends), 1 on a runtime failure, 2 on a usage\n"
-		 "error.",
+	.notes =
+		"--format json: one object per row {\"table\":\"softirq latency\", \"name\":\"NET_RX\",\n"
+		"\"count\", \"min_ns\", ..., \"p999_ns\", \"total_ns\"}, one per measure {\"pair\",\n"
+		"\"outcomes\":{...}, \"pending\"}, then {\"coalesced_raises\", \"lost_windows\", \"final\":\n"
+		"true}; with --than one object per long one {\"class\", \"name\", \"runtime_ns\"}.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND exits. Exit status: 0 after\n"
+		"a clean stop (COMMAND's own when it ends), 1 on a runtime failure, 2 on a usage\n"
+		"error.",
 	.examples = "kwork --duration 1\n"
 		    "kwork -k softirq --top 5 -- sleep 1\n"
 		    "kwork -k workqueue --than 1ms -i 1000 --duration 3\n"

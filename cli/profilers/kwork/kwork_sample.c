@@ -7,9 +7,8 @@
 
 #include "ksyms.h"
 
-static const char *const softirq_names[] = { "HI",	 "TIMER", "NET_TX",  "NET_RX",
-					     "BLOCK",	 "IRQ_POLL", "TASKLET", "SCHED",
-					     "HRTIMER", "RCU" };
+static const char *const softirq_names[] = { "HI",	 "TIMER",   "NET_TX", "NET_RX",	 "BLOCK",
+					     "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU" };
 
 /* What a sample hands the pair engine's hooks (pair_event.ctx). */
 struct kw_ev {
@@ -98,7 +97,7 @@ static struct krow *kw_row(struct kwork *kw, enum kw_class cls, int role, uint64
 	if (cls == KW_SOFTIRQ) {
 		snprintf(buf, sizeof(buf), "%s",
 			 id < sizeof(softirq_names) / sizeof(softirq_names[0]) ? softirq_names[id]
-									     : "?");
+									       : "?");
 	} else if (cls == KW_IRQ) {
 		const void *data = NULL;
 		uint32_t size = 0;
@@ -156,8 +155,13 @@ int kwork__sample(struct prof *p, struct kwork *kw, int role, int cpu, const str
 	 * run on one CPU, once per vector; a work item by its address, wherever it runs.
 	 */
 	key = cls == KW_WORKQUEUE ? id : (uint64_t)(uint32_t)cpu << 32 | (uint32_t)id;
-	pe = (struct pair_event){ .key = key, .time = s->time, .cpu = cpu, .pid = s->pid,
-				  .tid = s->tid, .sample = s, .ctx = &ke };
+	pe = (struct pair_event){ .key = key,
+				  .time = s->time,
+				  .cpu = cpu,
+				  .pid = s->pid,
+				  .tid = s->tid,
+				  .sample = s,
+				  .ctx = &ke };
 	if (cls == KW_WORKQUEUE) {
 		uint64_t fn;
 

@@ -161,9 +161,10 @@ static int lock_event(struct prof *p, void *priv, struct prof_event *ev,
 
 	if (!ev->fmt || !ev->spec->sys || strcmp(ev->spec->sys, "lock") ||
 	    (!begin && strcmp(name, "contention_end")))
-		return prof_usage(p, "%s: lock takes lock:contention_begin and "
-				     "lock:contention_end (with filters, e.g. "
-				     "'lock:contention_begin/flags==1/'), nothing else",
+		return prof_usage(p,
+				  "%s: lock takes lock:contention_begin and "
+				  "lock:contention_end (with filters, e.g. "
+				  "'lock:contention_begin/flags==1/'), nothing else",
 				  ev->name);
 	if ((begin ? lc->begin_idx : lc->end_idx) >= 0)
 		return prof_usage(p, "%s given twice", ev->name);
@@ -177,8 +178,8 @@ static int lock_event(struct prof *p, void *priv, struct prof_event *ev,
 		lc->e_ret = psc_tp_format__field(ev->fmt, "ret");
 	}
 	if (!(begin ? lc->b_addr : lc->e_addr)) {
-		fprintf(stderr, "perfscope %s: %s has no lock_addr field on this kernel\n",
-			p->name, ev->name);
+		fprintf(stderr, "perfscope %s: %s has no lock_addr field on this kernel\n", p->name,
+			ev->name);
 		return -EINVAL;
 	}
 	return 0;
@@ -218,9 +219,14 @@ static int lock_sample(struct prof *p, void *priv, struct prof_event *ev, int cp
 		return 0;
 	}
 	le = (struct lk_ev){ .addr = addr, .flags = (uint32_t)flags };
-	pe = (struct pair_event){ .key = lock_key(s->tid, cpu, addr), .time = s->time,
-				  .cpu = cpu, .pid = s->pid, .tid = s->tid, .idx = ev->idx,
-				  .sample = s, .ctx = &le };
+	pe = (struct pair_event){ .key = lock_key(s->tid, cpu, addr),
+				  .time = s->time,
+				  .cpu = cpu,
+				  .pid = s->pid,
+				  .tid = s->tid,
+				  .idx = ev->idx,
+				  .sample = s,
+				  .ctx = &le };
 	if (!begin) {
 		lc->ends++;
 		lc->failed += (int64_t)ret != 0; /* a killable wait interrupted: -EINTR */
@@ -242,8 +248,11 @@ static void lock_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu
 
 static void print_tables(struct prof *p, struct lockc *lc, bool final, const uint64_t *c)
 {
-	struct krows_print kp = { .title = "lock (wait)", .table = "locks", .final = final,
-				  .top = lc->top, .over = lc->than ? "over_than" : NULL };
+	struct krows_print kp = { .title = "lock (wait)",
+				  .table = "locks",
+				  .final = final,
+				  .top = lc->top,
+				  .over = lc->than ? "over_than" : NULL };
 
 	krows__print(p, &lc->locks, &kp);
 	if (p->callchain) {
@@ -280,15 +289,17 @@ static void print_tables(struct prof *p, struct lockc *lc, bool final, const uin
 		json__end_line(&p->json);
 		return;
 	}
-	out__printf(p->out, "  begins %llu, ends %llu (failed waits %llu), mismatched %llu, "
-			    "lost windows %llu\n",
+	out__printf(p->out,
+		    "  begins %llu, ends %llu (failed waits %llu), mismatched %llu, "
+		    "lost windows %llu\n",
 		    (unsigned long long)lc->begins, (unsigned long long)lc->ends,
 		    (unsigned long long)lc->failed, (unsigned long long)lc->mismatched,
 		    (unsigned long long)lc->lost_windows);
 	pair_out__text(p->out, lc->pr, c);
 	if (lc->field_errors || lc->locks.nomem || lc->callers.nomem)
-		out__printf(p->out, "  events unreadable %llu, waits without a row (no memory) "
-				    "%llu\n",
+		out__printf(p->out,
+			    "  events unreadable %llu, waits without a row (no memory) "
+			    "%llu\n",
 			    (unsigned long long)lc->field_errors,
 			    (unsigned long long)(lc->locks.nomem + lc->callers.nomem));
 }
@@ -344,15 +355,16 @@ const struct profiler profiler_lock = {
 		"in the tracepoints: the stack is the waiter's.",
 	.events_help = "optional (the default): lock:contention_begin,lock:contention_end;\n"
 		       "filters narrow them ('lock:contention_begin/flags==1/' spinlocks)",
-	.notes = "--format json: one object per row {\"table\":\"locks\"|\"callers\", \"name\", \"lock\",\n"
-		 "\"count\", \"min_ns\", ..., \"p999_ns\", \"total_ns\", \"stack\" (callers)}, then\n"
-		 "{\"begins\", \"ends\", \"outcomes\":{...}, \"mismatched\", \"failed\", \"lost_windows\",\n"
-		 "\"final\":true}; with --than one object per long wait {\"wait_ns\", \"tid\", \"lock\"}.\n"
-		 "-i prints the interval's tables. Also called lock-contention.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
-		 "Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
-		 "failure, 2 on a usage error.",
+	.notes =
+		"--format json: one object per row {\"table\":\"locks\"|\"callers\", \"name\", \"lock\",\n"
+		"\"count\", \"min_ns\", ..., \"p999_ns\", \"total_ns\", \"stack\" (callers)}, then\n"
+		"{\"begins\", \"ends\", \"outcomes\":{...}, \"mismatched\", \"failed\", \"lost_windows\",\n"
+		"\"final\":true}; with --than one object per long wait {\"wait_ns\", \"tid\", \"lock\"}.\n"
+		"-i prints the interval's tables. Also called lock-contention.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
+		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
+		"failure, 2 on a usage error.",
 	.examples = "lock --duration 1\n"
 		    "lock -g --top 5 --duration 2\n"
 		    "lock-contention -p 1234 --top 10\n"

@@ -76,11 +76,11 @@ static bool in(const uint64_t r[2], uint64_t ip)
 /* Functions that take locks or wait for them, outside the kernel's lock and sched sections. */
 static bool lock_like(const char *name)
 {
-	static const char *const prefixes[] = { "queued_",	  "native_queued_", "__pv_queued_",
-						"do_raw_",	  "_raw_",	     "__mutex_lock",
-						"mutex_lock",	  "rwsem_",	     "__down",
-						"down_",	  "percpu_down",     "rt_mutex",
-						"__rt_mutex",	  "__lock_",	     "lock_" };
+	static const char *const prefixes[] = { "queued_",    "native_queued_", "__pv_queued_",
+						"do_raw_",    "_raw_",		"__mutex_lock",
+						"mutex_lock", "rwsem_",		"__down",
+						"down_",      "percpu_down",	"rt_mutex",
+						"__rt_mutex", "__lock_",	"lock_" };
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
