@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int krows__init(struct krows *rs, unsigned int meas)
 {
@@ -222,4 +223,17 @@ void krows__print(struct prof *p, struct krows *rs, const struct krows_print *kp
 	if (shown < nr)
 		out__printf(p->out, "  (%zu more rows; --top 0 shows all)\n", nr - shown);
 	free(rows);
+}
+
+void krows__interval_head(struct prof *p)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char buf[32];
+
+	if (p->json_fmt)
+		return;
+	localtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	out__printf(p->out, "%s\n", buf);
 }

@@ -56,6 +56,8 @@ struct krows_print {
 	const char *over; /* the outliers column's header; NULL: none */
 };
 
+/* An interval's heading in text ("2026-01-02 03:04:05"), as multi-trace's; nothing in JSON. */
+void krows__interval_head(struct prof *p);
 /* The rows with values, most total time first, as a text table or one JSON object each. */
 void krows__print(struct prof *p, struct krows *rs, const struct krows_print *kp);
 

@@ -222,6 +222,7 @@ static int kwork_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
 	struct kwork *kw = priv;
 
+	krows__interval_head(p);
 	kwork_print(p, kw, false);
 	for (int c = 0; c < KW_NR_CLASSES; c++)
 		if (kw->classes[c])

@@ -308,6 +308,7 @@ static int lock_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
 	struct lockc *lc = priv;
 
+	krows__interval_head(p);
 	print_tables(p, lc, false, pair__counts(lc->pr));
 	krows__reset_ival(&lc->locks);
 	krows__reset_ival(&lc->callers);
