@@ -83,12 +83,13 @@ print("# perf kwork: %d NET_RX, perfscope: %d" % (pc, sc))
 sys.exit(not (pc >= n and sc >= pc and sc - pc <= 0.1 * n))' "$TMPD/perf.txt" "$TMPD/si.json" "$N"
 fi
 
-# 8-9: every class for a moment: five measures, each adding up
-run_capture "$P" kwork --top 0 --format json --duration 0.5
+# 8-9: every class for a moment, a row per CPU: five measures, each adding up
+run_capture "$P" kwork --percpu --top 0 --format json --duration 0.5
 cp "$OUT" "$TMPD/all.json"
 check "all classes: exit 0 (exit $RC)" test "$RC" -eq 0
-check "all classes: five measures, the rows of each add up to its pairs" sh -c "
-	python3 -c '$sums_py' '$TMPD/all.json' && [ \$(grep -c '\"pair\"' '$TMPD/all.json') -eq 5 ]"
+check "all classes, --percpu: five measures, the rows of each add up to its pairs, each row's CPU" sh -c "
+	python3 -c '$sums_py' '$TMPD/all.json' && [ \$(grep -c '\"pair\"' '$TMPD/all.json') -eq 5 ] &&
+	! grep '\"table\"' '$TMPD/all.json' | grep -qv '\"cpu\"'"
 
 # 10: text with -i
 run_capture "$P" kwork -k softirq,workqueue -i 200 --duration 0.5 -o "$TMPD/text.out"

@@ -23,7 +23,7 @@ struct krow {
 	char *name;
 	struct pair_copy *sample;
 	uint64_t key;
-	uint64_t aux; /* the profiler's: a lock's flags, a kwork class */
+	uint64_t aux; /* the profiler's: a lock's flags, a kwork row's CPU + 1 (0: all) */
 };
 
 struct krows {

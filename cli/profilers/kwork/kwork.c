@@ -42,6 +42,9 @@ static const struct prof_opt kwork_opts[] = {
 	{ "top", 0, "N", PROF_OPT_LONG, offsetof(struct kwork, top), 0, 1L << 30, NULL,
 	  "rows per table (default 20; 0: all)", 0, PROF_ARG_AUTO,
 	  PROF_OPT_GIVEN(struct kwork, top_given) },
+	{ "percpu", 0, NULL, PROF_OPT_FLAG, offsetof(struct kwork, percpu), 0, 0, NULL,
+	  "a row per name and CPU (where it ran), as perf kwork's:\n"
+	  "NET_RX [001]; JSON adds \"cpu\"" },
 	{ NULL },
 };
 /* clang-format on */
@@ -162,6 +165,15 @@ static void kwork_lost(struct prof *p, void *priv, struct prof_event *ev, int cp
 				pair__lost(kw->pairs[c][m].pr, now);
 }
 
+/* A row's own JSON member: its CPU (--percpu). */
+static void row_json(struct prof *p, const struct krow *r, void *arg)
+{
+	if (!r->aux)
+		return;
+	JSON_KEY(&p->json, "cpu");
+	json__u64(&p->json, r->aux - 1);
+}
+
 static void kwork_print(struct prof *p, struct kwork *kw, bool final)
 {
 	for (int c = 0; c < KW_NR_CLASSES; c++) {
@@ -172,6 +184,7 @@ static void kwork_print(struct prof *p, struct kwork *kw, bool final)
 						  .meas = m,
 						  .final = final,
 						  .top = kw->top,
+						  .json = row_json,
 						  .over = kw->than ? "over_than" : NULL };
 			const uint64_t *counts;
 
@@ -257,7 +270,7 @@ static void kwork_teardown(struct prof *p, void *priv)
 const struct profiler profiler_kwork = {
 	.name = "kwork",
 	.summary = "kernel work: hardirq, softirq, workqueue latency and run time per name",
-	.usage = "[-k irq,softirq,workqueue] [--than T] [--top N] [-i MS] [-C CPUS]\n"
+	.usage = "[-k irq,softirq,workqueue] [--percpu] [--than T] [--top N] [-i MS] [-C CPUS]\n"
 		 "                       [--duration S] [--format text|json] [-o FILE] "
 		 "[-- COMMAND ARGS...]",
 	.description =
@@ -285,7 +298,8 @@ const struct profiler profiler_kwork = {
 	.examples = "kwork --duration 1\n"
 		    "kwork -k softirq --top 5 -- sleep 1\n"
 		    "kwork -k workqueue --than 1ms -i 1000 --duration 3\n"
-		    "kwork -k irq,softirq -C 0 --format json --duration 1",
+		    "kwork -k irq,softirq -C 0 --format json --duration 1\n"
+		    "kwork -k softirq --percpu --top 10 --duration 1",
 	.shared_opts = (CLI_OPTS_EVENT_RUN & ~CLI_OPT_EVENTS),
 	.opts = kwork_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_TP_FORMAT | PROF_SUMMARY | PROF_WATCH_TASKS,

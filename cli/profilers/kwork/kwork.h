@@ -38,6 +38,7 @@ struct kwork {
 	uint64_t than;
 	long top;
 	const char *top_given;
+	bool percpu;
 	/* state */
 	bool classes[KW_NR_CLASSES];
 	int role_idx[KW_NR_ROLES]; /* event index of each role, -1: not traced */

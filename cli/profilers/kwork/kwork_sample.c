@@ -84,16 +84,19 @@ const struct pair_impl kwork_impl = {
 };
 
 /* The row of a sample's irq, vector or work function, named when it is new. */
-static struct krow *kw_row(struct kwork *kw, enum kw_class cls, int role, uint64_t id,
+static struct krow *kw_row(struct kwork *kw, enum kw_class cls, int role, uint64_t id, int cpu,
 			   const struct psc_sample *s)
 {
 	bool created;
-	struct krow *r = krows__get(&kw->rows[cls], id, &created);
+	/* --percpu: the id mixed with its CPU (a work function's address is no small number) */
+	uint64_t key = kw->percpu ? (id * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)cpu + 1) : id;
+	struct krow *r = krows__get(&kw->rows[cls], key, &created);
 	char buf[320];
+	size_t n;
 
 	if (!created)
 		return r;
-	r->aux = cls;
+	r->aux = kw->percpu ? (uint64_t)(cpu + 1) : 0; /* its CPU + 1, 0: all */
 	if (cls == KW_SOFTIRQ) {
 		snprintf(buf, sizeof(buf), "%s",
 			 id < sizeof(softirq_names) / sizeof(softirq_names[0]) ? softirq_names[id]
@@ -116,6 +119,9 @@ static struct krow *kw_row(struct kwork *kw, enum kw_class cls, int role, uint64
 		else
 			snprintf(buf, sizeof(buf), "%llx", (unsigned long long)id);
 	}
+	n = strlen(buf);
+	if (kw->percpu && n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - n, " [%03d]", cpu);
 	r->name = strdup(buf);
 	return r;
 }
@@ -169,9 +175,9 @@ int kwork__sample(struct prof *p, struct kwork *kw, int role, int cpu, const str
 			kw->field_errors++;
 			return 0;
 		}
-		ke.row = kw_row(kw, cls, role, fn, s);
+		ke.row = kw_row(kw, cls, role, fn, cpu, s);
 	} else {
-		ke.row = kw_row(kw, cls, role, cls == KW_SOFTIRQ ? id : id, s);
+		ke.row = kw_row(kw, cls, role, id, cpu, s);
 	}
 	if (roles[role].ends >= 0 && kw->pairs[cls][roles[role].ends].pr) {
 		ke.measure = roles[role].ends;
