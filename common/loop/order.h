@@ -33,6 +33,9 @@ struct order_fifo {
 	uint64_t records;
 };
 
+#define ORDER_ID_SLOTS \
+	8 /* direct-mapped by identifier: a ring's ids of one evlist differ in their low bits */
+
 /*
  * One ring as the merge sees it: its source is its backlog, then its ring (per-ring order is
  * kept), and its head record, decoded once, and that record's time.
@@ -46,10 +49,14 @@ struct order_ring {
 	struct psc_evsel *evsel; /* of the head, NULL when unknown */
 	int evsel_idx; /* the session's row of evsel (its evlist index; unknown: the last row) */
 	const struct perf_event_attr *attr; /* what the head was decoded with; NULL: none yet */
-	/* the evsel of the last sample's identifier: a ring's samples mostly repeat it */
-	uint64_t last_id;
-	struct psc_evsel *last_id_evsel;
-	bool last_id_ok;
+	/* what samples' identifiers were found to be: a ring's samples come from a few events */
+	struct order_id_slot {
+		uint64_t id;
+		struct psc_evsel *evsel;
+		const struct perf_event_attr *attr;
+		int evsel_idx;
+		bool ok;
+	} ids[ORDER_ID_SLOTS];
 	unsigned int peeks; /* records decoded from this source (the session's release pacing) */
 	struct psc_record rec; /* the head, decoded */
 	bool rec_ok; /* rec decoded without error: psc_record__parse_again may follow */

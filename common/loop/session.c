@@ -250,39 +250,49 @@ HOT void deliver(struct session *s, struct order_ring *r)
 	}
 }
 
-/*
- * The evsel of hdr. A sample's identifier is its first u64 (psc_evlist__evsel_for_record reads
- * it there too): the same as the ring's last sample, it has the same evsel, without a lookup.
- * With one evsel in the list there is no identifier, but then every record has that evsel, and
- * a first u64 that matches gives the right answer as well.
- */
-HOT struct psc_evsel *evsel_of(struct session *s, struct order_ring *r,
-			       const struct perf_event_header *hdr)
+/* r->evsel, its row and attr set for evsel: lookups only when it differs from the last. */
+HOT void ring_set_evsel(struct session *s, struct order_ring *r, struct psc_evsel *evsel)
 {
-	uint64_t id;
-
-	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size < sizeof(*hdr) + sizeof(id))
-		return psc_evlist__evsel_for_record(s->evlist, hdr);
-	memcpy(&id, hdr + 1, sizeof(id));
-	if (!r->last_id_ok || id != r->last_id) {
-		r->last_id_evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
-		r->last_id = id;
-		r->last_id_ok = true;
-	}
-	return r->last_id_evsel;
-}
-
-/* hdr decoded into r (evsel, rec, time); false when the decoder refuses it (counted). */
-HOT bool decode(struct session *s, struct order_ring *r, const struct perf_event_header *hdr)
-{
-	struct psc_evsel *evsel = evsel_of(s, r, hdr);
-
-	/* a ring's records mostly come from one event in a row: its row and attr are kept */
 	if (evsel != r->evsel || !r->attr) {
 		r->evsel = evsel;
 		r->evsel_idx = evsel_idx(s, evsel);
 		r->attr = psc_evsel__attr(evsel ? evsel : psc_evlist__at(s->evlist, 0));
 	}
+}
+
+/*
+ * r->evsel, row and attr for hdr. A sample's identifier is its first u64 (where
+ * psc_evlist__evsel_for_record reads it too); what an identifier was found to be is kept in the
+ * ring's slots, so the events that alternate on a ring (a start and its end) cost no lookup.
+ * With one evsel in the list there is no identifier, but every record has that evsel, and any
+ * first u64 gives the right answer as well.
+ */
+HOT void ring_find_evsel(struct session *s, struct order_ring *r,
+			 const struct perf_event_header *hdr)
+{
+	struct order_id_slot *slot;
+	uint64_t id;
+
+	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size < sizeof(*hdr) + sizeof(id)) {
+		ring_set_evsel(s, r, psc_evlist__evsel_for_record(s->evlist, hdr));
+		return;
+	}
+	memcpy(&id, hdr + 1, sizeof(id));
+	slot = &r->ids[id % ORDER_ID_SLOTS];
+	if (!slot->ok || slot->id != id) {
+		ring_set_evsel(s, r, psc_evlist__evsel_for_record(s->evlist, hdr));
+		*slot = (struct order_id_slot){ id, r->evsel, r->attr, r->evsel_idx, true };
+		return;
+	}
+	r->evsel = slot->evsel;
+	r->attr = slot->attr;
+	r->evsel_idx = slot->evsel_idx;
+}
+
+/* hdr decoded into r (evsel, rec, time); false when the decoder refuses it (counted). */
+HOT bool decode(struct session *s, struct order_ring *r, const struct perf_event_header *hdr)
+{
+	ring_find_evsel(s, r, hdr);
 	/* a sample like the last one: only what its sample_type holds is rewritten */
 	if (!(r->rec_ok && psc_record__parse_again(hdr, r->attr, &r->rec))) {
 		r->rec_ok = !psc_record__parse(hdr, r->attr, &r->rec);
