@@ -10,7 +10,8 @@ A profiler's option is swept by being declared: values come from the kind of its
 Environment: PERFSCOPE (the binary), B_SANITIZE (meson's b_sanitize: the hang guards x3 under
 ASan), SWEEP_SEED (replays a run: the seed is printed), SWEEP_BUDGET (seconds for the sampled
 pairs; the fixed cases and the cover always run), SWEEP_COVER (0/1: the cover of every option;
-default 1 under sanitizers only), SWEEP_JOBS (at most 2).
+default 1 under sanitizers only), SWEEP_JOBS (at most 2), SWEEP_PROFILERS (names, comma separated:
+those profilers only, to sweep a new one).
 Prints TAP. See tests/README.md.
 """
 import itertools
@@ -614,8 +615,13 @@ def main():
         print(f"# no cgroup of its own for the workload ({e}): -G is skipped")
     try:
         profs = [p for p in table() if not p["plain"]]
+        only = os.environ.get("SWEEP_PROFILERS")
+        if only:
+            profs = [p for p in profs if p["name"] in only.split(",")]
         runs = []
         for name, args in FIXED:
+            if only and name not in only.split(","):
+                continue
             runs.append(Combo(name, args, "fixed", hold=3.0, expect_ok=True))
         for prof in profs:
             combos, skipped = cover(prof, ctx, rnd)
