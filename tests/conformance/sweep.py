@@ -181,7 +181,8 @@ def opt_values(prof, opt, ctx, rnd):
             "tif_need_resched": ["", "0", "1"],
         }.get(name, [""])
         # --detail needs an outlier threshold beside it
-        also = ["--than", "1ms"] if name == "detail" else []
+        also = (["--than", "1ms"] if name == "detail" and
+                "than" in {o["name"] for o in prof["opts"]} else [])
         return [[flag + ("=" + v if v else "")] + also for v in vals]
     if kind == "events":
         if name == "event":
@@ -232,6 +233,8 @@ def opt_values(prof, opt, ctx, rnd):
             vals = sorted({max(lo, 1), min(max(lo, 100), hi)})
         return [[flag, str(v)] for v in vals if lo <= v <= hi or kind == "number"]
     # "string": what the value means is this profiler's own
+    if prof["name"] == "oncpu" and name == "filter":  # a kernel filter on sched_switch
+        return [[flag, "prev_prio<120"], [flag, "next_pid>0"]]
     vals = {
         "impl": ["delay", "pair", "syscalls", "call-delay"],
         "filter": ["python3*", "sweepwork*,sh"],
