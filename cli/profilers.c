@@ -26,12 +26,13 @@ extern const struct profiler profiler_event_care;
 extern const struct profiler profiler_page_faults;
 extern const struct profiler profiler_oncpu;
 extern const struct profiler profiler_hrcount;
+extern const struct profiler profiler_percpu_stat;
 
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
 	&profiler_num_dist, &profiler_profile, &profiler_multi_trace, &profiler_nested_trace, &profiler_syscalls,
 	&profiler_rundelay, &profiler_task_state, &profiler_blktrace, &profiler_kmemleak,
-	&profiler_kmemprof, &profiler_memleak, &profiler_trigger, &profiler_event_care, &profiler_page_faults, &profiler_oncpu, &profiler_hrcount, &profiler_exporter, &profiler_flamegraph, NULL,
+	&profiler_kmemprof, &profiler_memleak, &profiler_trigger, &profiler_event_care, &profiler_page_faults, &profiler_oncpu, &profiler_hrcount, &profiler_percpu_stat, &profiler_exporter, &profiler_flamegraph, NULL,
 };
 
 const struct profiler *profiler_find(const char *name)
