@@ -215,6 +215,10 @@ def opt_values(prof, opt, ctx, rnd):
     if kind == "dir":
         return [[flag, ctx.path(name)]]
     if kind == "time":
+        if prof["name"] == "irq-off" and name == "than":  # above its line's 10ms period
+            return [[flag, "15ms"], [flag, "1s"]]
+        if prof["name"] == "irq-off" and name == "period":  # below its line's 15ms --than
+            return [[flag, "1ms"], [flag, "5ms"]]
         return [[flag, "10us"], [flag, "1ms"], [flag, "100ms"]]
     if kind == "size":
         return [[flag, "1M"], [flag, "64M"]]
@@ -226,7 +230,8 @@ def opt_values(prof, opt, ctx, rnd):
         special = {"exit-N": [5, 1000], "sampling-limit": [10, 100000], "count": [1000000],
                    "freq": [99, 997], "nr_running_min": [1], "nr_running_max": [2],
                    "top": [1, 20], "rows": [1, 5], "repeat": [2], "for": [0.5],
-                   "capture": [0.5], "max-pending": [1, 4], "than": [1, 1000]}
+                   "capture": [0.5], "max-pending": [1, 4], "than": [1, 1000],
+                   "thresh": [0.2, 10]}
         if name in special:
             vals = special[name]
         else:
@@ -323,6 +328,7 @@ NEEDS = {
     ("profile", "count"): ([], ["-F"], []),
     ("stat", "field-separator"): ([], ["--format"], []),
     ("stat", "repeat"): ([], ["-i"], ["--", "true"]),
+    ("hrtimer", "freq"): ([], ["--period"], []),
 }
 
 

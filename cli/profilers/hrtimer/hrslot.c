@@ -12,12 +12,17 @@
 
 int hrs__check(struct prof *p, struct hrs *h, uint64_t period_ns)
 {
+	int ret;
+
 	if (p->opts.nr_pids || p->opts.nr_tids || p->opts.command || p->opts.cgroup)
 		return prof_usage(p, "it counts whole CPUs (-C), not tasks: -p, -t, -G and a COMMAND "
 				     "are not taken");
 	if (period_ns < 10000)
 		return prof_usage(p, "a period below 10us would be all timer interrupts: give more");
 	h->period_ns = period_ns;
+	/* a tick printed as JSON: the event printer's members and stack */
+	if ((ret = prof__use_printer(p)))
+		return ret;
 	snprintf(h->timer, sizeof(h->timer), "cpu-clock//period=%llu/",
 		 (unsigned long long)period_ns);
 	return prof__add_events(p, h->timer, NULL);
