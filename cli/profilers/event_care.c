@@ -80,12 +80,13 @@ const struct profiler profiler_event_care = {
 		"its events, those lost and those delivered out of order (older than the event\n"
 		"before them: only with --no-order, since the default merge orders them).",
 	.events_help = "what to check: sys:name[/filter/], software events; repeatable",
-	.notes = "--format json: one object per event {\"event\", \"seen\", \"lost\",\n"
-		 "\"out_of_order\"} at exit.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
-		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
-		 "a runtime failure, 2 on a usage error.",
+	.notes =
+		"--format json: one object per event {\"event\", \"seen\", \"lost\",\n"
+		"\"out_of_order\"} at exit.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
+		"process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
+		"a runtime failure, 2 on a usage error.",
 	.examples = "event-care -e sched:sched_wakeup -m 64 --duration 2\n"
 		    "event-care -e sched:sched_wakeup,sched:sched_switch -m 4 --no-order -i 1000 "
 		    "--duration 2\n"

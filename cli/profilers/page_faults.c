@@ -69,14 +69,15 @@ const struct profiler profiler_page_faults = {
 		"with -g its stack, kernel and user (--call-graph dwarf for programs without frame\n"
 		"pointers). --flame-graph FILE folds the stacks, weighted by faults. The count of\n"
 		"faults seen and lost goes to standard error at each -i and at exit.",
-	.notes = "--format json: one object per fault {\"time\", \"cpu\", \"pid\", \"tid\", \"comm\",\n"
-		 "\"event\", \"ip\", \"addr\", \"period\", \"ip_sym\" (null when unknown), \"stack\"}.\n"
-		 "perf-prof also prints the user registers at the fault; the stack says more and is\n"
-		 "what perfscope gives.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, after -N faults, or when COMMAND or the -p\n"
-		 "process exits. Exit status: COMMAND's when it ends, 0 after another clean stop, 1 on\n"
-		 "a runtime failure, 2 on a usage error.",
+	.notes =
+		"--format json: one object per fault {\"time\", \"cpu\", \"pid\", \"tid\", \"comm\",\n"
+		"\"event\", \"ip\", \"addr\", \"period\", \"ip_sym\" (null when unknown), \"stack\"}.\n"
+		"perf-prof also prints the user registers at the fault; the stack says more and is\n"
+		"what perfscope gives.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, after -N faults, or when COMMAND or the -p\n"
+		"process exits. Exit status: COMMAND's when it ends, 0 after another clean stop, 1 on\n"
+		"a runtime failure, 2 on a usage error.",
 	.examples = "page-faults -g -- ./a.out\n"
 		    "page-faults -p PID -g --duration 1\n"
 		    "page-faults -C 0 -g --duration 1\n"

@@ -242,11 +242,12 @@ const struct profiler profiler_percpu_stat = {
 		"direct reclaim, page migrations, page cache additions, pages written back and idle\n"
 		"entries; --syscalls adds system calls. A tracepoint this kernel lacks has no column.\n"
 		"The events are counted in the kernel: nothing is sampled, nothing can be lost.",
-	.notes = "--format json: per interval an object per CPU and one with \"cpu\":\"all\", each\n"
-		 "{\"cpu\", \"interval_ns\", \"csw\", \"cpu-mig\", ...}: the counts of the interval.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM or at --duration. Exit status: 0 after a clean stop, 1 on a\n"
-		 "runtime failure, 2 on a usage error.",
+	.notes =
+		"--format json: per interval an object per CPU and one with \"cpu\":\"all\", each\n"
+		"{\"cpu\", \"interval_ns\", \"csw\", \"cpu-mig\", ...}: the counts of the interval.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM or at --duration. Exit status: 0 after a clean stop, 1 on a\n"
+		"runtime failure, 2 on a usage error.",
 	.examples = "percpu-stat -C 0 --duration 2\n"
 		    "percpu-stat --syscalls -i 2000 --duration 2\n"
 		    "percpu-stat -i 500 --format json --duration 1",

@@ -1,4 +1,5 @@
-/* perfscope watchdog: hard and soft lockups coming, from the kernel watchdog's own timer and work. */
+/* perfscope watchdog: hard and soft lockups coming, from the kernel watchdog's own timer and work.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +68,9 @@ static int wd_check(struct prof *p, void *priv)
 	int ret;
 
 	if (t <= 0)
-		return prof_usage(p, "the kernel's watchdog is off (/proc/sys/kernel/watchdog_thresh "
-				     "is 0): give --thresh S to judge by");
+		return prof_usage(p,
+				  "the kernel's watchdog is off (/proc/sys/kernel/watchdog_thresh "
+				  "is 0): give --thresh S to judge by");
 	wd->hard_ns = (uint64_t)(t * 1e9 / 2);
 	wd->soft_ns = (uint64_t)(t * 1e9);
 	ks = ksyms__load(NULL);
@@ -76,7 +78,8 @@ static int wd_check(struct prof *p, void *priv)
 		return -errno;
 	fn = ksyms__lookup(ks, "watchdog_timer_fn");
 	if (!fn || !fn->addr) {
-		fprintf(stderr, "perfscope watchdog: watchdog_timer_fn is not in the kernel's symbols%s%s\n",
+		fprintf(stderr,
+			"perfscope watchdog: watchdog_timer_fn is not in the kernel's symbols%s%s\n",
 			ksyms__problem(ks) ? ": " : " (a kernel without the soft lockup detector)",
 			ksyms__problem(ks) ? ksyms__problem(ks) : "");
 		ksyms__delete(ks);
@@ -92,8 +95,7 @@ static int wd_check(struct prof *p, void *priv)
 	return prof__add_events(p, wd->events, NULL);
 }
 
-static int wd_event(struct prof *p, void *priv, struct prof_event *ev,
-		    struct perf_event_attr *attr)
+static int wd_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *attr)
 {
 	if (ev->idx != WD_SAMPLE)
 		attr->sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
@@ -129,7 +131,8 @@ static void say_lockup(struct prof *p, struct watchdog *wd, const char *kind, in
 		json__end_line(&p->json);
 		return;
 	}
-	out__printf(p->out, "%16s %7u/%u [%03d] %llu.%06u: %s lockup coming: the watchdog's %s "
+	out__printf(p->out,
+		    "%16s %7u/%u [%03d] %llu.%06u: %s lockup coming: the watchdog's %s "
 		    "has not run for %.3f s\n",
 		    prof__comm(p, s->pid, s->tid), s->pid, s->tid, cpu,
 		    (unsigned long long)(s->time / 1000000000ull),
@@ -184,8 +187,9 @@ static int wd_report(struct prof *p, void *priv)
 	struct watchdog *wd = priv;
 
 	if (!p->opts.quiet)
-		fprintf(stderr, "perfscope watchdog: %llu watchdog timer runs seen; %llu hard and "
-				"%llu soft lockups said\n",
+		fprintf(stderr,
+			"perfscope watchdog: %llu watchdog timer runs seen; %llu hard and "
+			"%llu soft lockups said\n",
 			(unsigned long long)wd->timers, (unsigned long long)wd->hard,
 			(unsigned long long)wd->soft);
 	return 0;
@@ -210,14 +214,15 @@ const struct profiler profiler_watchdog = {
 		"timer:hrtimer_expire_entry of watchdog_timer_fn and the stopper's sched_switch, and\n"
 		"said at half the kernel's limit, with the stack (-g) of a timer sample (-F HZ) on\n"
 		"that CPU: what it was running.",
-	.notes = "Without a hardware PMU the samples are cpu-clock's, an hrtimer too: during a hard\n"
-		 "lockup they come only when interrupts are back on (perf-prof's NMI samples need\n"
-		 "the PMU). The watchdog's own timer must be running: /proc/sys/kernel/watchdog.\n"
-		 "--format json: per lockup {\"lockup\":\"hard\"|\"soft\", \"since_ns\", \"time\",\n"
-		 "\"cpu\", \"pid\", \"tid\", \"comm\", ..., \"stack\"}.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM or at --duration. Exit status: 0 after a clean stop, 1 on a\n"
-		 "runtime failure, 2 on a usage error.",
+	.notes =
+		"Without a hardware PMU the samples are cpu-clock's, an hrtimer too: during a hard\n"
+		"lockup they come only when interrupts are back on (perf-prof's NMI samples need\n"
+		"the PMU). The watchdog's own timer must be running: /proc/sys/kernel/watchdog.\n"
+		"--format json: per lockup {\"lockup\":\"hard\"|\"soft\", \"since_ns\", \"time\",\n"
+		"\"cpu\", \"pid\", \"tid\", \"comm\", ..., \"stack\"}.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM or at --duration. Exit status: 0 after a clean stop, 1 on a\n"
+		"runtime failure, 2 on a usage error.",
 	.examples = "watchdog -F 1 -g --duration 2\n"
 		    "watchdog -C 0 -F 1 -g -v --duration 2\n"
 		    "watchdog -F 10 -g --thresh 0.2 --duration 2",

@@ -21,7 +21,7 @@ WPID=
 trap '[ -n "$WPID" ] && kill "$WPID" 2>/dev/null' EXIT
 
 # 1-3: thread mode: the program's thread ran on CPU $C only, about as long as oncpu watched it
-taskset -c "$C" "$W" spin-ms 4000 &
+taskset -c "$C" "$W" spin-ms 60000 &
 WPID=$!
 run_capture "$P" oncpu -p "$WPID" -i 300 --duration 1.5 --format json
 check "oncpu -p: exit 0" test "$RC" -eq 0

@@ -227,10 +227,12 @@ static int print_hist(struct prof *p, struct hrcount *c, int cpu, int e)
 		json__end_line(&p->json);
 	} else {
 		if (cpu >= 0)
-			snprintf(label, sizeof(label), "[%03d] %s", cpu, hrs__name(&p->events_arr[e]));
+			snprintf(label, sizeof(label), "[%03d] %s", cpu,
+				 hrs__name(&p->events_arr[e]));
 		else
 			snprintf(label, sizeof(label), "%s", hrs__name(&p->events_arr[e]));
-		out__printf(p->out, "%s: %llu slots of %s, %llu events; events per slot: "
+		out__printf(p->out,
+			    "%s: %llu slots of %s, %llu events; events per slot: "
 			    "min %llu, p50 %llu, p99 %llu, max %llu\n",
 			    label, (unsigned long long)hist__count(&h), per,
 			    (unsigned long long)total, (unsigned long long)hist__min(&h),
@@ -295,22 +297,24 @@ const struct profiler profiler_hrcount = {
 		"out and counted.",
 	.events_help = "what to count: tracepoints, software events; ATTRs:\n"
 		       "alias=NAME (the row's name), cpus=LIST",
-	.notes = "perf-prof reads the counters of a group on each tick (PERF_SAMPLE_READ); here every\n"
-		 "event is a sample, so nothing is lost without being said. Whole CPUs only: -p, -t\n"
-		 "and a COMMAND are not taken.\n"
-		 "--format json: per interval and event {\"event\", (\"cpu\",) \"slots\":[...],\n"
-		 "\"total\"}; at exit {\"event\", \"period_ns\", \"events\", \"slots_lost\", \"final\",\n"
-		 "\"count\" (slots), \"min\", \"max\", \"mean\", \"p50\" ... \"p999\"}.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM or at --duration. Exit status: 0 after a clean stop, 1 on a\n"
-		 "runtime failure, 2 on a usage error.",
-	.examples = "hrcount -e sched:sched_switch -C 0 --period 50ms -i 1000 --duration 2\n"
-		    "hrcount -e sched:sched_switch,sched:sched_wakeup//alias=wakeup/ -C 0-1 --period "
-		    "50ms -i 1000 --duration 2\n"
-		    "hrcount -e sched:sched_switch,sched:sched_wakeup//cpus=1/ -C 0-1 --period 200ms -i "
-		    "1000 --perins --duration 2\n"
-		    "hrcount -e sched:sched_switch -C 0-1 --period 10ms -i 500 --perins --duration 1\n"
-		    "hrcount -e irq:softirq_entry --period 1ms --format json --duration 1",
+	.notes =
+		"perf-prof reads the counters of a group on each tick (PERF_SAMPLE_READ); here every\n"
+		"event is a sample, so nothing is lost without being said. Whole CPUs only: -p, -t\n"
+		"and a COMMAND are not taken.\n"
+		"--format json: per interval and event {\"event\", (\"cpu\",) \"slots\":[...],\n"
+		"\"total\"}; at exit {\"event\", \"period_ns\", \"events\", \"slots_lost\", \"final\",\n"
+		"\"count\" (slots), \"min\", \"max\", \"mean\", \"p50\" ... \"p999\"}.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM or at --duration. Exit status: 0 after a clean stop, 1 on a\n"
+		"runtime failure, 2 on a usage error.",
+	.examples =
+		"hrcount -e sched:sched_switch -C 0 --period 50ms -i 1000 --duration 2\n"
+		"hrcount -e sched:sched_switch,sched:sched_wakeup//alias=wakeup/ -C 0-1 --period "
+		"50ms -i 1000 --duration 2\n"
+		"hrcount -e sched:sched_switch,sched:sched_wakeup//cpus=1/ -C 0-1 --period 200ms -i "
+		"1000 --perins --duration 2\n"
+		"hrcount -e sched:sched_switch -C 0-1 --period 10ms -i 500 --perins --duration 1\n"
+		"hrcount -e irq:softirq_entry --period 1ms --format json --duration 1",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,

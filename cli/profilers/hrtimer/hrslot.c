@@ -15,10 +15,12 @@ int hrs__check(struct prof *p, struct hrs *h, uint64_t period_ns)
 	int ret;
 
 	if (p->opts.nr_pids || p->opts.nr_tids || p->opts.command || p->opts.cgroup)
-		return prof_usage(p, "it counts whole CPUs (-C), not tasks: -p, -t, -G and a COMMAND "
-				     "are not taken");
+		return prof_usage(p,
+				  "it counts whole CPUs (-C), not tasks: -p, -t, -G and a COMMAND "
+				  "are not taken");
 	if (period_ns < 10000)
-		return prof_usage(p, "a period below 10us would be all timer interrupts: give more");
+		return prof_usage(p,
+				  "a period below 10us would be all timer interrupts: give more");
 	h->period_ns = period_ns;
 	/* a tick printed as JSON: the event printer's members and stack */
 	if ((ret = prof__use_printer(p)))
@@ -33,8 +35,7 @@ static bool is_tick(const struct prof *p, const struct prof_event *ev)
 	return ev->idx == p->nr_events - 1;
 }
 
-void hrs__event(struct prof *p, struct hrs *h, struct prof_event *ev,
-		struct perf_event_attr *attr)
+void hrs__event(struct prof *p, struct hrs *h, struct prof_event *ev, struct perf_event_attr *attr)
 {
 	if (!is_tick(p, ev))
 		attr->sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;

@@ -15,7 +15,7 @@ struct hrs {
 	uint64_t *cnt; /* [cpu * nr_ev + e]: the slot going on */
 	uint64_t *last; /* [cpu]: the time of its last tick; 0 before the first */
 	bool *lost; /* [cpu]: events lost in the slot going on */
-	bool *ended; /* [cpu]: its counts are the last slot's, given out: cleared at its next event */
+	bool *ended; /* [cpu]: its counts are the last slot's: cleared at its next event */
 	uint64_t slots_lost; /* slots not counted: events were lost in them */
 	char timer[64];
 };
@@ -33,8 +33,7 @@ struct hrs_slot {
  * profiler counts CPUs, not tasks. 0 or PROF_USAGE (said). */
 int hrs__check(struct prof *p, struct hrs *h, uint64_t period_ns);
 /* From the event hook: the counted events need no stack, the tick keeps -g's. */
-void hrs__event(struct prof *p, struct hrs *h, struct prof_event *ev,
-		struct perf_event_attr *attr);
+void hrs__event(struct prof *p, struct hrs *h, struct prof_event *ev, struct perf_event_attr *attr);
 /* From the start hook: the tables, once the events are known. 0 or -ENOMEM. */
 int hrs__start(struct prof *p, struct hrs *h);
 /* A sample: true when it is a tick that ended a slot (a slot with lost events is dropped). */

@@ -39,7 +39,8 @@ static int hrt_check(struct prof *p, void *priv)
 	if (t->freq)
 		period = 1000000000ull / (uint64_t)t->freq;
 	if (p->opts.nr_positional > 1)
-		return prof_usage(p, "one condition only (quote it: 'sched_switch==0 && period > 1000')");
+		return prof_usage(
+			p, "one condition only (quote it: 'sched_switch==0 && period > 1000')");
 	return hrs__check(p, &t->h, period);
 }
 
@@ -156,12 +157,14 @@ static int hrt_report(struct prof *p, void *priv)
 		}
 		json__end_line(&p->json);
 	} else if (!p->opts.quiet) {
-		fprintf(stderr, "perfscope hrtimer: %llu periods printed; %llu not judged: events "
-				"were lost in them\n",
+		fprintf(stderr,
+			"perfscope hrtimer: %llu periods printed; %llu not judged: events "
+			"were lost in them\n",
 			(unsigned long long)t->printed, (unsigned long long)t->h.slots_lost);
 		for (int e = 0; e < t->h.nr_ev; e++)
-			fprintf(stderr, "perfscope hrtimer: %s: %llu events in the periods not judged "
-					"(a CPU's first, from the start, and its last, cut by the end)\n",
+			fprintf(stderr,
+				"perfscope hrtimer: %s: %llu events in the periods not judged "
+				"(a CPU's first, from the start, and its last, cut by the end)\n",
 				hrs__name(&p->events_arr[e]), (unsigned long long)t->unjudged[e]);
 	}
 	if (errs)
@@ -195,21 +198,23 @@ const struct profiler profiler_hrtimer = {
 		"the start) and a period in which events were lost are not judged.",
 	.events_help = "what to count: tracepoints, software events; ATTRs:\n"
 		       "alias=NAME (its name in COND), cpus=LIST",
-	.notes = "perf-prof reads a group's counters on each tick; here every event is a sample, so a\n"
-		 "loss is known and its period left out. Whole CPUs only.\n"
-		 "--format json: per period printed, the tick's members {\"time\", \"cpu\", \"pid\",\n"
-		 "\"tid\", \"comm\", ..., \"stack\"} with \"slot_ns\" and \"counts\":{NAME: N}; at\n"
-		 "exit {\"periods_printed\", \"periods_lost\", \"not_judged\":{NAME: N}}: the events\n"
-		 "of the periods not judged (a CPU's first, from the start, its last, cut by the end).\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration or after -N events sampled. Exit status: 0\n"
-		 "after a clean stop, 1 on a runtime failure, 2 on a usage error.",
-	.examples = "hrtimer -e sched:sched_switch -C 0 --period 10ms -g sched_switch==0 --duration 1\n"
-		    "hrtimer -e sched:sched_switch -C 0 --period 50ms 'sched_switch==0' --duration 1\n"
-		    "hrtimer -e sched:sched_switch,sched:sched_wakeup -C 0-1 --period 50ms -g "
-		    "'sched_switch==0 && sched_wakeup==0 && period > 50000000' --duration 2\n"
-		    "hrtimer -e irq:softirq_entry//alias=softirq/ -F 100 'softirq > 2' --format json "
-		    "--duration 1",
+	.notes =
+		"perf-prof reads a group's counters on each tick; here every event is a sample, so a\n"
+		"loss is known and its period left out. Whole CPUs only.\n"
+		"--format json: per period printed, the tick's members {\"time\", \"cpu\", \"pid\",\n"
+		"\"tid\", \"comm\", ..., \"stack\"} with \"slot_ns\" and \"counts\":{NAME: N}; at\n"
+		"exit {\"periods_printed\", \"periods_lost\", \"not_judged\":{NAME: N}}: the events\n"
+		"of the periods not judged (a CPU's first, from the start, its last, cut by the end).\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration or after -N events sampled. Exit status: 0\n"
+		"after a clean stop, 1 on a runtime failure, 2 on a usage error.",
+	.examples =
+		"hrtimer -e sched:sched_switch -C 0 --period 10ms -g sched_switch==0 --duration 1\n"
+		"hrtimer -e sched:sched_switch -C 0 --period 50ms 'sched_switch==0' --duration 1\n"
+		"hrtimer -e sched:sched_switch,sched:sched_wakeup -C 0-1 --period 50ms -g "
+		"'sched_switch==0 && sched_wakeup==0 && period > 50000000' --duration 2\n"
+		"hrtimer -e irq:softirq_entry//alias=softirq/ -F 100 'softirq > 2' --format json "
+		"--duration 1",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_DURATION | CLI_OPT_MMAP |
 		       CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER | CLI_OPT_EXIT_N |
 		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN | CLI_OPT_POSITIONAL,

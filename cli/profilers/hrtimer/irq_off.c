@@ -29,9 +29,11 @@ static int io_check(struct prof *p, void *priv)
 	if (!io->than)
 		io->than = 2 * io->period;
 	if (io->than <= io->period)
-		return prof_usage(p, "--than %llu ns is not above --period %llu ns: every tick would be "
-				     "late",
-				  (unsigned long long)io->than, (unsigned long long)io->period);
+		return prof_usage(
+			p,
+			"--than %llu ns is not above --period %llu ns: every tick would be "
+			"late",
+			(unsigned long long)io->than, (unsigned long long)io->period);
 	return hrs__check(p, &io->h, io->period);
 }
 
@@ -70,8 +72,9 @@ static int io_report(struct prof *p, void *priv)
 	struct irqoff *io = priv;
 
 	if (!p->opts.quiet)
-		fprintf(stderr, "perfscope irq-off: %llu of %llu ticks came more than %.3f ms after "
-				"the last one\n",
+		fprintf(stderr,
+			"perfscope irq-off: %llu of %llu ticks came more than %.3f ms after "
+			"the last one\n",
 			(unsigned long long)io->printed, (unsigned long long)io->ticks,
 			io->than / 1e6);
 	return 0;
@@ -94,12 +97,13 @@ const struct profiler profiler_irq_off = {
 		"than --than after the CPU's last one is printed: the task, the real period and, with\n"
 		"-g, the stack, where interrupts were just enabled again. On a virtual machine a vCPU\n"
 		"the host did not run for a while looks the same.",
-	.notes = "At exit the count of late ticks among those judged goes to standard error.\n"
-		 "--format json: per late tick {\"time\", \"cpu\", \"pid\", \"tid\", \"comm\", ...,\n"
-		 "\"slot_ns\", \"stack\"}.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration or after -N ticks sampled. Exit status: 0 after\n"
-		 "a clean stop, 1 on a runtime failure, 2 on a usage error.",
+	.notes =
+		"At exit the count of late ticks among those judged goes to standard error.\n"
+		"--format json: per late tick {\"time\", \"cpu\", \"pid\", \"tid\", \"comm\", ...,\n"
+		"\"slot_ns\", \"stack\"}.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration or after -N ticks sampled. Exit status: 0 after\n"
+		"a clean stop, 1 on a runtime failure, 2 on a usage error.",
 	.examples = "irq-off --period 10ms --than 20ms -g --duration 2\n"
 		    "irq-off -C 0 --period 10ms --than 20ms -g --duration 2\n"
 		    "irq-off --period 1ms --than 1100us --format json --duration 1",

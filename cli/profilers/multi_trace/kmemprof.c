@@ -8,8 +8,9 @@ static int kmemprof_check(struct prof *p, void *priv)
 	struct mt *mt = priv;
 
 	if (mt->impl_text && strcmp(mt->impl_text, "kmemprof"))
-		return prof_usage(p, "kmemprof is multi-trace --impl kmemprof: --impl %s is "
-				     "multi-trace's (perfscope multi-trace --impl %s)",
+		return prof_usage(p,
+				  "kmemprof is multi-trace --impl kmemprof: --impl %s is "
+				  "multi-trace's (perfscope multi-trace --impl %s)",
 				  mt->impl_text, mt->impl_text);
 	mt->impl_text = "kmemprof";
 	return mt_check(p, priv);
@@ -31,19 +32,21 @@ const struct profiler profiler_kmemprof = {
 		"(see perfscope help multi-trace).",
 	.events_help = "the allocations, then (-e again) the frees; ATTRs: size=EXPR, key=EXPR,\n"
 		       "stack, alias=NAME",
-	.notes = "On this kernel pages are named by pfn (kmem:mm_page_alloc has no page field):\n"
-		 "key=pfn where perf-prof's line says key=page.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
-		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
-		 "a runtime failure, 2 on a usage error.",
-	.examples = "kmemprof -e kmem:kmalloc//size=bytes_alloc/stack/ -e kmem:kfree -m 128 --order "
-		    "-k ptr --duration 1\n"
-		    "kmemprof -e kmem:kmalloc//size=bytes_alloc/stack/,kmem:kmalloc_node//"
-		    "size=bytes_alloc/stack/ -e kmem:kfree --order -k ptr --duration 1\n"
-		    "kmemprof -e 'kmem:mm_page_alloc//size=4096<<order/key=pfn/stack/' -e "
-		    "kmem:mm_page_free//key=pfn/stack/ -m 256 --order --duration 1\n"
-		    "kmemprof -e kmem:kmalloc//stack/ -e kmem:kfree -k ptr --format json --duration 1",
+	.notes =
+		"On this kernel pages are named by pfn (kmem:mm_page_alloc has no page field):\n"
+		"key=pfn where perf-prof's line says key=page.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
+		"process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
+		"a runtime failure, 2 on a usage error.",
+	.examples =
+		"kmemprof -e kmem:kmalloc//size=bytes_alloc/stack/ -e kmem:kfree -m 128 --order "
+		"-k ptr --duration 1\n"
+		"kmemprof -e kmem:kmalloc//size=bytes_alloc/stack/,kmem:kmalloc_node//"
+		"size=bytes_alloc/stack/ -e kmem:kfree --order -k ptr --duration 1\n"
+		"kmemprof -e 'kmem:mm_page_alloc//size=4096<<order/key=pfn/stack/' -e "
+		"kmem:mm_page_free//key=pfn/stack/ -m 256 --order --duration 1\n"
+		"kmemprof -e kmem:kmalloc//stack/ -e kmem:kfree -k ptr --format json --duration 1",
 	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
 	.opts = mt_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |

@@ -16,10 +16,11 @@ static int nested_check(struct prof *p, void *priv)
 	    !strcmp(mt->impl_text, "call-delay"))
 		mt->impl_text = "call-delay";
 	else if (strcmp(mt->impl_text, "call"))
-		return prof_usage(p,
-				  "nested-trace's --impl is delay (the default), call or call-delay, "
-				  "not '%s' (the others are multi-trace's)",
-				  mt->impl_text);
+		return prof_usage(
+			p,
+			"nested-trace's --impl is delay (the default), call or call-delay, "
+			"not '%s' (the others are multi-trace's)",
+			mt->impl_text);
 	return mt_check(p, priv);
 }
 
@@ -44,20 +45,22 @@ const struct profiler profiler_nested_trace = {
 	.events_help = "one function per -e: ENTER,EXIT (e.g.\n"
 		       "irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/);\n"
 		       "ATTRs: key=EXPR, stack, alias=NAME, untraced",
-	.notes = "--format json: one object per call path {\"path\", \"calls\", ...latencies} and the\n"
-		 "pairs' outcomes, as multi-trace --impl call-delay.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
-		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
-		 "a runtime failure, 2 on a usage error.",
-	.examples = "nested-trace -e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -i 1000 "
-		    "--duration 2\n"
-		    "nested-trace -e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -i 1000 "
-		    "--impl call-delay --duration 2\n"
-		    "nested-trace -e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -e "
-		    "timer:timer_expire_entry,timer:timer_expire_exit -i 1000 --impl call --duration 2\n"
-		    "nested-trace -e syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep "
-		    "--format json -- sleep 0.1",
+	.notes =
+		"--format json: one object per call path {\"path\", \"calls\", ...latencies} and the\n"
+		"pairs' outcomes, as multi-trace --impl call-delay.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
+		"process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
+		"a runtime failure, 2 on a usage error.",
+	.examples =
+		"nested-trace -e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -i 1000 "
+		"--duration 2\n"
+		"nested-trace -e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -i 1000 "
+		"--impl call-delay --duration 2\n"
+		"nested-trace -e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -e "
+		"timer:timer_expire_entry,timer:timer_expire_exit -i 1000 --impl call --duration 2\n"
+		"nested-trace -e syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep "
+		"--format json -- sleep 0.1",
 	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
 	.opts = mt_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |

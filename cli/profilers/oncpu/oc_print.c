@@ -204,7 +204,6 @@ int oc_table(struct prof *p, void *priv, uint64_t now_ns)
 	return 0;
 }
 
-
 int oc_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
 	return oc_table(p, priv, 0);

@@ -97,7 +97,7 @@ static void on_runtime(struct oncpu *oc, int cpu, const struct psc_sample *s)
 }
 
 int oc_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
-		     const struct psc_sample *s)
+	      const struct psc_sample *s)
 {
 	struct oncpu *oc = priv;
 
@@ -118,4 +118,3 @@ void oc_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_
 	if (cpu >= 0 && cpu < oc->nr_cpus)
 		oc->cpus[cpu].last_ns = 0;
 }
-

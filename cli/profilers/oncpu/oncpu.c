@@ -57,17 +57,19 @@ static int oc_opt_prio(struct prof *p, void *priv, const char *arg)
 		}
 		if (*end && *end != ',')
 			goto bad;
-		n += (size_t)snprintf(oc->events + n, sizeof(oc->events) - n,
-				      "%s(prev_prio>=%ld&&prev_prio<=%ld)||(next_prio>=%ld&&next_prio<=%ld)",
-				      n ? "||" : "", lo, hi, lo, hi);
+		n += (size_t)snprintf(
+			oc->events + n, sizeof(oc->events) - n,
+			"%s(prev_prio>=%ld&&prev_prio<=%ld)||(next_prio>=%ld&&next_prio<=%ld)",
+			n ? "||" : "", lo, hi, lo, hi);
 		if (n >= sizeof(oc->events) - 64)
 			return prof_usage(p, "--prio: too many ranges");
 		s = *end ? end + 1 : end;
 	}
 	return 0;
 bad:
-	return prof_usage(p, "--prio takes PRIO[-PRIO],... within 0-139 (0-99 real-time, 100-139 the "
-			     "others: 120 + nice), not '%s'",
+	return prof_usage(p,
+			  "--prio takes PRIO[-PRIO],... within 0-139 (0-99 real-time, 100-139 the "
+			  "others: 120 + nice), not '%s'",
 			  arg);
 }
 
@@ -82,7 +84,10 @@ static int oc_check(struct prof *p, void *priv)
 	if (oc->prio && oc->by_thread)
 		return prof_usage(p, "--prio filters sched_switch (CPU mode): not with -p, -t or a "
 				     "COMMAND");
-	snprintf(filter, sizeof(filter), "%s", oc->prio ? oc->events : oc->filter ? oc->filter : "");
+	snprintf(filter, sizeof(filter), "%s",
+		 oc->prio     ? oc->events
+		 : oc->filter ? oc->filter
+			      : "");
 	if (strchr(filter, '/'))
 		return prof_usage(p, "--filter '%s': a '/' cannot be part of an event's filter",
 				  filter);
@@ -105,8 +110,7 @@ static int oc_check(struct prof *p, void *priv)
 	return prof__add_events(p, oc->events, NULL);
 }
 
-static int oc_event(struct prof *p, void *priv, struct prof_event *ev,
-		    struct perf_event_attr *attr)
+static int oc_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *attr)
 {
 	struct oncpu *oc = priv;
 	const struct psc_tp_format *f = ev->fmt;
@@ -156,24 +160,26 @@ const struct profiler profiler_oncpu = {
 		"line per thread with its time on each CPU it ran on, cpu(ms). --only-comm sums the\n"
 		"threads of one name. --prio keeps the switches from or to tasks of those priorities,\n"
 		"--filter is any kernel filter on the event. -i defaults to 1000 ms.",
-	.notes = "--format json: CPU mode, an object per CPU and interval {\"cpu\", \"sum_ns\",\n"
-		 "\"switches\", \"tasks\":[{\"comm\", \"tid\", \"ns\", \"switches\", \"max_ns\"}]};\n"
-		 "thread mode, per thread {\"tid\", \"comm\", \"sum_ns\", \"cpus\":[{\"cpu\", \"ns\",\n"
-		 "\"events\"}]}. After a loss on a CPU, its running task is known again at its next\n"
-		 "switch; the loss is said on standard error. sched_stat_runtime covers the fair\n"
-		 "class: real-time threads show in CPU mode only. perf-prof's --detail in thread mode\n"
-		 "shows SMT siblings' co-running; here it gives the runtime events per CPU.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
-		 "Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
-		 "failure, 2 on a usage error.",
-	.examples = "oncpu -p PID --duration 2\n"
-		    "oncpu -C 0-1 --only-comm --duration 2\n"
-		    "oncpu --only-comm --detail --duration 2\n"
-		    "oncpu --prio 1-99 --duration 2\n"
-		    "oncpu -C 0 --filter 'next_prio<120||prev_prio<120' --duration 2\n"
-		    "oncpu -i 500 --format json -- taskset -c 1 sh -c 'i=0; while [ $i -lt 100000 ]; "
-		    "do i=$((i+1)); done'",
+	.notes =
+		"--format json: CPU mode, an object per CPU and interval {\"cpu\", \"sum_ns\",\n"
+		"\"switches\", \"tasks\":[{\"comm\", \"tid\", \"ns\", \"switches\", \"max_ns\"}]};\n"
+		"thread mode, per thread {\"tid\", \"comm\", \"sum_ns\", \"cpus\":[{\"cpu\", \"ns\",\n"
+		"\"events\"}]}. After a loss on a CPU, its running task is known again at its next\n"
+		"switch; the loss is said on standard error. sched_stat_runtime covers the fair\n"
+		"class: real-time threads show in CPU mode only. perf-prof's --detail in thread mode\n"
+		"shows SMT siblings' co-running; here it gives the runtime events per CPU.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
+		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
+		"failure, 2 on a usage error.",
+	.examples =
+		"oncpu -p PID --duration 2\n"
+		"oncpu -C 0-1 --only-comm --duration 2\n"
+		"oncpu --only-comm --detail --duration 2\n"
+		"oncpu --prio 1-99 --duration 2\n"
+		"oncpu -C 0 --filter 'next_prio<120||prev_prio<120' --duration 2\n"
+		"oncpu -i 500 --format json -- taskset -c 1 sh -c 'i=0; while [ $i -lt 100000 ]; "
+		"do i=$((i+1)); done'",
 	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,

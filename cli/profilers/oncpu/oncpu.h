@@ -1,4 +1,4 @@
-/* oncpu's state, shared by its files: setup (oncpu.c), events (oc_sample.c), tables (oc_print.c). */
+/* oncpu's state, shared by its files: setup, events (oc_sample.c), tables (oc_print.c). */
 #ifndef PERFSCOPE_CLI_ONCPU_H
 #define PERFSCOPE_CLI_ONCPU_H
 
@@ -32,7 +32,6 @@ struct oncpu {
 	const struct psc_tp_field *f_pid, *f_comm, *f_runtime;
 	char events[512];
 };
-
 
 /* oc_sample.c */
 int oc_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
