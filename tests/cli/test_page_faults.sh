@@ -4,7 +4,7 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
-W=${WORKLOAD:?}
+W=${BUILD_ROOT:?}/tests/mt_workload # never sanitized: its faults are its own
 N=500
 
 plan 7
@@ -32,7 +32,7 @@ check "the count of faults seen goes to standard error" grep -qE 'page-faults: [
 run_capture "$P" page-faults -g -- "$W" faults $N
 check "page-faults -g: exit 0" test "$RC" -eq 0
 check "text: $N lines 'page-fault: addr ... ip main+'" \
-	test "$(grep -c 'page-fault: addr [0-9a-f]\{16\} ip main+0x[0-9a-f]* (workload)' "$OUT")" -eq $N
+	test "$(grep -c 'page-fault: addr [0-9a-f]\{16\} ip main+0x[0-9a-f]* (mt_workload)' "$OUT")" -eq $N
 check "text -g: each of them with its stack (main's frame under the fault line)" \
 	test "$(grep -A1 'ip main+' "$OUT" | grep -c '^[[:space:]]*[0-9a-f]* main+')" -eq $N
 done_testing

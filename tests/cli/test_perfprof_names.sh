@@ -60,15 +60,15 @@ else
 fi
 expect_rc "kmemprof --impl delay: a usage error" 2 "$P" kmemprof -e a:b -e c:d --impl delay
 
-# 10-12: event-care: N getppid calls of a program, all seen, none lost or out of order
-run_report "$P" event-care -e syscalls:sys_enter_getppid --format json -- "$W" getppid 500
+# 10-12: event-care: N getppid calls of a program (never sanitized: the runtime calls getppid), all seen, none lost or out of order
+run_report "$P" event-care -e syscalls:sys_enter_getppid --format json -- "$MW" getppid 500
 check "event-care: exit 0" test "$RC" -eq 0
 check "event-care: 500 getppid seen, 0 lost, 0 out of order" json_check "
 import json, sys
 o = [json.loads(l) for l in open(sys.argv[1])]
 e = [x for x in o if x.get('event') == 'syscalls:sys_enter_getppid'][0]
 sys.exit(not (e['seen'] == 500 and e['lost'] == 0 and e['out_of_order'] == 0))" "$OUT"
-run_report "$P" event-care -e syscalls:sys_enter_getppid -- "$W" getppid 500
+run_report "$P" event-care -e syscalls:sys_enter_getppid -- "$MW" getppid 500
 check "event-care text: the event's line and the skeleton's loss line" sh -c \
 	"grep -q 'syscalls:sys_enter_getppid: 500 events, 0 lost, 0 out of order' '$OUT' && grep -q 'sys_enter_getppid: 500 events, 0 lost' '$ERR'"
 done_testing
