@@ -6,6 +6,7 @@
 
 struct ec_ev {
 	uint64_t seen, lost, backwards, last_ns;
+	uint64_t seen0, lost0, backwards0; /* at the last -i */
 };
 
 struct ec {
@@ -40,29 +41,49 @@ static void ec_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, 
 		((struct ec_ev *)ev->priv)->lost += n;
 }
 
-static int ec_report(struct prof *p, void *priv)
+/* Each event's line: its counts since the last -i (ival), or the run's. */
+static void ec_print(struct prof *p, bool ival)
 {
 	for (int i = 0; i < p->nr_events; i++) {
 		struct prof_event *ev = &p->events_arr[i];
 		struct ec_ev *e = ev->priv;
+		uint64_t seen = e->seen - (ival ? e->seen0 : 0);
+		uint64_t lost = e->lost - (ival ? e->lost0 : 0);
+		uint64_t back = e->backwards - (ival ? e->backwards0 : 0);
 
+		e->seen0 = e->seen;
+		e->lost0 = e->lost;
+		e->backwards0 = e->backwards;
 		if (p->json_fmt) {
 			json__begin(&p->json, p->out);
 			json__key(&p->json, "event");
 			json__str(&p->json, ev->name);
 			json__key(&p->json, "seen");
-			json__u64(&p->json, e->seen);
+			json__u64(&p->json, seen);
 			json__key(&p->json, "lost");
-			json__u64(&p->json, e->lost);
+			json__u64(&p->json, lost);
 			json__key(&p->json, "out_of_order");
-			json__u64(&p->json, e->backwards);
+			json__u64(&p->json, back);
+			json__key(&p->json, "final");
+			json__bool(&p->json, !ival);
 			json__end_line(&p->json);
 			continue;
 		}
-		out__printf(p->out, "%s: %llu events, %llu lost, %llu out of order\n", ev->name,
-			    (unsigned long long)e->seen, (unsigned long long)e->lost,
-			    (unsigned long long)e->backwards);
+		out__printf(p->out, "%s: %llu events, %llu lost, %llu out of order%s\n", ev->name,
+			    (unsigned long long)seen, (unsigned long long)lost,
+			    (unsigned long long)back, ival ? " in the interval" : "");
 	}
+}
+
+static int ec_interval(struct prof *p, void *priv, uint64_t now_ns)
+{
+	ec_print(p, true);
+	return 0;
+}
+
+static int ec_report(struct prof *p, void *priv)
+{
+	ec_print(p, false);
 	return 0;
 }
 
@@ -98,5 +119,6 @@ const struct profiler profiler_event_care = {
 	.ev_priv_size = sizeof(struct ec_ev),
 	.sample = ec_sample,
 	.lost = ec_lost,
+	.interval = ec_interval,
 	.report = ec_report,
 };

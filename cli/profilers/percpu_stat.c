@@ -194,7 +194,7 @@ static int pcs_interval(struct prof *p, void *priv, uint64_t now_ns)
 
 		localtime_r(&now, &tm);
 		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
-		out__printf(p->out, "%s (%.0f ms)\n[CPU]", buf, ns / 1e6);
+		out__printf(p->out, "%s percpu-stat, the last %.0f ms\n[CPU]", buf, ns / 1e6);
 		for (int e = 0; e < p->nr_events; e++) {
 			const char *n = s->col[e] ? s->col[e]->name : p->events_arr[e].name;
 
@@ -233,14 +233,16 @@ static void pcs_teardown(struct prof *p, void *priv)
 const struct profiler profiler_percpu_stat = {
 	.name = "percpu-stat",
 	.summary = "per-CPU counts of handpicked scheduler, interrupt, network and memory events",
-	.usage = "[--syscalls] [-C CPUS] [-i MS] [--format text|json] [-o FILE]",
+	.usage = "[--syscalls] [-C CPUS] [-i MS] [--format text|json] [-o FILE] "
+		 "[-- COMMAND ARGS...]",
 	.description =
 		"perf-prof's percpu-stat: counters on each CPU, read every -i (default 1000 ms): a\n"
 		"line per CPU and one for all, a column per event: context switches (csw), CPU\n"
 		"migrations, minor and major faults, hard and soft interrupts, hrtimers, workqueue\n"
 		"items, KVM exits, network receive, transmit and GRO, page allocations, compaction,\n"
 		"direct reclaim, page migrations, page cache additions, pages written back and idle\n"
-		"entries; --syscalls adds system calls. A tracepoint this kernel lacks has no column.\n"
+		"entries; --syscalls adds system calls. A tracepoint this kernel lacks has no column;\n"
+		"-p, -t or a COMMAND only bound the run.\n"
 		"The events are counted in the kernel: nothing is sampled, nothing can be lost.",
 	.notes =
 		"--format json: per interval an object per CPU and one with \"cpu\":\"all\", each\n"
@@ -251,10 +253,10 @@ const struct profiler profiler_percpu_stat = {
 	.examples = "percpu-stat -C 0 --duration 2\n"
 		    "percpu-stat --syscalls -i 2000 --duration 2\n"
 		    "percpu-stat -i 500 --format json --duration 1",
-	.shared_opts = CLI_OPT_CPUS | CLI_OPT_INTERVAL | CLI_OPT_DURATION | CLI_OPT_FORMAT |
-		       CLI_OPT_OUTPUT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
+		       CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = pcs_opts,
-	.needs = PROF_SUMMARY,
+	.needs = PROF_SUMMARY | PROF_WATCH_TASKS,
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct pcs),
 	.check = pcs_check,

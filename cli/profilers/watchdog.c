@@ -204,7 +204,8 @@ const struct profiler profiler_watchdog = {
 	.name = "watchdog",
 	.summary = "hard and soft lockups coming, with the stack, from the kernel watchdog's timer "
 		   "and work",
-	.usage = "[-F HZ] [-C CPUS] [-g] [--thresh S] [--format text|json] [-o FILE]",
+	.usage = "[-F HZ] [-C CPUS] [-g] [--thresh S] [--format text|json] [-o FILE]\n"
+		 "                       [-- COMMAND ARGS...]",
 	.description =
 		"perf-prof's watchdog. The kernel's watchdog runs an hrtimer on each CPU every 2/5\n"
 		"of watchdog_thresh (10 s by default) and, from it, a stop work in the CPU's stopper\n"
@@ -213,7 +214,7 @@ const struct profiler profiler_watchdog = {
 		"twice that (nothing scheduled). Both are followed here, from\n"
 		"timer:hrtimer_expire_entry of watchdog_timer_fn and the stopper's sched_switch, and\n"
 		"said at half the kernel's limit, with the stack (-g) of a timer sample (-F HZ) on\n"
-		"that CPU: what it was running.",
+		"that CPU: what it was running. -p, -t or a COMMAND only bound the run.",
 	.notes =
 		"Without a hardware PMU the samples are cpu-clock's, an hrtimer too: during a hard\n"
 		"lockup they come only when interrupts are back on (perf-prof's NMI samples need\n"
@@ -226,11 +227,11 @@ const struct profiler profiler_watchdog = {
 	.examples = "watchdog -F 1 -g --duration 2\n"
 		    "watchdog -C 0 -F 1 -g -v --duration 2\n"
 		    "watchdog -F 10 -g --thresh 0.2 --duration 2",
-	.shared_opts = CLI_OPT_CPUS | CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT |
-		       CLI_OPT_OUTPUT | CLI_OPT_ORDER | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
-		       CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN,
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_DURATION | CLI_OPT_MMAP |
+		       CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER | CLI_OPT_EXIT_N |
+		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN,
 	.opts = wd_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_STACKS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_STACKS | PROF_WATCH_TASKS,
 	.conformance_args = "-F 10",
 	.priv_size = sizeof(struct watchdog),
 	.check = wd_check,

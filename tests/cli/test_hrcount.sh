@@ -2,6 +2,7 @@
 # hrcount on a known count: a program pinned to one CPU makes N close(fd >= 1000000) calls while
 # hrcount counts them in 1 ms slots: the slots of every interval add up to N, as do the run's
 # histogram ("events") and the events the skeleton says it saw; the program's CPU holds them all.
+# A COMMAND bounds the run only (perf-prof takes none): the CPUs are counted whole.
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
@@ -70,5 +71,12 @@ r = [x for x in o if 'slots' in x and isinstance(x['slots'], list)]
 mine = sum(sum(x['slots']) for x in r if x['cpu'] == $C)
 other = sum(sum(x['slots']) for x in r if x['cpu'] != $C)
 sys.exit(not (mine == $N and other == 0))" "$TMPD/out"
-expect_rc "-p is refused: hrcount counts whole CPUs" 2 "$P" hrcount -e sched:sched_switch -p 1
+# 8: a COMMAND bounds the run, the CPU is counted whole: the command's calls, all of them
+run_capture "$P" hrcount -e 'syscalls:sys_enter_close/fd>=1000000/' -C "$C" --period 5ms --format json \
+	-- taskset -c "$C" "$MW" closedup $N
+check "-- COMMAND: exit 0, the run ends with it, its $N calls counted" json_check "
+import json, sys
+o = [json.loads(l) for l in open(sys.argv[1])]
+f = [x for x in o if x.get('final')]
+sys.exit(not (f and f[0]['events'] == $N))" "$OUT"
 done_testing

@@ -49,5 +49,5 @@ sys.exit(not (ok and any(x['cpu'] == 'all' for x in o)))" "$TMPD/out"
 run_capture "$P" percpu-stat -C "$C" --syscalls -i 200 --duration 0.5
 check "-C $C --syscalls: a syscalls column, rows for CPU $C and all only" sh -c "
 grep -q ' syscalls ' '$OUT' && grep -q '^\[ALL\]' '$OUT' && ! grep -E '^\[[0-9]+\]' '$OUT' | grep -vq '^\[0*$C\]'"
-expect_rc "-p is refused: it counts CPUs" 2 "$P" percpu-stat -p 1
+expect_rc "-- COMMAND bounds the run: its exit status" 3 "$P" percpu-stat -i 100 -- sh -c 'exit 3'
 done_testing

@@ -37,5 +37,5 @@ sys.exit(not all(v <= 2 for v in n.values()))" "$OUT"
 run_capture "$P" watchdog -F 5 -g --duration 1
 check "the kernel's own threshold: exit 0, nothing said" sh -c "[ '$RC' -eq 0 ] && [ ! -s '$OUT' ]"
 check "  ... and the counts said on standard error" grep -q "0 hard and 0 soft lockups said" "$ERR"
-expect_rc "-p is refused: the watchdog watches CPUs" 2 "$P" watchdog -p 1
+expect_rc "-- COMMAND bounds the run: its exit status" 3 "$P" watchdog -F 10 -- sh -c 'exit 3'
 done_testing

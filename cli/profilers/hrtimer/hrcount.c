@@ -284,7 +284,8 @@ const struct profiler profiler_hrcount = {
 	.summary = "events counted per CPU in fixed high-resolution slots (--period), and the "
 		   "histogram of the slot counts",
 	.usage = "-e EVENTS [--period T] [-C CPUS] [-i MS] [--perins] [--format text|json] "
-		 "[-o FILE]",
+		 "[-o FILE]\n"
+		 "                       [-- COMMAND ARGS...]",
 	.description =
 		"perf-prof's hrcount: each CPU's timer (cpu-clock) fires every --period T, and the\n"
 		"events of -e seen on that CPU since its last tick are that slot's count. Every -i\n"
@@ -299,8 +300,8 @@ const struct profiler profiler_hrcount = {
 		       "alias=NAME (the row's name), cpus=LIST",
 	.notes =
 		"perf-prof reads the counters of a group on each tick (PERF_SAMPLE_READ); here every\n"
-		"event is a sample, so nothing is lost without being said. Whole CPUs only: -p, -t\n"
-		"and a COMMAND are not taken.\n"
+		"event is a sample, so nothing is lost without being said. Whole CPUs are counted:\n"
+		"-p, -t or a COMMAND only bound the run.\n"
 		"--format json: per interval and event {\"event\", (\"cpu\",) \"slots\":[...],\n"
 		"\"total\"}; at exit {\"event\", \"period_ns\", \"events\", \"slots_lost\", \"final\",\n"
 		"\"count\" (slots), \"min\", \"max\", \"mean\", \"p50\" ... \"p999\"}.\n"
@@ -315,11 +316,11 @@ const struct profiler profiler_hrcount = {
 		"1000 --perins --duration 2\n"
 		"hrcount -e sched:sched_switch -C 0-1 --period 10ms -i 500 --perins --duration 1\n"
 		"hrcount -e irq:softirq_entry --period 1ms --format json --duration 1",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
-		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
-		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_TARGET | CLI_OPT_CPUS | CLI_OPT_INTERVAL |
+		       CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT |
+		       CLI_OPT_ORDER | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF,
 	.opts = hrc_opts,
-	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_SUMMARY,
+	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_SUMMARY | PROF_WATCH_TASKS,
 	.conformance_args = "-e sched:sched_switch --period 10ms -i 200",
 	.priv_size = sizeof(struct hrcount),
 	.check = hrc_check,

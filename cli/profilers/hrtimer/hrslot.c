@@ -14,10 +14,6 @@ int hrs__check(struct prof *p, struct hrs *h, uint64_t period_ns)
 {
 	int ret;
 
-	if (p->opts.nr_pids || p->opts.nr_tids || p->opts.command || p->opts.cgroup)
-		return prof_usage(p,
-				  "it counts whole CPUs (-C), not tasks: -p, -t, -G and a COMMAND "
-				  "are not taken");
 	if (period_ns < 10000)
 		return prof_usage(p,
 				  "a period below 10us would be all timer interrupts: give more");

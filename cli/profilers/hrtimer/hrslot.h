@@ -29,8 +29,8 @@ struct hrs_slot {
 	bool first;
 };
 
-/* From the check hook: the tick (cpu-clock every period_ns) added after the -e events; the
- * profiler counts CPUs, not tasks. 0 or PROF_USAGE (said). */
+/* From the check hook: the tick (cpu-clock every period_ns) added after the -e events. Whole CPUs
+ * are counted: -p/-t/a COMMAND only bound the run (PROF_WATCH_TASKS). 0 or PROF_USAGE (said). */
 int hrs__check(struct prof *p, struct hrs *h, uint64_t period_ns);
 /* From the event hook: the counted events need no stack, the tick keeps -g's. */
 void hrs__event(struct prof *p, struct hrs *h, struct prof_event *ev, struct perf_event_attr *attr);

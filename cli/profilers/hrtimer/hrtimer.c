@@ -187,7 +187,7 @@ const struct profiler profiler_hrtimer = {
 	.name = "hrtimer",
 	.summary = "a condition on the events counted in each period of a per-CPU timer: the "
 		   "periods where it holds, with the stack",
-	.usage = "[-e EVENTS] [-F HZ | --period T] [-C CPUS] [-g] [COND]",
+	.usage = "[-e EVENTS] [-F HZ | --period T] [-C CPUS] [-g] [COND] [-- COMMAND ARGS...]",
 	.description =
 		"perf-prof's hrtimer: each CPU's timer (cpu-clock) fires every --period T (or -F HZ),\n"
 		"and the events of -e seen on that CPU since its last tick are counted. COND, a C\n"
@@ -200,7 +200,8 @@ const struct profiler profiler_hrtimer = {
 		       "alias=NAME (its name in COND), cpus=LIST",
 	.notes =
 		"perf-prof reads a group's counters on each tick; here every event is a sample, so a\n"
-		"loss is known and its period left out. Whole CPUs only.\n"
+		"loss is known and its period left out. Whole CPUs are watched: -p, -t or a\n"
+		"COMMAND only bound the run.\n"
 		"--format json: per period printed, the tick's members {\"time\", \"cpu\", \"pid\",\n"
 		"\"tid\", \"comm\", ..., \"stack\"} with \"slot_ns\" and \"counts\":{NAME: N}; at\n"
 		"exit {\"periods_printed\", \"periods_lost\", \"not_judged\":{NAME: N}}: the events\n"
@@ -215,11 +216,12 @@ const struct profiler profiler_hrtimer = {
 		"'sched_switch==0 && sched_wakeup==0 && period > 50000000' --duration 2\n"
 		"hrtimer -e irq:softirq_entry//alias=softirq/ -F 100 'softirq > 2' --format json "
 		"--duration 1",
-	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_DURATION | CLI_OPT_MMAP |
-		       CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER | CLI_OPT_EXIT_N |
-		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN | CLI_OPT_POSITIONAL,
+	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_TARGET | CLI_OPT_CPUS | CLI_OPT_DURATION |
+		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
+		       CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN |
+		       CLI_OPT_POSITIONAL,
 	.opts = hrt_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_STACKS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_STACKS | PROF_WATCH_TASKS,
 	.conformance_args = "-e sched:sched_switch --period 10ms",
 	.priv_size = sizeof(struct hrtimer),
 	.check = hrt_check,

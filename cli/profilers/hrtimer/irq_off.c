@@ -89,14 +89,16 @@ const struct profiler profiler_irq_off = {
 	.name = "irq-off",
 	.summary = "interrupts disabled longer than --than: timer ticks that came late, with the "
 		   "stack",
-	.usage = "--period T --than T [-C CPUS] [-g] [--format text|json] [-o FILE]",
+	.usage = "--period T --than T [-C CPUS] [-g] [--format text|json] [-o FILE]\n"
+		 "                       [-- COMMAND ARGS...]",
 	.description =
 		"perf-prof's irq-off: each CPU's timer (cpu-clock, an hrtimer) fires every --period\n"
 		"T. While a CPU runs with interrupts disabled its tick cannot come: it comes when they\n"
 		"are enabled again, late by about as long as they were off. A tick that comes more\n"
 		"than --than after the CPU's last one is printed: the task, the real period and, with\n"
 		"-g, the stack, where interrupts were just enabled again. On a virtual machine a vCPU\n"
-		"the host did not run for a while looks the same.",
+		"the host did not run for a while looks the same. Whole CPUs are watched: -p, -t or a\n"
+		"COMMAND only bound the run.",
 	.notes =
 		"At exit the count of late ticks among those judged goes to standard error.\n"
 		"--format json: per late tick {\"time\", \"cpu\", \"pid\", \"tid\", \"comm\", ...,\n"
@@ -107,11 +109,11 @@ const struct profiler profiler_irq_off = {
 	.examples = "irq-off --period 10ms --than 20ms -g --duration 2\n"
 		    "irq-off -C 0 --period 10ms --than 20ms -g --duration 2\n"
 		    "irq-off --period 1ms --than 1100us --format json --duration 1",
-	.shared_opts = CLI_OPT_CPUS | CLI_OPT_DURATION | CLI_OPT_MMAP | CLI_OPT_FORMAT |
-		       CLI_OPT_OUTPUT | CLI_OPT_ORDER | CLI_OPT_EXIT_N | CLI_OPT_QUIET |
-		       CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN,
+	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_DURATION | CLI_OPT_MMAP |
+		       CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER | CLI_OPT_EXIT_N |
+		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN,
 	.opts = io_opts,
-	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_STACKS,
+	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_STACKS | PROF_WATCH_TASKS,
 	.conformance_args = "--period 10ms --than 15ms",
 	.priv_size = sizeof(struct irqoff),
 	.check = io_check,

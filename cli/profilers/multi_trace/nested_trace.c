@@ -66,7 +66,7 @@ const struct profiler profiler_nested_trace = {
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
 		 PROF_SUMMARY,
 	.attrs = mt_attrs,
-	.conformance_args = "-e irq:softirq_entry,irq:softirq_exit -i 200",
+	.conformance_args = "-e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -i 200",
 	.priv_size = sizeof(struct mt),
 	.ev_priv_size = sizeof(struct mt_ev),
 	.check = nested_check,
