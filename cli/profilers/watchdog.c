@@ -21,7 +21,7 @@ enum { WD_TIMER, WD_STOPPER, WD_SAMPLE };
 
 struct wd_cpu {
 	uint64_t timer_ns, stopper_ns; /* the last run of each */
-	bool hard_said, soft_due, soft_said;
+	bool hard_said, soft_due, soft_said; /* in a lockup: each sample says it, with its stack */
 };
 
 struct watchdog {
@@ -158,8 +158,8 @@ static int wd_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		wd->timers++;
 		c->timer_ns = t;
 		c->hard_said = false;
-		/* the timer judges the stop work: its next sample gives the stack */
-		if (t > c->stopper_ns && t - c->stopper_ns > wd->soft_ns && !c->soft_said)
+		/* the timer judges the stop work: the samples until it runs give the stacks */
+		if (t > c->stopper_ns && t - c->stopper_ns > wd->soft_ns)
 			c->soft_due = true;
 		break;
 	case WD_STOPPER:
@@ -167,15 +167,15 @@ static int wd_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		c->soft_due = c->soft_said = false;
 		break;
 	default:
-		if (t > c->timer_ns && t - c->timer_ns > wd->hard_ns && !c->hard_said) {
+		/* every sample while it lasts: where the CPU is stuck, and whether it moves */
+		if (t > c->timer_ns && t - c->timer_ns > wd->hard_ns) {
+			wd->hard += !c->hard_said;
 			c->hard_said = true;
-			wd->hard++;
 			say_lockup(p, wd, "hard", cpu, t - c->timer_ns, ev, s);
 		}
 		if (c->soft_due) {
-			c->soft_due = false;
+			wd->soft += !c->soft_said;
 			c->soft_said = true;
-			wd->soft++;
 			say_lockup(p, wd, "soft", cpu, t - c->stopper_ns, ev, s);
 		}
 	}
@@ -213,8 +213,9 @@ const struct profiler profiler_watchdog = {
 		"watchdog_thresh (interrupts off), a soft one a CPU whose stop work has not run for\n"
 		"twice that (nothing scheduled). Both are followed here, from\n"
 		"timer:hrtimer_expire_entry of watchdog_timer_fn and the stopper's sched_switch, and\n"
-		"said at half the kernel's limit, with the stack (-g) of a timer sample (-F HZ) on\n"
-		"that CPU: what it was running. -p, -t or a COMMAND only bound the run.",
+		"said at half the kernel's limit by each timer sample (-F HZ) on that CPU while it\n"
+		"lasts, with its stack (-g): what the CPU runs, and whether that moves. -p, -t or a\n"
+		"COMMAND only bound the run.",
 	.notes =
 		"Without a hardware PMU the samples are cpu-clock's, an hrtimer too: during a hard\n"
 		"lockup they come only when interrupts are back on (perf-prof's NMI samples need\n"
@@ -232,7 +233,7 @@ const struct profiler profiler_watchdog = {
 		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN,
 	.opts = wd_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_STACKS | PROF_WATCH_TASKS,
-	.conformance_args = "-F 10",
+	.conformance_args = "-F 100 --thresh 0.2",
 	.priv_size = sizeof(struct watchdog),
 	.check = wd_check,
 	.event = wd_event,

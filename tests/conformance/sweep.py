@@ -215,10 +215,10 @@ def opt_values(prof, opt, ctx, rnd):
     if kind == "dir":
         return [[flag, ctx.path(name)]]
     if kind == "time":
-        if prof["name"] == "irq-off" and name == "than":  # above its line's 10ms period
-            return [[flag, "15ms"], [flag, "1s"]]
-        if prof["name"] == "irq-off" and name == "period":  # below its line's 15ms --than
-            return [[flag, "1ms"], [flag, "5ms"]]
+        if prof["name"] == "irq-off" and name == "than":  # above its line's 1ms period
+            return [[flag, "1100us"], [flag, "1s"]]
+        if prof["name"] == "irq-off" and name == "period":  # below its line's --than
+            return [[flag, "500us"], [flag, "1ms"]]
         return [[flag, "10us"], [flag, "1ms"], [flag, "100ms"]]
     if kind == "size":
         return [[flag, "1M"], [flag, "64M"]]

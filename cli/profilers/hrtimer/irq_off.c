@@ -114,7 +114,7 @@ const struct profiler profiler_irq_off = {
 		       CLI_OPT_QUIET | CLI_OPT_USAGE_SELF | CLI_OPT_CALLCHAIN,
 	.opts = io_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_STACKS | PROF_WATCH_TASKS,
-	.conformance_args = "--period 10ms --than 15ms",
+	.conformance_args = "--period 1ms --than 1001us",
 	.priv_size = sizeof(struct irqoff),
 	.check = io_check,
 	.start = io_start,
