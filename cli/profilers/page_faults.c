@@ -79,7 +79,7 @@ const struct profiler profiler_page_faults = {
 		"process exits. Exit status: COMMAND's when it ends, 0 after another clean stop, 1 on\n"
 		"a runtime failure, 2 on a usage error.",
 	.examples = "page-faults -g -- ./a.out\n"
-		    "page-faults -p PID -g --duration 1\n"
+		    "page-faults -p 1234 -g --duration 1\n"
 		    "page-faults -C 0 -g --duration 1\n"
 		    "page-faults --format json -N 10 -- ls /\n"
 		    "page-faults -g --flame-graph faults -- ls /",

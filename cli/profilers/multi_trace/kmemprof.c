@@ -42,8 +42,8 @@ const struct profiler profiler_kmemprof = {
 	.examples =
 		"kmemprof -e kmem:kmalloc//size=bytes_alloc/stack/ -e kmem:kfree -m 128 --order "
 		"-k ptr --duration 1\n"
-		"kmemprof -e kmem:kmalloc//size=bytes_alloc/stack/,kmem:kmalloc_node//"
-		"size=bytes_alloc/stack/ -e kmem:kfree --order -k ptr --duration 1\n"
+		"kmemprof -e kmem:kmalloc//size=bytes_alloc/stack/,kmem:kmem_cache_alloc//"
+		"size=bytes_alloc/stack/ -e kmem:kfree,kmem:kmem_cache_free --order -k ptr --duration 1\n"
 		"kmemprof -e 'kmem:mm_page_alloc//size=4096<<order/key=pfn/stack/' -e "
 		"kmem:mm_page_free//key=pfn/stack/ -m 256 --order --duration 1\n"
 		"kmemprof -e kmem:kmalloc//stack/ -e kmem:kfree -k ptr --format json --duration 1",

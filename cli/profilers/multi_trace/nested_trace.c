@@ -59,7 +59,7 @@ const struct profiler profiler_nested_trace = {
 		"--impl call-delay --duration 2\n"
 		"nested-trace -e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -e "
 		"timer:timer_expire_entry,timer:timer_expire_exit -i 1000 --impl call --duration 2\n"
-		"nested-trace -e syscalls:sys_enter_nanosleep,syscalls:sys_exit_nanosleep "
+		"nested-trace -e syscalls:sys_enter_clock_nanosleep,syscalls:sys_exit_clock_nanosleep "
 		"--format json -- sleep 0.1",
 	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
 	.opts = mt_opts,

@@ -173,10 +173,10 @@ const struct profiler profiler_oncpu = {
 		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
 		"failure, 2 on a usage error.",
 	.examples =
-		"oncpu -p PID --duration 2\n"
+		"oncpu -p 1234 --duration 2\n"
 		"oncpu -C 0-1 --only-comm --duration 2\n"
 		"oncpu --only-comm --detail --duration 2\n"
-		"oncpu --prio 1-99 --duration 2\n"
+		"oncpu --prio 100-139 --duration 2\n"
 		"oncpu -C 0 --filter 'next_prio<120||prev_prio<120' --duration 2\n"
 		"oncpu -i 500 --format json -- taskset -c 1 sh -c 'i=0; while [ $i -lt 100000 ]; "
 		"do i=$((i+1)); done'",
