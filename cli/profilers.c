@@ -20,15 +20,24 @@ extern const struct profiler profiler_blktrace;
 extern const struct profiler profiler_exporter;
 extern const struct profiler profiler_trigger;
 extern const struct profiler profiler_flamegraph;
+extern const struct profiler profiler_nested_trace;
+extern const struct profiler profiler_kmemprof;
+extern const struct profiler profiler_event_care;
+extern const struct profiler profiler_page_faults;
+extern const struct profiler profiler_oncpu;
+extern const struct profiler profiler_hrcount;
+extern const struct profiler profiler_percpu_stat;
+extern const struct profiler profiler_hrtimer;
+extern const struct profiler profiler_irq_off;
+extern const struct profiler profiler_watchdog;
 extern const struct profiler profiler_lock;
 extern const struct profiler profiler_kwork;
 
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
-	&profiler_num_dist, &profiler_profile, &profiler_multi_trace, &profiler_syscalls,
-	&profiler_rundelay, &profiler_task_state, &profiler_blktrace, &profiler_lock, &profiler_kwork,
-	&profiler_kmemleak,
-	&profiler_memleak, &profiler_trigger, &profiler_exporter, &profiler_flamegraph, NULL,
+	&profiler_num_dist, &profiler_profile, &profiler_multi_trace, &profiler_nested_trace, &profiler_syscalls,
+	&profiler_rundelay, &profiler_task_state, &profiler_blktrace, &profiler_lock, &profiler_kwork, &profiler_kmemleak,
+	&profiler_kmemprof, &profiler_memleak, &profiler_trigger, &profiler_event_care, &profiler_page_faults, &profiler_oncpu, &profiler_hrcount, &profiler_percpu_stat, &profiler_hrtimer, &profiler_irq_off, &profiler_watchdog, &profiler_exporter, &profiler_flamegraph, NULL,
 };
 
 /* Other names users type for a profiler (perf's and bcc's words for the same thing). */

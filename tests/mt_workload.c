@@ -7,6 +7,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -60,8 +61,20 @@ int main(int argc, char **argv)
 	long n = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS [FILE] | udp N | lossrace N CPU_A CPU_B\n");
+		fprintf(stderr, "usage: mt_workload sleeps | badclose N | closedup N | getppid N | naps N MS [FILE] | udp N | lossrace N CPU_A CPU_B | faults N\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "faults")) {
+		/* N fresh pages touched once: N minor faults at main, in a sanitized build too */
+		long page = sysconf(_SC_PAGESIZE);
+		volatile char *p = mmap(NULL, (size_t)(n * page), PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 1;
+		for (long i = 0; i < n; i++)
+			p[i * page] = 1;
+		return 0;
 	}
 	if (!strcmp(argv[1], "sleeps")) {
 		/* the correctness program: 100 nanosleeps of 2 ms, then one of 30 ms */

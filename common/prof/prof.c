@@ -395,7 +395,7 @@ static int map_rings(struct prof *p)
 
 static bool any_stack(const struct prof *p)
 {
-	if (p->callchain)
+	if (p->callchain || (p->decl->needs & PROF_SYMBOLS))
 		return true;
 	for (int i = 0; i < p->nr_events; i++)
 		if (p->events_arr[i].spec->stack)

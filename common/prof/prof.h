@@ -61,6 +61,11 @@ enum prof_needs {
 	 * filters on p->opts.pids/tids itself.
 	 */
 	PROF_WATCH_TASKS = 1 << 8,
+	/*
+	 * The stack printer (prof__callchain) and the mmaps it needs even without -g or a stack
+	 * ATTR: the profiler names single addresses (page-faults' ip) with callchain__frame.
+	 */
+	PROF_SYMBOLS = 1 << 9,
 };
 
 /* How the value of a profiler's ATTR is checked and bound, once, before anything opens. */

@@ -25,6 +25,7 @@ STOP_AFTER = float(os.environ.get("EXAMPLES_STOP_AFTER", "1.0"))
 HANG_GUARD = 30.0  # after SIGINT: a hang, not a slow machine
 START_GUARD = 4.0  # the longest wait for a perfscope to show that it takes SIGINT
 JOBS = int(os.environ.get("EXAMPLES_JOBS", "3"))
+# EXAMPLES_ONLY: a regular expression over the commands, to run those only (a new profiler's)
 
 
 def help_examples():
@@ -266,8 +267,11 @@ def saw_nothing(out):
 
 def main():
     seen, examples = set(), []
+    only = os.environ.get("EXAMPLES_ONLY")  # a regular expression: those examples only
     for src, cmd in list(help_examples()) + list(man_examples()) + list(readme_examples()):
         cmd = strip_comment(cmd)
+        if only and not re.search(only, cmd):
+            continue
         if cmd and cmd not in seen:
             seen.add(cmd)
             examples.append((src, cmd))

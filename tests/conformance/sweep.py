@@ -10,7 +10,8 @@ A profiler's option is swept by being declared: values come from the kind of its
 Environment: PERFSCOPE (the binary), B_SANITIZE (meson's b_sanitize: the hang guards x3 under
 ASan), SWEEP_SEED (replays a run: the seed is printed), SWEEP_BUDGET (seconds for the sampled
 pairs; the fixed cases and the cover always run), SWEEP_COVER (0/1: the cover of every option;
-default 1 under sanitizers only), SWEEP_JOBS (at most 2).
+default 1 under sanitizers only), SWEEP_JOBS (at most 2), SWEEP_PROFILERS (names, comma separated:
+those profilers only, to sweep a new one).
 Prints TAP. See tests/README.md.
 """
 import itertools
@@ -180,7 +181,8 @@ def opt_values(prof, opt, ctx, rnd):
             "tif_need_resched": ["", "0", "1"],
         }.get(name, [""])
         # --detail needs an outlier threshold beside it
-        also = ["--than", "1ms"] if name == "detail" else []
+        also = (["--than", "1ms"] if name == "detail" and
+                "than" in {o["name"] for o in prof["opts"]} else [])
         return [[flag + ("=" + v if v else "")] + also for v in vals]
     if kind == "events":
         if name == "event":
@@ -213,6 +215,10 @@ def opt_values(prof, opt, ctx, rnd):
     if kind == "dir":
         return [[flag, ctx.path(name)]]
     if kind == "time":
+        if prof["name"] == "irq-off" and name == "than":  # above its line's 1ms period
+            return [[flag, "1100us"], [flag, "1s"]]
+        if prof["name"] == "irq-off" and name == "period":  # below its line's --than
+            return [[flag, "500us"], [flag, "1ms"]]
         return [[flag, "10us"], [flag, "1ms"], [flag, "100ms"]]
     if kind == "size":
         return [[flag, "1M"], [flag, "64M"]]
@@ -224,13 +230,16 @@ def opt_values(prof, opt, ctx, rnd):
         special = {"exit-N": [5, 1000], "sampling-limit": [10, 100000], "count": [1000000],
                    "freq": [99, 997], "nr_running_min": [1], "nr_running_max": [2],
                    "top": [1, 20], "rows": [1, 5], "repeat": [2], "for": [0.5],
-                   "capture": [0.5], "max-pending": [1, 4], "than": [1, 1000]}
+                   "capture": [0.5], "max-pending": [1, 4], "than": [1, 1000],
+                   "thresh": [0.2, 10]}
         if name in special:
             vals = special[name]
         else:
             vals = sorted({max(lo, 1), min(max(lo, 100), hi)})
         return [[flag, str(v)] for v in vals if lo <= v <= hi or kind == "number"]
     # "string": what the value means is this profiler's own
+    if prof["name"] == "oncpu" and name == "filter":  # a kernel filter on sched_switch
+        return [[flag, "prev_prio<120"], [flag, "next_pid>0"]]
     vals = {
         "impl": ["delay", "pair", "syscalls", "call-delay"],
         "filter": ["python3*", "sweepwork*,sh"],
@@ -320,6 +329,7 @@ NEEDS = {
     ("profile", "count"): ([], ["-F"], []),
     ("stat", "field-separator"): ([], ["--format"], []),
     ("stat", "repeat"): ([], ["-i"], ["--", "true"]),
+    ("hrtimer", "freq"): ([], ["--period"], []),
 }
 
 
@@ -615,8 +625,13 @@ def main():
         print(f"# no cgroup of its own for the workload ({e}): -G is skipped")
     try:
         profs = [p for p in table() if not p["plain"]]
+        only = os.environ.get("SWEEP_PROFILERS")
+        if only:
+            profs = [p for p in profs if p["name"] in only.split(",")]
         runs = []
         for name, args in FIXED:
+            if only and name not in only.split(","):
+                continue
             runs.append(Combo(name, args, "fixed", hold=3.0, expect_ok=True))
         for prof in profs:
             combos, skipped = cover(prof, ctx, rnd)

@@ -387,12 +387,15 @@ ok "perfscope help --table: $(grep -c . "$TMP/table") profilers"
 [ ${#DFL[@]} -eq 0 ] && diag "env --default-signal is missing: profilers started in the background ignore SIGINT"
 
 # CONFORMANCE_SHARD=I/N: the profilers of rows I, I+N, I+2N ... only (the suite split in N tests
-# that run side by side: most of its time is waiting on profilers, not CPU)
+# that run side by side: most of its time is waiting on profilers, not CPU); CONFORMANCE_PROFILERS
+# (names, comma separated) narrows it to those
 shard=${CONFORMANCE_SHARD:-0/1}
 row=-1
 while IFS=$'\t' read -r -u 3 name args; do
 	row=$((row + 1))
 	[ $((row % ${shard#*/})) -eq "${shard%/*}" ] || continue
+	# CONFORMANCE_PROFILERS=a,b: those profilers only (a new one checked alone)
+	[ -z "${CONFORMANCE_PROFILERS:-}" ] || [[ ",$CONFORMANCE_PROFILERS," == *",$name,"* ]] || continue
 	started=$(now_ms)
 	check_unknown_option "$name"
 	check_help "$name"

@@ -76,6 +76,7 @@ static void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, boo
 		mt_kmem__print(p, lk);
 		if (!p->json_fmt)
 			pair_out__text(p->out, lk->pr, c);
+		free(rows); /* --perins sorted them for nothing: kmemprof's rows are its stacks */
 		return;
 	}
 	if (p->json_fmt) {
