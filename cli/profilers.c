@@ -10,6 +10,7 @@ extern const struct profiler profiler_expr;
 extern const struct profiler profiler_top;
 extern const struct profiler profiler_num_dist;
 extern const struct profiler profiler_profile;
+extern const struct profiler profiler_offcpu;
 extern const struct profiler profiler_multi_trace;
 extern const struct profiler profiler_syscalls;
 extern const struct profiler profiler_rundelay;
@@ -23,7 +24,7 @@ extern const struct profiler profiler_flamegraph;
 
 const struct profiler *const profilers[] = {
 	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
-	&profiler_num_dist, &profiler_profile, &profiler_multi_trace, &profiler_syscalls,
+	&profiler_num_dist, &profiler_profile, &profiler_offcpu, &profiler_multi_trace, &profiler_syscalls,
 	&profiler_rundelay, &profiler_task_state, &profiler_blktrace, &profiler_kmemleak,
 	&profiler_memleak, &profiler_trigger, &profiler_exporter, &profiler_flamegraph, NULL,
 };
