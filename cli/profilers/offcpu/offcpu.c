@@ -118,13 +118,13 @@ static int oc_check(struct prof *p, void *priv)
 		if (!f) {
 			fprintf(stderr, "perfscope %s: cannot write to '%s': %s\n", p->name,
 				oc->output, strerror(errno));
-			return 1;
+			return -EIO; /* said: exit status 1 */
 		}
 		fclose(f);
 	} else if (oc->output && !(oc->file = out__open(oc->output, 0))) {
 		fprintf(stderr, "perfscope %s: cannot write to '%s': %s\n", p->name, oc->output,
 			strerror(errno));
-		return 1;
+		return -EIO;
 	}
 	if (keymap__init(&oc->member, 0, 0) || keymap__init(&oc->func_idx, sizeof(size_t), 0) ||
 	    stack_table__init(&oc->stacks, true))
@@ -195,9 +195,17 @@ static int oc_start(struct prof *p, void *priv)
 	oc->pr = pair__new(&po);
 	if (!oc->pr)
 		return -errno;
-	/* a COMMAND: its process's threads, followed as -p follows one */
-	if (p->target.has_command && p->target.launch.pid > 0)
+	/* a COMMAND: its process's threads, followed as -p follows one, and named so */
+	if (p->target.has_command && p->target.launch.pid > 0) {
+		int n = 0;
+
 		oc->pids[oc->nr_pids++] = p->target.launch.pid;
+		for (char **a = p->opts.command; *a && n < (int)sizeof(p->title) - 2; a++)
+			n += snprintf(p->title + n, sizeof(p->title) - (size_t)n, "%s%s",
+				      a == p->opts.command ? "'" : " ", *a);
+		if (n < (int)sizeof(p->title) - 1)
+			snprintf(p->title + n, sizeof(p->title) - (size_t)n, "'");
+	}
 	callchain__hold_exits(prof__callchain(p), true); /* symbolized at the report */
 	oc->slice_start_mono = mono_ns();
 	oc->slice_wall_ns = realtime_ns();

@@ -1,0 +1,184 @@
+#!/bin/bash
+# perfscope offcpu on a program that blocks 200, 300 and 400 ms per cycle in block_a, block_b and
+# block_c and spins 100 ms: each function's off-CPU time against what the program measured itself,
+# the shares, user stacks, every format, --waker, --wall, -p, bad input.
+# shellcheck source=tests/cli/tap.sh
+source "$(dirname "$0")/tap.sh"
+P=${PERFSCOPE:?}
+SRC=${SOURCE_ROOT:?}/tests/cli/offcpu_prog.c
+CC=${CC:-cc}
+
+plan 22
+if ! need_root; then
+	skip_all "needs root (system-wide sched_switch)"
+fi
+TMP=$(mktemp -d)
+BG=
+cleanup() {
+	[ -n "$BG" ] && kill -9 "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+# shellcheck disable=SC2086
+if ! $CC -O1 -fno-omit-frame-pointer -o "$TMP/ocprog" "$SRC" 2>"$TMP/cc.err"; then
+	sed 's/^/# /' "$TMP/cc.err"
+	skip_all "cannot compile tests/cli/offcpu_prog.c"
+fi
+
+# truth FUNC FILE: what the program measured (ns)
+truth() { awk -v f="$1" '$1 == f { print $2 }' "$2"; }
+# folded_ns FUNC FILE: the time of the folded stacks through FUNC
+folded_ns() { awk -v f=";$1;" 'index($0, f) { t += $NF } END { print t + 0 }' "$2"; }
+# within A B PCT: |A - B| <= PCT% of B
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; }
+
+# ---- folded: each function's off-CPU time within 2% of the program's own measure ----
+run_capture nice -n -5 "$P" offcpu --format folded -o "$TMP/off.folded" --flame-graph "$TMP/fg" -- \
+	"$TMP/ocprog" 2 "$TMP/truth"
+if [ "$RC" -eq 0 ] && [ -s "$TMP/off.folded" ] && [ -s "$TMP/truth" ]; then
+	ok "offcpu -o off.folded -- ocprog: exit 0, a profile and the program's truth"
+else
+	fail "offcpu -o off.folded: exit $RC"
+	sed 's/^/#   /' "$ERR" | head -5
+fi
+for f in block_a block_b block_c; do
+	got=$(folded_ns "$f" "$TMP/off.folded")
+	want=$(truth "$f" "$TMP/truth")
+	if within "$got" "$want" 2; then
+		ok "folded: $f off-CPU $got ns, the program measured $want ns (within 2%)"
+	else
+		fail "folded: $f off-CPU $got ns, the program measured $want ns (not within 2%)"
+	fi
+done
+a=$(folded_ns block_a "$TMP/off.folded")
+b=$(folded_ns block_b "$TMP/off.folded")
+c=$(folded_ns block_c "$TMP/off.folded")
+if awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { t = a + b + c; exit !(t > 0 &&
+	(a / t - 2 / 9)^2 < (0.02 * 2 / 9)^2 && (b / t - 3 / 9)^2 < (0.02 * 3 / 9)^2 &&
+	(c / t - 4 / 9)^2 < (0.02 * 4 / 9)^2) }'; then
+	ok "folded: shares 2:3:4 of the blocked time, each within 2%"
+else
+	fail "folded: shares $a:$b:$c, not 2:3:4 within 2%"
+fi
+if grep -qE '^ocprog;(.*;)?main;block_a;nap;(.*;)?\[off-cpu S\] [0-9]+$' "$TMP/off.folded"; then
+	ok "folded: 'ocprog;...;main;block_a;nap;...kernel...;[off-cpu S] NS' lines, root first"
+else
+	fail "folded: no 'ocprog;...;main;block_a;nap;...;[off-cpu S]' line"
+	head -3 "$TMP/off.folded" | cut -c1-300 | sed 's/^/#   /'
+fi
+if cmp -s "$TMP/off.folded" "$TMP/fg.folded"; then
+	ok "--flame-graph fg: fg.folded holds the same stacks as -o"
+else
+	fail "--flame-graph fg: fg.folded differs from -o's profile or is missing"
+fi
+
+# ---- JSON: states, user stacks, losses ----
+run_capture "$P" offcpu --format json -- "$TMP/ocprog" 2 "$TMP/truth2"
+if [ "$RC" -eq 0 ] && python3 - "$OUT" "$TMP/truth2" >"$TMP/json.txt" 2>&1 <<'EOF'; then
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+truth = dict(l.split() for l in open(sys.argv[2]))
+S = [s for s in d["states"] if s["state"] == "S"][0]
+blocked = sum(int(truth[f]) for f in ("block_a", "block_b", "block_c"))
+assert S["count"] >= 6, S
+assert abs(S["total_ns"] - blocked) <= 0.02 * blocked, (S, blocked)
+assert d["user_stack_ns"] >= 0.95 * d["total_ns"], (d["user_stack_ns"], d["total_ns"])
+funcs = {f["name"]: f["total_ns"] for f in d["functions"]}
+for f in ("block_a", "block_b", "block_c"):
+    assert abs(funcs[f] - int(truth[f])) <= 0.02 * int(truth[f]), (f, funcs[f], truth[f])
+for k in ("ring_lost", "no_start", "replaced", "lost", "truncated", "kernel_dropped"):
+    assert k in d["lost"], k
+st = [s for s in d["stacks"] if any(fr.get("name") == "block_c" for fr in s["frames"])]
+assert st and st[0]["state"] == "S", st[:1]
+print("S %d switches %d ns of %d blocked; %.1f%% with a user stack" % (
+    S["count"], S["total_ns"], blocked, 100.0 * d["user_stack_ns"] / d["total_ns"]))
+EOF
+	ok "json: S state's time within 2% of the blocked time, >= 95% with a user stack, functions, losses named ($(cat "$TMP/json.txt"))"
+else
+	fail "json: exit $RC"
+	sed 's/^/#   /' "$TMP/json.txt" | tail -3
+fi
+
+# ---- text ----
+run_capture "$P" offcpu -- "$TMP/ocprog" 1
+if [ "$RC" -eq 0 ] && grep -q "^S " "$OUT" && grep -qE ' block_c$' "$OUT" && grep -q '^lost: ' "$OUT"; then
+	ok "text: the S row, block_c's line, the lost line"
+else
+	fail "text: exit $RC, no S row, block_c or lost line"
+	sed 's/^/#   /' "$ERR" | head -5
+fi
+
+# ---- SVG and pprof ----
+run_capture "$P" offcpu -o "$TMP/off.svg" -- "$TMP/ocprog" 1
+check "svg: an SVG flame graph with block_c and the state frame" \
+	grep -q 'block_c' "$TMP/off.svg"
+check "svg: ends with </svg>" grep -q '</svg>' "$TMP/off.svg"
+run_capture "$P" offcpu -o "$TMP/off.pb.gz" -- "$TMP/ocprog" 1
+if [ "$RC" -eq 0 ] && gzip -t "$TMP/off.pb.gz" && zcat "$TMP/off.pb.gz" | grep -qa 'off-cpu' &&
+	zcat "$TMP/off.pb.gz" | grep -qa 'block_b'; then
+	ok "pprof: gzipped profile.proto with the off-cpu nanoseconds type and block_b"
+else
+	fail "pprof: exit $RC or not a gzipped profile with off-cpu and block_b"
+fi
+
+# ---- --waker: the waker's stack above each sleep ----
+run_capture "$P" offcpu --waker --format folded -- "$TMP/ocprog" 1
+if [ "$RC" -eq 0 ] && grep -qE ';block_a;nap;(.*;)?\[off-cpu S\];--;.*try_to_wake_up_\[k\]' "$OUT"; then
+	ok "--waker: '...;block_a;nap;...;[off-cpu S];--;...try_to_wake_up...' (bcc offwaketime's layout)"
+else
+	fail "--waker: no '[off-cpu S];--;...try_to_wake_up' line (exit $RC)"
+	grep block_a "$OUT" | head -2 | cut -c1-300 | sed 's/^/#   /'
+fi
+
+# ---- --wall: on-CPU samples at the same weight ----
+run_capture "$P" offcpu --wall -F 999 --format json -- "$TMP/ocprog" 2 "$TMP/truth3"
+if [ "$RC" -eq 0 ] && python3 - "$OUT" "$TMP/truth3" >"$TMP/wall.txt" 2>&1 <<'EOF'; then
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+truth = dict(l.split() for l in open(sys.argv[2]))
+on = [s for s in d["states"] if s["state"] == "on-CPU"][0]
+wall = int(truth["wall"])
+# on-CPU samples of 1 ms: the spin's CPU time within 10% (+ a few samples of the rest)
+assert abs(on["total_ns"] - int(truth["spin"])) <= 0.1 * int(truth["spin"]) + 5e6, (on, truth)
+# running + off-CPU: the program's whole wall time, within 3%
+assert abs(d["total_ns"] - wall) <= 0.03 * wall, (d["total_ns"], wall)
+print("on-CPU %d ns (spun %s), total %d ns of %d" % (on["total_ns"], truth["spin"], d["total_ns"], wall))
+EOF
+	ok "--wall: on-CPU time within 10% of the spin's CPU time, total within 3% of the wall time ($(cat "$TMP/wall.txt"))"
+else
+	fail "--wall: exit $RC"
+	sed 's/^/#   /' "$TMP/wall.txt" | tail -3
+fi
+
+# ---- -p: a process already running ----
+"$TMP/ocprog" 3 >/dev/null 2>&1 &
+BG=$!
+run_capture "$P" offcpu -p "$BG" --format folded --duration 1.5
+kill "$BG" 2>/dev/null
+wait "$BG" 2>/dev/null
+BG=
+if [ "$RC" -eq 0 ] && grep -q ';block_' "$OUT" && ! grep -qv '^ocprog;' "$OUT"; then
+	ok "-p PID: only that process's stacks, its block_* functions among them"
+else
+	fail "-p PID: exit $RC, or other processes' stacks"
+	grep -v '^ocprog;' "$OUT" | head -2 | cut -c1-200 | sed 's/^/#   /'
+fi
+# ---- --state, --than ----
+run_capture "$P" offcpu --state R+ --format folded -- "$TMP/ocprog" 1
+check "--state R+: no sleep left ([off-cpu S])" test "$RC" -eq 0 -a -n "$(cat "$TMP/truth" 2>/dev/null)" -a \
+	"$(grep -c 'off-cpu S' "$OUT")" -eq 0
+run_capture "$P" offcpu --than 250ms --format folded -- "$TMP/ocprog" 1
+if [ "$RC" -eq 0 ] && ! grep -q ';block_a;' "$OUT" && grep -q ';block_c;' "$OUT"; then
+	ok "--than 250ms: block_a's 200 ms naps left out, block_c's 400 ms kept"
+else
+	fail "--than 250ms: exit $RC, or block_a kept / block_c missing"
+fi
+
+# ---- bad input ----
+expect_rc "--format bogus: a usage error" 2 "$P" offcpu --format bogus -- true
+expect_rc "--state Q: a usage error" 2 "$P" offcpu --state Q -- true
+expect_rc "-F without --wall: a usage error" 2 "$P" offcpu -F 99 -- true
+expect_rc "-o in a missing folder: a runtime error, said before running" 1 \
+	"$P" offcpu -o "$TMP/none/x.svg" -- true
+done_testing
