@@ -198,8 +198,19 @@ static FILE *oc_open(struct prof *p, struct offcpu *oc, char **name, const char 
 		out__flush(p->out);
 		return fdopen(dup(STDOUT_FILENO), "w");
 	}
-	if (sliced && asprintf(name, "%s.%04" PRIu64, oc->output, oc->seq) < 0)
-		return NULL;
+	if (sliced) {
+		/* out.svg -> out.0001.svg (pprof's .pb.gz kept whole) */
+		const char *dot = strrchr(oc->output, '.'), *slash = strrchr(oc->output, '/');
+		size_t len = strlen(oc->output);
+
+		if (len > 6 && !strcmp(oc->output + len - 6, ".pb.gz"))
+			dot = oc->output + len - 6;
+		if (!dot || (slash && dot < slash) || dot == oc->output)
+			dot = oc->output + len;
+		if (asprintf(name, "%.*s.%04" PRIu64 "%s", (int)(dot - oc->output), oc->output,
+			     oc->seq, dot) < 0)
+			return NULL;
+	}
 	*what = *name ? *name : oc->output;
 	f = fopen(*what, "we");
 	if (!f)
@@ -223,7 +234,7 @@ static void oc_pass(struct prof *p, struct offcpu *oc, struct stack_ent **arr, s
 		oc->rows[row].count += e->count;
 		oc->rows[row].ns += e->period;
 		oc->total_ns += e->period;
-		if (!oc_user_rooted(oc->tframes, oc->nt, &user) && user && p->opts.callchain &&
+		if (!oc_user_rooted(oc->tframes, oc->nt, &user) && user &&
 		    p->opts.user_callchain != 0) {
 			oc->loss.truncated += e->count;
 			oc->loss.truncated_ns += e->period;

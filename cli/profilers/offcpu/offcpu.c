@@ -252,7 +252,8 @@ static const struct prof_opt oc_opts[] = {
 	  "json, svg (a flame graph), pprof (gzipped profile.proto).\n"
 	  "Without it, -o's name decides: .folded, .json, .svg, .pb.gz" },
 	{ "output", 'o', "FILE", PROF_OPT_STRING, OFF(output), 0, 0, NULL,
-	  "write the profile to FILE (with -i: FILE.0001 ...)" },
+	  "write the profile to FILE (with -i: FILE.0001.EXT ... for\n"
+	  "folded, svg and pprof)" },
 	{ "flame-graph", 0, "FILE", PROF_OPT_STRING, OFF(flame_graph), 0, 0, NULL,
 	  "also write the folded stacks to FILE.folded (weights: ns)" },
 	{ "waker", 0, NULL, PROF_OPT_FLAG, OFF(waker), 0, 0, NULL,
