@@ -92,13 +92,17 @@ static int oc_check(struct prof *p, void *priv)
 	for (int i = 0; i < p->opts.nr_tids; i++)
 		oc->tids[oc->nr_tids++] = p->opts.tids[i];
 	oc->self = getpid();
-	/* -t: the kernel drops every other task's switches */
-	n = snprintf(ev, len, "sched:sched_switch");
+	/*
+	 * Only the switch-outs are samples (the switch-ins are side-band records): the kernel
+	 * drops the idle task's (no stack walked for them), and with -t every other task's
+	 */
+	n = snprintf(ev, len, "sched:sched_switch/");
 	for (int i = 0; i < oc->nr_tids && n < (int)len - 64; i++)
-		n += snprintf(ev + n, len - (size_t)n, "%sprev_pid==%d||next_pid==%d",
-			      i ? "||" : "/", oc->tids[i], oc->tids[i]);
-	if (oc->nr_tids)
-		snprintf(ev + n, len - (size_t)n, "/");
+		n += snprintf(ev + n, len - (size_t)n, "%sprev_pid==%d", i ? "||" : "",
+			      oc->tids[i]);
+	if (!oc->nr_tids)
+		n += snprintf(ev + n, len - (size_t)n, "prev_pid!=0");
+	snprintf(ev + n, len - (size_t)n, "/");
 	if (oc->waker) { /* the woken task's pid: filtered the same way */
 		n = (int)strlen(ev);
 		n += snprintf(ev + n, len - (size_t)n, ",sched:sched_wakeup");
