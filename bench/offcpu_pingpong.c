@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 static int ping[2], pong[2];
-static volatile int stop;
 
 static double now_s(void)
 {
