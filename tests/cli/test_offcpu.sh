@@ -8,7 +8,7 @@ P=${PERFSCOPE:?}
 SRC=${SOURCE_ROOT:?}/tests/cli/offcpu_prog.c
 CC=${CC:-cc}
 
-plan 21
+plan 22
 if ! need_root; then
 	skip_all "needs root (system-wide sched_switch)"
 fi
@@ -173,6 +173,16 @@ if [ "$RC" -eq 0 ] && ! grep -q ';block_a;' "$OUT" && grep -q ';block_c;' "$OUT"
 	ok "--than 250ms: block_a's 200 ms naps left out, block_c's 400 ms kept"
 else
 	fail "--than 250ms: exit $RC, or block_a kept / block_c missing"
+fi
+
+# ---- -i: a profile per interval, each in its own file ----
+run_capture "$P" offcpu -i 400 -o "$TMP/slice.folded" -- "$TMP/ocprog" 1
+n=$(find "$TMP" -name 'slice.0*.folded' | wc -l)
+tot=$(cat "$TMP"/slice.0*.folded 2>/dev/null | awk -F';' 'index($0, ";block_c;") { n = split($0, a, " "); t += a[n] } END { print t + 0 }')
+if [ "$RC" -eq 0 ] && [ "$n" -ge 2 ] && [ ! -e "$TMP/slice.folded" ] && within "$tot" 400000000 5; then
+	ok "-i 400: $n files slice.0001.folded ..., block_c's 400 ms nap split across them ($tot ns)"
+else
+	fail "-i 400: exit $RC, $n slice files, block_c $tot ns over them"
 fi
 
 # ---- bad input ----

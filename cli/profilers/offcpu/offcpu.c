@@ -117,8 +117,11 @@ static int oc_check(struct prof *p, void *priv)
 	if ((ret = prof__add_events(p, ev, NULL)))
 		return ret;
 	if (oc->output && oc->fmt != OC_TEXT && oc->fmt != OC_JSON) {
+		bool existed = access(oc->output, F_OK) == 0;
 		FILE *f = fopen(oc->output, "we"); /* an unwritable -o said now, not after the run */
 
+		if (f && p->opts.interval_ms && !existed)
+			unlink(oc->output); /* -i writes FILE.0001.EXT ... instead */
 		if (!f) {
 			fprintf(stderr, "perfscope %s: cannot write to '%s': %s\n", p->name,
 				oc->output, strerror(errno));
