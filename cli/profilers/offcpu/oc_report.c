@@ -84,7 +84,7 @@ static void funcs_sort(struct offcpu *oc)
 }
 
 /* The run's losses so far, and the pair engine's outcomes. */
-void oc_losses_since(struct prof *p, struct offcpu *oc, struct oc_losses *l, uint64_t *counts)
+void oc_losses(struct prof *p, struct offcpu *oc, struct oc_losses *l, uint64_t *counts)
 {
 	*l = oc->loss;
 	for (int i = 0; i < PAIR_NR_OUTCOMES; i++)
@@ -101,7 +101,7 @@ static void text_losses(struct prof *p, struct offcpu *oc, struct out *o)
 	struct oc_losses l;
 	uint64_t c[PAIR_NR_OUTCOMES];
 
-	oc_losses_since(p, oc, &l, c);
+	oc_losses(p, oc, &l, c);
 	out__printf(o,
 		    "lost: %" PRIu64 " ring records (%" PRIu64 " loss windows: %" PRIu64
 		    " switch-outs before them not measured); %" PRIu64
@@ -150,7 +150,7 @@ static void json_losses(struct prof *p, struct offcpu *oc, struct json *j)
 	struct oc_losses l;
 	uint64_t c[PAIR_NR_OUTCOMES];
 
-	oc_losses_since(p, oc, &l, c);
+	oc_losses(p, oc, &l, c);
 	JSON_KEY(j, "lost");
 	json__obj(j);
 	JSON_KEY(j, "ring_lost");
@@ -267,7 +267,7 @@ void oc_say_losses(struct prof *p, struct offcpu *oc)
 	struct oc_losses l;
 	uint64_t c[PAIR_NR_OUTCOMES];
 
-	oc_losses_since(p, oc, &l, c);
+	oc_losses(p, oc, &l, c);
 	if (l.ring_lost || c[PAIR_LOST] || c[PAIR_REPLACED] || c[PAIR_EVICTED] || l.dropped ||
 	    c[PAIR_NOMEM] || l.field_errors)
 		fprintf(stderr,

@@ -84,8 +84,7 @@ static void oc_charge(struct offcpu *oc, struct oc_pending *d, uint64_t from, ui
 	else if (count)
 		oc_add(oc, d->woken_by ? d->woken_by : d->stack, d->row, count, 0);
 	if (to > d->woken && (oc->shown >> OC_ROW_RUNQ) & 1)
-		oc_add(oc, d->stack, OC_ROW_RUNQ, 0,
-		       to - (d->woken > from ? d->woken : from));
+		oc_add(oc, d->stack, OC_ROW_RUNQ, 0, to - (d->woken > from ? d->woken : from));
 }
 
 static int impl_start(void *ctx, struct pair_entry *e, void *data, const struct pair_event *ev)
@@ -167,8 +166,8 @@ static struct stack_ent *oc_intern(struct prof *p, struct offcpu *oc, const stru
 		n = OC_MAX_IPS - 1;
 	oc->ips[0] = tag;
 	memcpy(oc->ips + 1, ips, n * sizeof(*ips));
-	e = stack_table__count(&oc->stacks, s->pid, tid, comm && *comm ? comm : "[unknown]", oc->ips,
-			       (uint32_t)n + 1, count, ns);
+	e = stack_table__count(&oc->stacks, s->pid, tid, comm && *comm ? comm : "[unknown]",
+			       oc->ips, (uint32_t)n + 1, count, ns);
 	if (!e)
 		oc->loss.dropped += count ? count : 1;
 	return e;
@@ -186,17 +185,17 @@ static void oc_end(struct offcpu *oc, uint64_t tid, uint64_t time, int cpu)
 		pair__end(oc->pr, &pe); /* no start: counted, for a task known followed */
 }
 
-/* A switch: the prev task (whose context and stack the sample is) leaves, next comes in. */
+/* A switch-out: the prev task (whose context and stack the sample is) leaves. */
 static void oc_switch(struct prof *p, struct offcpu *oc, struct oc_ev *oe, int cpu,
 		      const struct psc_sample *s)
 {
 	struct oc_pending d = { 0 };
-	struct pair_event pe = { .time = s->time, .cpu = cpu, .pid = s->pid, .tid = s->tid,
-				 .sample = s, .ctx = &d };
-	uint64_t prev, next, state;
+	struct pair_event pe = {
+		.time = s->time, .cpu = cpu, .pid = s->pid, .tid = s->tid, .sample = s, .ctx = &d
+	};
+	uint64_t prev, state;
 
-	if (!oc_field(oc, oe->prev_pid, s, &prev) || !oc_field(oc, oe->next_pid, s, &next) ||
-	    !oc_field(oc, oe->state, s, &state))
+	if (!oc_field(oc, oe->prev_pid, s, &prev) || !oc_field(oc, oe->state, s, &state))
 		return;
 	if (!prev || !oc_target(oc, s->pid, (uint32_t)prev)) /* the idle task, another one */
 		return;
@@ -261,8 +260,6 @@ int oc_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 
 	if (s->time > oc->last_time)
 		oc->last_time = s->time;
-	if (!oc->slice_start)
-		oc->slice_start = s->time;
 	if (oe->kind == OC_SWITCH)
 		oc_switch(p, oc, oe, cpu, s);
 	else if (oe->kind == OC_WAKEUP)

@@ -70,10 +70,10 @@ int oc_resolve(struct prof *p, struct offcpu *oc, const struct stack_ent *e)
 		oc->frames[n++] = oc_pseudo("--");
 	}
 	if (row != OC_ROW_ONCPU) {
-		const char *name = row < (int)(sizeof(row_frames) / sizeof(*row_frames)) &&
-						   row_frames[row]
-					   ? row_frames[row]
-					   : NULL;
+		const char *name =
+			row < (int)(sizeof(row_frames) / sizeof(*row_frames)) && row_frames[row]
+				? row_frames[row]
+				: NULL;
 
 		if (!name) {
 			snprintf(oc->sname, sizeof(oc->sname), "[off-cpu %s]",
@@ -143,7 +143,7 @@ static void oc_pprof_losses(struct prof *p, struct offcpu *oc, struct pprof *pp)
 	uint64_t c[PAIR_NR_OUTCOMES];
 	char line[300];
 
-	oc_losses_since(p, oc, &l, c);
+	oc_losses(p, oc, &l, c);
 	snprintf(line, sizeof(line),
 		 "lost: %" PRIu64 " ring records, %" PRIu64 " switch-ins without their "
 		 "switch-out, %" PRIu64 " switch-outs invalidated by a loss, %" PRIu64
@@ -242,8 +242,8 @@ static void oc_pass(struct prof *p, struct offcpu *oc, struct stack_ent **arr, s
 		if (user)
 			oc->user_ns += e->period;
 		oc_funcs_count(oc, oc->nt, e->period, i + 1);
-		if (fl && flame__add(fl, oc->fold, oc_fold(oc, e, oc->fold, sizeof(oc->fold)),
-				     e->period))
+		if (fl &&
+		    flame__add(fl, oc->fold, oc_fold(oc, e, oc->fold, sizeof(oc->fold)), e->period))
 			oc->loss.dropped += e->count;
 		if (pp)
 			oc_pprof_add(oc, pp, e);
@@ -254,7 +254,8 @@ static void oc_pass(struct prof *p, struct offcpu *oc, struct stack_ent **arr, s
 int oc_write(struct prof *p, struct offcpu *oc)
 {
 	uint64_t now = mono_ns();
-	double secs = (double)(now - (oc->slice_start_mono ? oc->slice_start_mono : p->start_ns)) / 1e9;
+	double secs =
+		(double)(now - (oc->slice_start_mono ? oc->slice_start_mono : p->start_ns)) / 1e9;
 	struct out *o = oc->file ? oc->file : p->out;
 	struct flame *fl = NULL;
 	struct pprof *pp = NULL;

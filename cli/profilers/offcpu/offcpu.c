@@ -118,7 +118,8 @@ static int oc_check(struct prof *p, void *priv)
 		return ret;
 	if (oc->output && oc->fmt != OC_TEXT && oc->fmt != OC_JSON) {
 		bool existed = access(oc->output, F_OK) == 0;
-		FILE *f = fopen(oc->output, "we"); /* an unwritable -o said now, not after the run */
+		FILE *f =
+			fopen(oc->output, "we"); /* an unwritable -o said now, not after the run */
 
 		if (f && p->opts.interval_ms && !existed)
 			unlink(oc->output); /* -i writes FILE.0001.EXT ... instead */
@@ -173,12 +174,12 @@ static int oc_event(struct prof *p, void *priv, struct prof_event *ev, struct pe
 	 */
 	a->context_switch = 1;
 	if ((ret = oc_field(p, ev, "prev_pid", &oe->prev_pid)) ||
-	    (ret = oc_field(p, ev, "next_pid", &oe->next_pid)) ||
 	    (ret = oc_field(p, ev, "prev_state", &oe->state)))
 		return ret;
 	if (tstate_map__init(&oc->map, ev->fmt)) {
-		fprintf(stderr, "perfscope %s: cannot read the task states from the print fmt of "
-				"%s\n",
+		fprintf(stderr,
+			"perfscope %s: cannot read the task states from the print fmt of "
+			"%s\n",
 			p->name, ev->name);
 		return -EINVAL;
 	}
@@ -288,11 +289,13 @@ static const struct prof_opt oc_opts[] = {
 
 const struct profiler profiler_offcpu = {
 	.name = "offcpu",
-	.summary = "off-CPU and wall-clock profiles: stacks weighted by the time tasks were blocked",
-	.usage = "[--waker] [--wall [-F HZ]] [--state S,D,...] [--than T]\n"
-		 "                      [-a | -C CPUS] [-p PID,... | -t TID,...] [--call-graph fp|dwarf]\n"
-		 "                      [--format text|folded|json|svg|pprof] [-o FILE] [--flame-graph FILE]\n"
-		 "                      [-i MS] [--duration S] [-- COMMAND ARGS...]",
+	.summary =
+		"off-CPU and wall-clock profiles: stacks weighted by the time tasks were blocked",
+	.usage =
+		"[--waker] [--wall [-F HZ]] [--state S,D,...] [--than T]\n"
+		"                      [-a | -C CPUS] [-p PID,... | -t TID,...] [--call-graph fp|dwarf]\n"
+		"                      [--format text|folded|json|svg|pprof] [-o FILE] [--flame-graph FILE]\n"
+		"                      [-i MS] [--duration S] [-- COMMAND ARGS...]",
 	.description =
 		"Where tasks waited: every sched:sched_switch is sampled with the kernel and user stack\n"
 		"of the task switched out (taken in its context, at the point it blocked) and its state;\n"

@@ -1,4 +1,5 @@
-/* perfscope offcpu's parts: its state, shared by its set-up, samples, profile writers and report. */
+/* perfscope offcpu's parts: its state, shared by its set-up, samples, profile writers and report.
+ */
 #ifndef PERFSCOPE_CLI_OFFCPU_H
 #define PERFSCOPE_CLI_OFFCPU_H
 
@@ -47,7 +48,7 @@ enum oc_kind { OC_SWITCH, OC_WAKEUP, OC_CLOCK };
 
 struct oc_ev {
 	enum oc_kind kind;
-	const struct psc_tp_field *prev_pid, *next_pid, *state, *pid; /* through the format */
+	const struct psc_tp_field *prev_pid, *state, *pid; /* through the format */
 };
 
 /* A pending switch-out (the pair engine's entry data). */
@@ -100,7 +101,6 @@ struct offcpu {
 	struct pair *pr;
 	struct stack_table stacks; /* kept for the run: pending entries point into it */
 	uint64_t last_time; /* the latest sample time seen */
-	uint64_t slice_start; /* sample clock: the profile's start, 0 until the first sample */
 	uint64_t slice_start_mono;
 	int64_t slice_wall_ns;
 	uint64_t seq;
@@ -108,8 +108,7 @@ struct offcpu {
 	/* this profile's sums, by row */
 	struct oc_row rows[OC_NR_ROWS];
 	uint64_t user_ns, total_ns;
-	uint64_t counts_seen[PAIR_NR_OUTCOMES]; /* the engine's at the last profile */
-	struct oc_losses loss, loss_seen;
+	struct oc_losses loss; /* the run's */
 	/* report-time scratch: the stack resolved (oc_resolve), its target and waker parts */
 	struct frame frames[2 * CALLCHAIN_MAX_FRAMES + 4]; /* as folded: waker part first */
 	struct frame tframes[CALLCHAIN_MAX_FRAMES], wframes[CALLCHAIN_MAX_FRAMES];
@@ -146,7 +145,7 @@ void oc_funcs_count(struct offcpu *oc, int n, uint64_t ns, uint64_t seq);
 void oc_write_text(struct prof *p, struct offcpu *oc, struct out *o, double secs);
 void oc_write_json(struct prof *p, struct offcpu *oc, struct out *o, double secs,
 		   struct stack_ent **arr, size_t nr);
-void oc_losses_since(struct prof *p, struct offcpu *oc, struct oc_losses *l, uint64_t *counts);
+void oc_losses(struct prof *p, struct offcpu *oc, struct oc_losses *l, uint64_t *counts);
 void oc_say_losses(struct prof *p, struct offcpu *oc);
 
 #endif
