@@ -114,6 +114,9 @@ static void text_losses(struct prof *p, struct offcpu *oc, struct out *o)
 		    "(frame pointers missing: try --call-graph dwarf); %" PRIu64
 		    " fields unreadable\n",
 		    l.truncated, (double)l.truncated_ns / 1e9, l.field_errors);
+	if (oc->waker)
+		out__printf(o, "no waker: %" PRIu64 " sleeps whose wakeup was not seen\n",
+			    l.no_wakeup);
 }
 
 void oc_write_text(struct prof *p, struct offcpu *oc, struct out *o, double secs)
@@ -173,6 +176,10 @@ static void json_losses(struct prof *p, struct offcpu *oc, struct json *j)
 	json__u64(j, l.field_errors);
 	JSON_KEY(j, "exits");
 	json__u64(j, l.exits);
+	if (oc->waker) {
+		JSON_KEY(j, "no_wakeup");
+		json__u64(j, l.no_wakeup);
+	}
 	json__end(j);
 }
 
@@ -282,6 +289,11 @@ void oc_say_losses(struct prof *p, struct offcpu *oc)
 			"perfscope %s: %" PRIu64 " switch-ins without their switch-out (tasks "
 			"off-CPU since before the run, or lost)\n",
 			p->name, c[PAIR_NO_START]);
+	if (l.no_wakeup)
+		fprintf(stderr,
+			"perfscope %s: --waker: %" PRIu64 " sleeps without their wakeup seen (lost, "
+			"or dropped by the kernel): counted without a waker's stack\n",
+			p->name, l.no_wakeup);
 	if (l.truncated)
 		fprintf(stderr,
 			"perfscope %s: %" PRIu64 " stacks (%.3f s) have a user stack that stops "

@@ -104,6 +104,8 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 
 	if (delta < oc->than)
 		return;
+	if (oc->waker && d->row != OC_ROW_PREEMPT && !d->woken)
+		oc->loss.no_wakeup++; /* its waker's stack unknown: the time still counts */
 	oc_charge(oc, d, d->charged > start->time ? d->charged : start->time, end->time, 1);
 }
 

@@ -78,6 +78,7 @@ struct oc_losses {
 	uint64_t dropped; /* stacks not kept: no memory */
 	uint64_t field_errors; /* fields that could not be read */
 	uint64_t exits; /* switch-outs of exiting tasks (X, Z): no end to wait for */
+	uint64_t no_wakeup; /* --waker: sleeps whose wakeup was not seen (no waker stack) */
 };
 
 struct offcpu {
