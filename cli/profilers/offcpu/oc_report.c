@@ -291,7 +291,8 @@ void oc_say_losses(struct prof *p, struct offcpu *oc)
 			p->name, c[PAIR_NO_START]);
 	if (l.no_wakeup)
 		fprintf(stderr,
-			"perfscope %s: --waker: %" PRIu64 " sleeps without their wakeup seen (lost, "
+			"perfscope %s: --waker: %" PRIu64
+			" sleeps without their wakeup seen (lost, "
 			"or dropped by the kernel): counted without a waker's stack\n",
 			p->name, l.no_wakeup);
 	if (l.truncated)

@@ -264,7 +264,12 @@ int oc_write(struct prof *p, struct offcpu *oc)
 	int err = 0;
 
 	oc->seq++;
-	oc_charge_pending(oc, oc->last_time);
+	/*
+	 * Tasks still off-CPU count up to now; not with -C: one that came back in on a CPU not
+	 * watched would count until the end (only whole stays count then)
+	 */
+	if (!p->opts.cpus)
+		oc_charge_pending(oc, oc->last_time);
 	arr = stack_table__sorted(&oc->stacks, &nr);
 	if (!arr)
 		return -ENOMEM;

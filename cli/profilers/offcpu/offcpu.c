@@ -316,8 +316,9 @@ const struct profiler profiler_offcpu = {
 	.notes =
 		"-p, -t and a COMMAND filter system-wide switches (a task comes back in on any CPU); -t\n"
 		"in the kernel too. A COMMAND's own process is followed, not its children. -C sees only\n"
-		"those CPUs: a task that comes back on another one is counted as replaced. perfscope's\n"
-		"own threads and the idle tasks are never profiled; exiting tasks are counted (exits).\n"
+		"those CPUs: a task that comes back on another one is counted as replaced, and only\n"
+		"whole stays count. perfscope's own threads and the idle tasks are never profiled;\n"
+		"exiting tasks are counted (exits).\n"
 		"\n"
 		"Nothing lost is silent: ring losses (and the switch-outs before them, never paired across\n"
 		"a loss), switch-ins whose switch-out was not seen, switch-outs replaced (their switch-in\n"
