@@ -150,11 +150,14 @@ wall = int(truth["wall"])
 # on-CPU time is sampled (1 ms of cpu-clock), off-CPU time measured: on a loaded machine the
 # samples of a task preempted often are an estimate (seen 5% short of the whole): 20% and 10%
 assert abs(on["total_ns"] - int(truth["spin"])) <= 0.2 * int(truth["spin"]) + 5e6, (d["states"], truth)
+# and measured, switch-in to switch-out: the spin's CPU time, and a little more
+assert abs(d["oncpu_measured_ns"] - int(truth["spin"])) <= 0.05 * int(truth["spin"]) + 5e6, (d["oncpu_measured_ns"], truth)
 # running + off-CPU: the program's whole wall time
 assert abs(d["total_ns"] - wall) <= 0.1 * wall, (d["total_ns"], wall, d["states"])
-print("on-CPU %d ns (spun %s), total %d ns of %d" % (on["total_ns"], truth["spin"], d["total_ns"], wall))
+print("on-CPU %d ns sampled, %d measured (spun %s), total %d ns of %d" % (on["total_ns"],
+      d["oncpu_measured_ns"], truth["spin"], d["total_ns"], wall))
 EOF
-	ok "--wall: on-CPU time within 20% of the spin's CPU time, total within 10% of the wall time ($(cat "$TMP/wall.txt"))"
+	ok "--wall: on-CPU time within 20% of the spin's CPU time sampled, 5% measured, total within 10% of the wall time ($(cat "$TMP/wall.txt"))"
 else
 	fail "--wall: exit $RC"
 	sed 's/^/#   /' "$TMP/wall.txt" | tail -3
@@ -190,8 +193,14 @@ n=$(find "$TMP" -name 'slice.0*.folded' | wc -l)
 tot=$(cat "$TMP"/slice.0*.folded 2>/dev/null | awk -F';' 'index($0, ";block_c;") { n = split($0, a, " "); t += a[n] } END { print t + 0 }')
 if [ "$RC" -eq 0 ] && [ "$n" -ge 2 ] && [ ! -e "$TMP/slice.folded" ] && within "$tot" 400000000 5; then
 	ok "-i 400: $n files slice.0001.folded ..., block_c's 400 ms nap split across them ($tot ns)"
+elif [ "$RC" -eq 0 ] && grep -q '^perfscope offcpu: lost: ' "$ERR"; then
+	skip "-i 400: events lost on this loaded machine, said: $(grep '^perfscope offcpu: lost: ' "$ERR")"
 else
 	fail "-i 400: exit $RC, $n slice files, block_c $tot ns over them"
+	for f in "$TMP"/slice.0*.folded; do
+		diag "$(basename "$f"): block_c $(folded_ns block_c "$f") ns"
+	done
+	sed 's/^/#   /' "$ERR" | head -5
 fi
 
 # ---- stacks cut short: a build without frame pointers, then DWARF ----

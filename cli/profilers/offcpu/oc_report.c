@@ -126,6 +126,10 @@ void oc_write_text(struct prof *p, struct offcpu *oc, struct out *o, double secs
 	out__printf(o, "offcpu%s: %s, %.2f s: %.3f s %s, %.1f%% of it with a user stack\n",
 		    oc->wall ? " --wall" : "", p->title, secs, (double)oc->total_ns / 1e9,
 		    oc->wall ? "of wall-clock time" : "off-CPU", pct(oc->user_ns, oc->total_ns));
+	if (oc->wall)
+		out__printf(o,
+			    "on-CPU: %.3f s sampled, %.3f s measured (switch-in to switch-out)\n",
+			    (double)oc->rows[OC_ROW_ONCPU].ns / 1e9, (double)oc->oncpu_ns / 1e9);
 	out__printf(o, "%-8s %12s %14s %7s\n", "STATE", "COUNT", "TIME(ms)", "%");
 	for (int r = 0; r < OC_NR_ROWS; r++)
 		if (oc->rows[r].count || oc->rows[r].ns)
@@ -203,6 +207,10 @@ void oc_write_json(struct prof *p, struct offcpu *oc, struct out *o, double secs
 	json__u64(&j, oc->total_ns);
 	JSON_KEY(&j, "user_stack_ns");
 	json__u64(&j, oc->user_ns);
+	if (oc->wall) { /* what the on-CPU samples estimate, measured */
+		JSON_KEY(&j, "oncpu_measured_ns");
+		json__u64(&j, oc->oncpu_ns);
+	}
 	JSON_KEY(&j, "states");
 	json__arr(&j);
 	for (int r = 0; r < OC_NR_ROWS; r++) {

@@ -180,11 +180,32 @@ static void oc_end(struct offcpu *oc, uint64_t tid, uint64_t time, int cpu)
 {
 	struct pair_event pe = { .key = tid, .time = time, .cpu = cpu, .tid = (uint32_t)tid };
 
+	uint64_t *since;
+
 	if (!tid)
 		return;
-	if (pair__find(oc->pr, tid) || (!oc->nr_pids && oc_target(oc, 0, (uint32_t)tid)) ||
-	    (oc->nr_pids && keymap__find(&oc->member, tid)))
-		pair__end(oc->pr, &pe); /* no start: counted, for a task known followed */
+	if (!pair__find(oc->pr, tid) && !(!oc->nr_pids && oc_target(oc, 0, (uint32_t)tid)) &&
+	    !(oc->nr_pids && keymap__find(&oc->member, tid)))
+		return; /* not a task followed */
+	pair__end(oc->pr, &pe); /* no start: counted */
+	/* --wall: the on-CPU time measured too, beside what the samples estimate */
+	if (oc->wall && (since = keymap__insert(&oc->on_since, tid, NULL)))
+		*since = time;
+}
+
+/* --wall: tasks on a CPU now count their time up to now in the profile being written. */
+void oc_charge_running(struct offcpu *oc, uint64_t now)
+{
+	struct keymap_iter it;
+	uint64_t tid, *since;
+
+	keymap__for_each(&oc->on_since, &it, tid, since)
+	{
+		if (*since && now > *since) {
+			oc->oncpu_ns += now - *since;
+			*since = now;
+		}
+	}
 }
 
 /* A switch-out: the prev task (whose context and stack the sample is) leaves. */
@@ -197,8 +218,15 @@ static void oc_switch(struct prof *p, struct offcpu *oc, struct oc_ev *oe, int c
 	};
 	uint64_t prev, state;
 
+	uint64_t *since;
+
 	if (!oc_field(oc, oe->prev_pid, s, &prev) || !oc_field(oc, oe->state, s, &state))
 		return;
+	if (oc->wall && (since = keymap__find(&oc->on_since, prev)) && *since) {
+		if (s->time > *since)
+			oc->oncpu_ns += s->time - *since;
+		*since = 0;
+	}
 	if (!prev || !oc_target(oc, s->pid, (uint32_t)prev)) /* the idle task, another one */
 		return;
 	int cls = tstate_map__class(&oc->map, state);

@@ -268,8 +268,10 @@ int oc_write(struct prof *p, struct offcpu *oc)
 	 * Tasks still off-CPU count up to now; not with -C: one that came back in on a CPU not
 	 * watched would count until the end (only whole stays count then)
 	 */
-	if (!p->opts.cpus)
+	if (!p->opts.cpus) {
 		oc_charge_pending(oc, oc->last_time);
+		oc_charge_running(oc, oc->last_time);
+	}
 	arr = stack_table__sorted(&oc->stacks, &nr);
 	if (!arr)
 		return -ENOMEM;
@@ -310,6 +312,7 @@ int oc_write(struct prof *p, struct offcpu *oc)
 	for (size_t i = 0; i < nr; i++)
 		arr[i]->count = arr[i]->period = 0;
 	free(arr);
+	oc->oncpu_ns = 0;
 	oc->slice_start_mono = now;
 	oc->slice_wall_ns = realtime_ns();
 	callchain__exits_done(prof__callchain(p));

@@ -134,8 +134,8 @@ static int oc_check(struct prof *p, void *priv)
 			strerror(errno));
 		return -EIO;
 	}
-	if (keymap__init(&oc->member, 0, 0) || keymap__init(&oc->func_idx, sizeof(size_t), 0) ||
-	    stack_table__init(&oc->stacks, true))
+	if (keymap__init(&oc->member, 0, 0) || keymap__init(&oc->on_since, sizeof(uint64_t), 0) ||
+	    keymap__init(&oc->func_idx, sizeof(size_t), 0) || stack_table__init(&oc->stacks, true))
 		return -ENOMEM;
 	return 0;
 }
@@ -250,6 +250,7 @@ static void oc_teardown(struct prof *p, void *priv)
 	free(oc->funcs);
 	keymap__exit(&oc->func_idx);
 	keymap__exit(&oc->member);
+	keymap__exit(&oc->on_since);
 	out__delete(oc->file);
 }
 

@@ -99,6 +99,8 @@ struct offcpu {
 	int nr_pids, nr_tids;
 	pid_t self;
 	struct keymap member; /* -p: tids seen switching out as targets */
+	struct keymap on_since; /* --wall: tid -> when it came on a CPU (0: off) */
+	uint64_t oncpu_ns; /* --wall: this profile's on-CPU time, measured switch-in to out */
 	struct pair *pr;
 	struct stack_table stacks; /* kept for the run: pending entries point into it */
 	uint64_t last_time; /* the latest sample time seen */
@@ -133,6 +135,7 @@ int oc_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 int oc_record(struct prof *p, void *priv, const struct psc_record *rec);
 void oc_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
 void oc_charge_pending(struct offcpu *oc, uint64_t now);
+void oc_charge_running(struct offcpu *oc, uint64_t now);
 const char *oc_row_name(const struct offcpu *oc, int row);
 
 /* oc_write.c: a profile in its format, then the next begun */
