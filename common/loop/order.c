@@ -1,6 +1,7 @@
 /* The k-way merge behind --order: a binary min-heap of ring heads keyed by (time, ring index), and
  * the per-ring backlogs that keep the rings drained while records wait for their turn. */
 #include "order.h"
+#include "order_merge.h"
 #include "clock.h"
 
 #include <errno.h>
@@ -151,7 +152,7 @@ void order_ring__end(struct order_ring *r)
 	r->in_batch = false;
 }
 
-uint64_t order__spill(struct order *o, struct order_ring *r)
+uint64_t order__spill(struct order *o, struct order_ring *r, uint64_t keep)
 {
 	const struct perf_event_header *hdr;
 	uint64_t n = 0;
@@ -161,11 +162,14 @@ uint64_t order__spill(struct order *o, struct order_ring *r)
 		if (!r->in_batch && psc_ring__read_init(r->ring))
 			break;
 		r->in_batch = true;
-		for (;;) {
-			errno = 0;
+		/* the front goes first: what stays is the newest, needed last */
+		while (psc_ring__batch_left(r->ring) >= keep) {
 			hdr = psc_ring__next_fast(r->ring);
-			if (!hdr)
+			if (!hdr) {
+				if (errno == EBADMSG)
+					o->corrupt++;
 				break;
+			}
 			if (!fifo_push(o, &r->backlog, hdr)) {
 				/* past the bound: the rest stays in the ring, where the kernel may
 				 * lose events once it is full, and says so as without a backlog */
@@ -175,8 +179,6 @@ uint64_t order__spill(struct order *o, struct order_ring *r)
 			psc_ring__consume_fast(r->ring);
 			n++;
 		}
-		if (errno == EBADMSG)
-			o->corrupt++;
 		psc_ring__read_done(r->ring);
 		r->in_batch = false;
 	}
@@ -198,110 +200,47 @@ void order__keep_drained_slow(struct order *o, struct order_ring *rings, int nr,
 		struct order_ring *r = &rings[i];
 		bool head_in_ring = !r->backlog.records;
 
+		/* the consumer falls behind: all of it goes, the kernel gets the whole ring */
 		if (psc_ring__pending(r->ring) < psc_ring__data_size(r->ring) / 2)
 			continue;
 		/* a decoded head that lay in the ring now lies in the backlog: decode it there */
-		if (order__spill(o, r) && r->in_heap && head_in_ring && ops)
+		if (order__spill(o, r, 0) && r->in_heap && head_in_ring && ops)
 			ops->peek(ops->ctx, r);
 	}
 }
 
-/* ---- the merge ---- */
+/* ---- the merge: its loop is inline (order_merge.h), the round's end is here ---- */
 
-static inline bool before(const struct order_ring *a, const struct order_ring *b)
-{
-	return a->time < b->time || (a->time == b->time && a->idx < b->idx);
-}
-
-static void sift_down(struct order *o, int i)
-{
-	struct order_ring *x = o->heap[i];
-	int c;
-
-	while ((c = 2 * i + 1) < o->nr) {
-		if (c + 1 < o->nr && before(o->heap[c + 1], o->heap[c]))
-			c++;
-		if (!before(o->heap[c], x))
-			break;
-		o->heap[i] = o->heap[c];
-		i = c;
-	}
-	o->heap[i] = x;
-}
-
-static void push(struct order *o, struct order_ring *r)
-{
-	int i = o->nr++, p;
-
-	while (i > 0 && before(r, o->heap[p = (i - 1) / 2])) {
-		o->heap[i] = o->heap[p];
-		i = p;
-	}
-	o->heap[i] = r;
-	r->in_heap = true;
-}
-
-static void pop(struct order *o)
-{
-	o->heap[0]->in_heap = false;
-	if (--o->nr > 0) {
-		o->heap[0] = o->heap[o->nr];
-		sift_down(o, 0);
-	}
-}
-
-bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm,
-		  const struct order_ops *ops)
+bool order__merge_end(struct order *o, struct order_ring *rings, int nr)
 {
 	struct order_ring *r;
 	bool pending = false;
 	int i;
 
-	if (nr > o->cap)
-		nr = o->cap;
-	o->nr = 0;
-	for (i = 0; i < nr; i++) {
-		r = &rings[i];
-		r->in_heap = false;
-		if (order_ring__begin(r) && ops->peek(ops->ctx, r))
-			push(o, r);
-	}
-	while (o->nr) {
-		order__keep_drained(o, rings, nr, ops);
-		r = o->heap[0];
-		if (r->time > wm)
-			break;
-		if (r->time) {
-			if (r->time < o->last_time)
-				o->out_of_order++;
-			else
-				o->last_time = r->time;
-		}
-		if (!ops->deliver(ops->ctx, r)) {
-			order_ring__consume(o, r);
-			break;
-		}
-		order_ring__consume(o, r);
-		/* The ring's next record replaces its head: one sift instead of pop + push. */
-		if (!ops->peek(ops->ctx, r))
-			pop(o);
-		else if (o->nr > 1)
-			sift_down(o, 0);
-	}
 	/* What waits for a later round leaves the ring when it takes room the kernel may need. */
 	for (i = 0; i < nr; i++) {
-		uint64_t left;
+		uint64_t left, keep;
 
 		r = &rings[i];
 		r->in_heap = false;
 		order_ring__end(r);
 		left = psc_ring__pending(r->ring);
-		if (left &&
-		    left >= (o->spill_left ? o->spill_left : psc_ring__data_size(r->ring) / 4))
-			order__spill(o, r);
+		keep = o->spill_left ? o->spill_left : psc_ring__data_size(r->ring) / 4;
+		if (left && left >= keep)
+			order__spill(o, r, keep);
 		if (r->backlog.records || psc_ring__pending(r->ring))
 			pending = true;
 	}
 	o->nr = 0;
 	return pending;
+}
+
+#define OPS_PEEK(ops, r) (ops)->peek((ops)->ctx, r)
+#define OPS_DELIVER(ops, r) (ops)->deliver((ops)->ctx, r)
+ORDER_MERGE_DEFINE(merge_via_ops, OPS_PEEK, OPS_DELIVER)
+
+bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm,
+		  const struct order_ops *ops)
+{
+	return merge_via_ops(o, rings, nr, wm, ops);
 }

@@ -33,6 +33,9 @@ struct order_fifo {
 	uint64_t records;
 };
 
+#define ORDER_ID_SLOTS \
+	8 /* direct-mapped by identifier: a ring's ids of one evlist differ in their low bits */
+
 /*
  * One ring as the merge sees it: its source is its backlog, then its ring (per-ring order is
  * kept), and its head record, decoded once, and that record's time.
@@ -46,6 +49,14 @@ struct order_ring {
 	struct psc_evsel *evsel; /* of the head, NULL when unknown */
 	int evsel_idx; /* the session's row of evsel (its evlist index; unknown: the last row) */
 	const struct perf_event_attr *attr; /* what the head was decoded with; NULL: none yet */
+	/* what samples' identifiers were found to be: a ring's samples come from a few events */
+	struct order_id_slot {
+		uint64_t id;
+		struct psc_evsel *evsel;
+		const struct perf_event_attr *attr;
+		int evsel_idx;
+		bool ok;
+	} ids[ORDER_ID_SLOTS];
 	unsigned int peeks; /* records decoded from this source (the session's release pacing) */
 	struct psc_record rec; /* the head, decoded */
 	bool rec_ok; /* rec decoded without error: psc_record__parse_again may follow */
@@ -77,7 +88,7 @@ struct order {
 	uint64_t full; /* times records had to stay in their ring: mem_max reached */
 	uint64_t corrupt; /* bogus records met while copying (the rest of that batch skipped) */
 	uint64_t check_ns; /* how often a long merge looks at the rings' fill; 0: 250 us */
-	uint64_t spill_left; /* after a merge, a ring with this much left is spilled; 0: 1/4 */
+	uint64_t spill_left; /* after a merge, a ring is spilled down to less than this; 0: 1/4 */
 	uint64_t last_check;
 	unsigned int since_check; /* deliveries since the last look at the clock */
 	struct order_chunk *spare; /* freed chunks kept for reuse */
@@ -143,12 +154,15 @@ static inline void order_ring__consume(struct order *o, struct order_ring *r)
 }
 
 /*
- * Copies every record readable in r's ring, from its next one on, to the end of its backlog and
- * consumes it, then hands the ring's space back to the kernel (read_done) and does the same once
- * more for what the kernel wrote meanwhile. Stops where the bound would be passed (counted in
- * full): those records stay in the ring. Returns the number of records copied.
+ * Copies records of r's ring, from its next one on, to the end of its backlog and consumes them,
+ * until less than keep bytes are left in the ring (keep 0 or 1: all of them); then hands the
+ * ring's space back to the kernel (read_done) and does the same once more for what the kernel
+ * wrote meanwhile. The oldest go, as the merge needs them first; the newest stay, to be decoded
+ * in place later: a copy costs the record a memmove and the process memory, so only what takes
+ * room the kernel may need is moved. Stops where the bound would be passed (counted in full):
+ * those records stay in the ring. Returns the number of records copied.
  */
-uint64_t order__spill(struct order *o, struct order_ring *r);
+uint64_t order__spill(struct order *o, struct order_ring *r, uint64_t keep);
 
 /*
  * While delivering a long batch (the merge, or a plain drain of each ring in turn), call this
@@ -182,11 +196,13 @@ struct order_ops {
 /*
  * One round over rings[0..nr): begin each, deliver every record stamped at or before wm in
  * time order (ties in ring order), taking each ring's backlog before its ring; then end each,
- * and move what is left in a ring (newer than wm) to its backlog (order__spill) when it is a
- * quarter of the ring or more (spill_left), so that the kernel has the ring for new events.
- * Less stays where it is, to be decoded in place later: the ring is then three quarters free
- * and its next wakeup comes a quarter later, while copying the slack of a steady stream (2 ms
- * of it at most) would cost every event a copy and the process that much memory, for nothing.
+ * and move the oldest of what is left in a ring (newer than wm) to its backlog (order__spill)
+ * until less than a quarter of the ring (spill_left) waits in it, so that the kernel has the
+ * ring for new events. The rest stays where it is, to be decoded in place later: the ring is
+ * then three quarters free and its next wakeup comes a quarter later, while copying all the
+ * slack of a steady stream (2 ms of it) would cost every event a copy and the process that much
+ * memory, for nothing: at a million 56-byte events a second, 2 ms is 112 KiB, about a quarter of
+ * a 512 KiB ring.
  * Returns true when records are left for a later round (in backlogs or rings).
  */
 bool order__merge(struct order *o, struct order_ring *rings, int nr, uint64_t wm,

@@ -1,5 +1,6 @@
 /* The session loop: epoll over rings, signalfd, timerfds, pidfd; ordered or plain delivery. */
 #include "session_internal.h"
+#include "order_merge.h"
 
 /*
  * The session's row of evsel: its index in the evlist, else the unattributed row. The index is
@@ -16,7 +17,7 @@ static int evsel_idx(const struct session *s, const struct psc_evsel *evsel)
 }
 
 struct session *session__new(struct psc_evlist *evlist, const struct session_opts *opts,
-				     const struct session_hooks *hooks)
+			     const struct session_hooks *hooks)
 {
 	struct session *s;
 	struct psc_evsel *evsel;
@@ -83,7 +84,7 @@ struct session *session__new(struct psc_evlist *evlist, const struct session_opt
 	s->loss_maybe = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->loss_maybe));
 	s->lost_told = calloc(s->nr_rings ? s->nr_rings : 1, sizeof(*s->lost_told));
 	err = !s->loss_maybe || !s->lost_told ? -ENOMEM
-						: loss_watch__init(&s->loss_watch, s->nr_rings);
+					      : loss_watch__init(&s->loss_watch, s->nr_rings);
 	if (err)
 		goto fail;
 	s->order.mem_max = s->opts.backlog_max;
@@ -113,7 +114,6 @@ void session_close_fd(int *fd)
 		close(*fd);
 	*fd = -1;
 }
-
 
 void session__delete(struct session *s)
 {
@@ -162,17 +162,16 @@ static uint64_t heard_on_ring(const struct session *s, int r)
 	return n;
 }
 
-static void count_lost(struct session *s, struct order_ring *r, struct psc_evsel *evsel,
-		       uint64_t n)
+static void count_lost(struct session *s, struct order_ring *r, struct psc_evsel *evsel, uint64_t n)
 {
 	s->st.lost_records += n;
 	if (s->lost_fmt) {
 		/*
-		 * The per-fd counts are read instead (refresh_lost), later; the hook hears now, with
-		 * n = 0, where in this ring's stream the loss is (two-event profilers must not pair
-		 * across it, and the count comes too late for that). Unless the counts, read before
-		 * a round (lost_early), told this ring's loss already: heard twice, the second
-		 * barrier would invalidate the starts that came after the loss.
+		 * The per-fd counts are read instead (refresh_lost), later; the hook hears now,
+		 * with n = 0, where in this ring's stream the loss is (two-event profilers must not
+		 * pair across it, and the count comes too late for that). Unless the counts, read
+		 * before a round (lost_early), told this ring's loss already: heard twice, the
+		 * second barrier would invalidate the starts that came after the loss.
 		 */
 		s->lost_told[r->idx] += n;
 		if (s->hooks.lost && s->lost_told[r->idx] > heard_on_ring(s, r->idx))
@@ -185,10 +184,8 @@ static void count_lost(struct session *s, struct order_ring *r, struct psc_evsel
 		s->hooks.lost(s->hooks.ctx, evsel, r->cpu, n);
 }
 
-void session_hook_result(struct session *s, int ret)
+void session_hook_stop(struct session *s, int ret)
 {
-	if (!ret)
-		return;
 	s->stop = true;
 	if (ret < 0) {
 		if (!s->err)
@@ -199,15 +196,20 @@ void session_hook_result(struct session *s, int ret)
 	}
 }
 
-/* Delivers the decoded head of r (peek filled it). */
+/*
+ * Delivers the decoded head of r (peek filled it). deliver, decode and peek run once per record:
+ * inlined into the loops, they cost no calls and their state stays in registers.
+ */
+#define HOT static inline __attribute__((always_inline))
 
-static void deliver(struct session *s, struct order_ring *r)
+HOT void deliver(struct session *s, struct order_ring *r)
 {
 	const struct psc_record *rec = &r->rec;
 	struct psc_evsel *evsel = r->evsel;
 	int idx;
 
-	if (!(++s->deliveries & 63))
+	/* the clock is read then: every 256 is within microseconds, the check is every 50 ms */
+	if (!(++s->deliveries & 255))
 		session_check_signals(s);
 	if (s->draining)
 		s->drain_delivered++;
@@ -248,19 +250,49 @@ static void deliver(struct session *s, struct order_ring *r)
 	}
 }
 
-/* Reads the record at the front of r's source (backlog, then ring) into r->rec; false at its
- * end. */
-/* hdr decoded into r (evsel, rec, time); false when the decoder refuses it (counted). */
-static bool decode(struct session *s, struct order_ring *r, const struct perf_event_header *hdr)
+/* r->evsel, its row and attr set for evsel: lookups only when it differs from the last. */
+HOT void ring_set_evsel(struct session *s, struct order_ring *r, struct psc_evsel *evsel)
 {
-	struct psc_evsel *evsel = psc_evlist__evsel_for_record(s->evlist, hdr);
-
-	/* a ring's records mostly come from one event in a row: its row and attr are kept */
 	if (evsel != r->evsel || !r->attr) {
 		r->evsel = evsel;
 		r->evsel_idx = evsel_idx(s, evsel);
 		r->attr = psc_evsel__attr(evsel ? evsel : psc_evlist__at(s->evlist, 0));
 	}
+}
+
+/*
+ * r->evsel, row and attr for hdr. A sample's identifier is its first u64 (where
+ * psc_evlist__evsel_for_record reads it too); what an identifier was found to be is kept in the
+ * ring's slots, so the events that alternate on a ring (a start and its end) cost no lookup.
+ * With one evsel in the list there is no identifier, but every record has that evsel, and any
+ * first u64 gives the right answer as well.
+ */
+HOT void ring_find_evsel(struct session *s, struct order_ring *r,
+			 const struct perf_event_header *hdr)
+{
+	struct order_id_slot *slot;
+	uint64_t id;
+
+	if (hdr->type != PERF_RECORD_SAMPLE || hdr->size < sizeof(*hdr) + sizeof(id)) {
+		ring_set_evsel(s, r, psc_evlist__evsel_for_record(s->evlist, hdr));
+		return;
+	}
+	memcpy(&id, hdr + 1, sizeof(id));
+	slot = &r->ids[id % ORDER_ID_SLOTS];
+	if (!slot->ok || slot->id != id) {
+		ring_set_evsel(s, r, psc_evlist__evsel_for_record(s->evlist, hdr));
+		*slot = (struct order_id_slot){ id, r->evsel, r->attr, r->evsel_idx, true };
+		return;
+	}
+	r->evsel = slot->evsel;
+	r->attr = slot->attr;
+	r->evsel_idx = slot->evsel_idx;
+}
+
+/* hdr decoded into r (evsel, rec, time); false when the decoder refuses it (counted). */
+HOT bool decode(struct session *s, struct order_ring *r, const struct perf_event_header *hdr)
+{
+	ring_find_evsel(s, r, hdr);
 	/* a sample like the last one: only what its sample_type holds is rewritten */
 	if (!(r->rec_ok && psc_record__parse_again(hdr, r->attr, &r->rec))) {
 		r->rec_ok = !psc_record__parse(hdr, r->attr, &r->rec);
@@ -276,7 +308,8 @@ static bool decode(struct session *s, struct order_ring *r, const struct perf_ev
 	return true;
 }
 
-static bool peek(void *ctx, struct order_ring *r)
+/* Reads the record at the front of r's source (backlog, then ring) into r; false at its end. */
+HOT bool peek(void *ctx, struct order_ring *r)
 {
 	struct session *s = ctx;
 	const struct perf_event_header *hdr;
@@ -288,8 +321,7 @@ static bool peek(void *ctx, struct order_ring *r)
 	if (!(++r->peeks & 15))
 		psc_ring__release(r->ring);
 	for (;;) {
-		errno = 0;
-		hdr = order_ring__next(r);
+		hdr = order_ring__next(r); /* NULL: errno says why */
 		if (!hdr) {
 			if (errno == EBADMSG)
 				s->st.corrupt++;
@@ -346,8 +378,8 @@ static void round_overwrite(struct session *s)
 				continue;
 			}
 			if (nr == cap) {
-				struct snap_rec *g = realloc(recs, (cap = cap ? 2 * cap : 1024) *
-									   sizeof(*recs));
+				struct snap_rec *g =
+					realloc(recs, (cap = cap ? 2 * cap : 1024) * sizeof(*recs));
 				if (!g) {
 					s->st.nomem = true;
 					break;
@@ -416,18 +448,10 @@ static bool round_plain(struct session *s)
 	return pending;
 }
 
-static bool order_peek(void *ctx, struct order_ring *r)
-{
-	return peek(ctx, r);
-}
-
-static bool order_deliver(void *ctx, struct order_ring *r)
-{
-	struct session *s = ctx;
-
-	deliver(s, r);
-	return !s->stop;
-}
+/* The merge with the session's peek and deliver inlined (order_merge.h). */
+#define SESSION_PEEK(ops, r) peek((ops)->ctx, r)
+#define SESSION_DELIVER(ops, r) (deliver((ops)->ctx, r), !((struct session *)(ops)->ctx)->stop)
+ORDER_MERGE_DEFINE(merge_session, SESSION_PEEK, SESSION_DELIVER)
 
 /*
  * k-way merge up to the watermark. The clock is read before any ring head: see session.h.
@@ -435,10 +459,11 @@ static bool order_deliver(void *ctx, struct order_ring *r)
  */
 static bool round_ordered(struct session *s, uint64_t wm)
 {
-	const struct order_ops ops = { .peek = order_peek, .deliver = order_deliver, .ctx = s };
+	/* merge_session calls peek and deliver by name; ops.peek serves order__keep_drained */
+	const struct order_ops ops = { .peek = peek, .ctx = s };
 	bool pending;
 
-	pending = order__merge(&s->order, s->rings, s->nr_rings, wm, &ops);
+	pending = merge_session(&s->order, s->rings, s->nr_rings, wm, &ops);
 	s->st.out_of_order = s->order.out_of_order;
 	s->st.corrupt += s->order.corrupt;
 	s->order.corrupt = 0;
@@ -455,7 +480,6 @@ bool session_pending_records(const struct session *s)
 			return true;
 	return false;
 }
-
 
 /*
  * opts.lost_early, before the rings of an ordered round are read and after its watermark was
@@ -537,8 +561,9 @@ int session__run(struct session *s)
 			int tag = (int)(uint32_t)evs[i].data.u64;
 
 			if (tag <= TAG_EXTRA)
-				session_on_extra_fd(s, TAG_EXTRA - tag, (uint32_t)(evs[i].data.u64 >> 32),
-					    evs[i].events);
+				session_on_extra_fd(s, TAG_EXTRA - tag,
+						    (uint32_t)(evs[i].data.u64 >> 32),
+						    evs[i].events);
 			else if (tag == TAG_SIGNAL)
 				session_on_signal(s);
 			else if (tag == TAG_INTERVAL)
@@ -635,4 +660,3 @@ int session__command_exit(const struct session *s)
 {
 	return s->command_exit;
 }
-

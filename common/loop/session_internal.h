@@ -112,7 +112,12 @@ struct session {
 /* session.c */
 void session_close_fd(int *fd);
 /* A hook's return: 1 stops the run, -errno fails it. */
-void session_hook_result(struct session *s, int ret);
+void session_hook_stop(struct session *s, int ret);
+static inline void session_hook_result(struct session *s, int ret)
+{
+	if (__builtin_expect(ret != 0, 0))
+		session_hook_stop(s, ret);
+}
 /* Records read out of the rings and not yet delivered. */
 bool session_pending_records(const struct session *s);
 

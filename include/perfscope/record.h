@@ -200,7 +200,7 @@ static inline bool psc_record__take_u64(const unsigned char **p, const unsigned 
  * the attr): then psc_record__parse must decode it, and says what is wrong. When true, out is
  * what psc_record__parse would have made of hdr.
  */
-static inline bool psc_record__parse_again(const struct perf_event_header *hdr,
+PSC_HOT_INLINE bool psc_record__parse_again(const struct perf_event_header *hdr,
 					   const struct perf_event_attr *attr,
 					   struct psc_record *out)
 {

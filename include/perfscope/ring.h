@@ -118,7 +118,7 @@ PSC_API void psc_ring__consume(struct psc_ring *ring);
  * record) themselves and leave the rest (the end of a batch, a wrapped, bogus or LOST record) to
  * the library's, so that they behave exactly as those do.
  */
-static inline const struct perf_event_header *psc_ring__next_fast(struct psc_ring *ring)
+PSC_HOT_INLINE const struct perf_event_header *psc_ring__next_fast(struct psc_ring *ring)
 {
 	const struct psc_ring_pos *p = (const struct psc_ring_pos *)(const void *)ring;
 	const struct perf_event_header *hdr;
@@ -139,7 +139,7 @@ static inline const struct perf_event_header *psc_ring__next_fast(struct psc_rin
 	return psc_ring__next(ring);
 }
 
-static inline void psc_ring__consume_fast(struct psc_ring *ring)
+PSC_HOT_INLINE void psc_ring__consume_fast(struct psc_ring *ring)
 {
 	struct psc_ring_pos *p = (struct psc_ring_pos *)(void *)ring;
 	const struct perf_event_header *hdr = p->cur;
@@ -153,6 +153,14 @@ static inline void psc_ring__consume_fast(struct psc_ring *ring)
 	p->start += hdr->size;
 	p->cur = NULL;
 }
+/* Bytes of the batch (since read_init) not consumed yet: what next can still return. */
+static inline uint64_t psc_ring__batch_left(const struct psc_ring *ring)
+{
+	const struct psc_ring_pos *p = (const struct psc_ring_pos *)(const void *)ring;
+
+	return p->end - p->start;
+}
+
 /* Ends the batch: release-stores data_tail (forward rings) so the kernel can reuse the space. */
 PSC_API void psc_ring__read_done(struct psc_ring *ring);
 /*

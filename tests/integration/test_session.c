@@ -231,7 +231,8 @@ static void test_exact_count_filter_system_wide_ordered(void **state)
 
 /*
  * Records through the backlog: with a watermark a minute back, each round delivers nothing and
- * copies what it read to memory once it is a quarter of the ring; the last round delivers it
+ * copies the oldest of what it read to memory while more than a quarter of the ring waits in
+ * it; the last round delivers it
  * all, backlog and ring, in time order, exactly. (The ring holds all 20000 records, so a loaded
  * machine cannot turn this into a loss.)
  */
@@ -251,7 +252,7 @@ static void test_backlog_exact(void **state)
 	assert_int_equal(c.samples, 20000);
 	assert_int_equal(c.unordered, 0);
 	assert_true(st.backlog_records > 0);
-	assert_true(st.backlog_peak >= 1024 * 1024);
+	assert_true(st.backlog_peak > 0);
 	assert_int_equal(st.backlog_full, 0);
 }
 

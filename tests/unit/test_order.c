@@ -364,9 +364,10 @@ static void test_backlog_only_when_it_matters(void **state)
 	assert_int_equal(psc_ring__pending(rings[0].ring), 60 * 16);
 	for (; t <= 70; t++) /* 1120 bytes: a quarter of 4096 is 1024 */
 		kput(&f[0], t);
+	/* the oldest go, until less than a quarter is left: 7 records, 112 bytes */
 	assert_true(order__merge(&o, rings, 1, 0, &ops));
-	assert_int_equal(o.copied_records, 70);
-	assert_int_equal(psc_ring__pending(rings[0].ring), 0);
+	assert_int_equal(o.copied_records, 7);
+	assert_int_equal(psc_ring__pending(rings[0].ring), 63 * 16);
 	assert_false(order__merge(&o, rings, 1, UINT64_MAX, &ops));
 	assert_int_equal(q.n, 70);
 	assert_int_equal(q.unordered, 0);
@@ -374,8 +375,9 @@ static void test_backlog_only_when_it_matters(void **state)
 }
 
 /*
- * A ring filled again and again within the slack: without backlogs the second fill would be
- * lost (the ring holds 256 records); with them every record arrives, in order across rings.
+ * A ring filled to three quarters again and again within the slack: without backlogs the second
+ * fill would be lost (the ring holds 256 records); with them every record arrives, in order
+ * across rings, and only what had to leave the rings was copied.
  */
 static void test_backlog_many_rounds_in_order(void **state)
 {
@@ -390,14 +392,17 @@ static void test_backlog_many_rounds_in_order(void **state)
 	ksetup(f, rings, 3);
 	assert_int_equal(order__init(&o, 3), 0);
 	for (round = 0; round < 40; round++) {
-		/* a full ring's worth spread over the three rings, all newer than the watermark */
-		for (i = 0; i < 256 * 3; i++, t++)
+		/* three quarters of a ring each, all newer than the watermark */
+		for (i = 0; i < 192 * 3; i++, t++)
 			lost += !kput(&f[t % 3], t);
 		assert_true(order__merge(&o, rings, 3, 0, &ops));
 		assert_int_equal(q.n, 0);
+		for (i = 0; i < 3; i++)
+			assert_true(psc_ring__pending(rings[i].ring) < KRING / 4);
 	}
 	assert_int_equal(lost, 0);
-	assert_int_equal(o.copied_records, t - 1);
+	/* what is left in the rings (63 records each, under a quarter) was never copied */
+	assert_int_equal(o.copied_records, t - 1 - 3 * 63);
 	assert_false(order__merge(&o, rings, 3, UINT64_MAX, &ops));
 	assert_int_equal(q.n, t - 1);
 	assert_int_equal(q.unordered, 0);
@@ -422,8 +427,8 @@ static void test_backlog_bound(void **state)
 	ksetup(f, rings, 1);
 	assert_int_equal(order__init(&o, 1), 0);
 	o.mem_max = ORDER_CHUNK + 1024; /* one chunk: 4096 records of 16 bytes */
-	for (round = 0; round < 20; round++) {
-		for (i = 0; i < 256; i++, t++) {
+	for (round = 0; round < 30; round++) {
+		for (i = 0; i < 192; i++, t++) {
 			if (kput(&f[0], t))
 				written++;
 			else
@@ -431,13 +436,13 @@ static void test_backlog_bound(void **state)
 		}
 		order__merge(&o, rings, 1, 0, &ops);
 	}
-	/* 16 rounds fill the chunk, the 17th fills the ring, the last three are lost */
+	/* the chunk fills, then the ring: 5760 written, 4096 + 256 kept, the rest lost */
 	assert_int_equal(rings[0].backlog.records, 4096);
 	assert_true(o.full > 0);
 	assert_int_equal(o.mem_peak, o.mem);
 	assert_true(o.mem <= o.mem_max);
 	assert_int_equal(written, 4096 + 256);
-	assert_int_equal(lost, 3 * 256);
+	assert_int_equal(lost, 30 * 192 - 4096 - 256);
 	assert_int_equal(psc_ring__pending(rings[0].ring), KRING);
 	order__merge(&o, rings, 1, UINT64_MAX, &ops);
 	assert_int_equal(q.n, written);
