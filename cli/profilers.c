@@ -10,6 +10,7 @@ extern const struct profiler profiler_expr;
 extern const struct profiler profiler_top;
 extern const struct profiler profiler_num_dist;
 extern const struct profiler profiler_profile;
+extern const struct profiler profiler_offcpu;
 extern const struct profiler profiler_multi_trace;
 extern const struct profiler profiler_syscalls;
 extern const struct profiler profiler_rundelay;
@@ -34,10 +35,37 @@ extern const struct profiler profiler_lock;
 extern const struct profiler profiler_kwork;
 
 const struct profiler *const profilers[] = {
-	&profiler_list, &profiler_stat, &profiler_trace, &profiler_expr, &profiler_top,
-	&profiler_num_dist, &profiler_profile, &profiler_multi_trace, &profiler_nested_trace, &profiler_syscalls,
-	&profiler_rundelay, &profiler_task_state, &profiler_blktrace, &profiler_lock, &profiler_kwork, &profiler_kmemleak,
-	&profiler_kmemprof, &profiler_memleak, &profiler_trigger, &profiler_event_care, &profiler_page_faults, &profiler_oncpu, &profiler_hrcount, &profiler_percpu_stat, &profiler_hrtimer, &profiler_irq_off, &profiler_watchdog, &profiler_exporter, &profiler_flamegraph, NULL,
+	&profiler_list,
+	&profiler_stat,
+	&profiler_trace,
+	&profiler_expr,
+	&profiler_top,
+	&profiler_num_dist,
+	&profiler_profile,
+	&profiler_offcpu,
+	&profiler_multi_trace,
+	&profiler_nested_trace,
+	&profiler_syscalls,
+	&profiler_rundelay,
+	&profiler_task_state,
+	&profiler_blktrace,
+	&profiler_lock,
+	&profiler_kwork,
+	&profiler_kmemleak,
+	&profiler_kmemprof,
+	&profiler_memleak,
+	&profiler_trigger,
+	&profiler_event_care,
+	&profiler_page_faults,
+	&profiler_oncpu,
+	&profiler_hrcount,
+	&profiler_percpu_stat,
+	&profiler_hrtimer,
+	&profiler_irq_off,
+	&profiler_watchdog,
+	&profiler_exporter,
+	&profiler_flamegraph,
+	NULL,
 };
 
 /* Other names users type for a profiler (perf's and bcc's words for the same thing). */

@@ -9,26 +9,26 @@
 #include "clock.h"
 #include "oncpu.h"
 
-static int oc_opt_prio(struct prof *p, void *priv, const char *arg);
+static int oncpu_opt_prio(struct prof *p, void *priv, const char *arg);
 
 /* --detail[=...]: perf-prof's takes a value it does not use here either */
-static int oc_opt_detail(struct prof *p, void *priv, const char *arg)
+static int oncpu_opt_detail(struct prof *p, void *priv, const char *arg)
 {
 	((struct oncpu *)priv)->detail = true;
 	return 0;
 }
 
 /* clang-format off */
-static const struct prof_opt oc_opts[] = {
+static const struct prof_opt oncpu_opts[] = {
 	{ "filter", 0, "FILTER", PROF_OPT_STRING, offsetof(struct oncpu, filter), 0, 0, NULL,
 	  "the kernel's filter on the event: sched_switch's fields\n"
 	  "(CPU mode), sched_stat_runtime's (-p/-t)" },
-	{ "detail", 0, "[=...]", PROF_OPT_FN, 0, 0, 0, oc_opt_detail,
+	{ "detail", 0, "[=...]", PROF_OPT_FN, 0, 0, 0, oncpu_opt_detail,
 	  "CPU mode: switches in and the longest run of each task;\n"
 	  "thread mode: the runtime events per CPU" },
 	{ "only-comm", 0, NULL, PROF_OPT_FLAG, offsetof(struct oncpu, only_comm), 0, 0, NULL,
 	  "a row per command name, not per thread" },
-	{ "prio", 0, "PRIO[-PRIO],...", PROF_OPT_FN, 0, 0, 0, oc_opt_prio,
+	{ "prio", 0, "PRIO[-PRIO],...", PROF_OPT_FN, 0, 0, 0, oncpu_opt_prio,
 	  "CPU mode: switches from or to tasks of these priorities\n"
 	  "(0-99 real-time, 100-139 the others: 120 + nice)" },
 	{ NULL },
@@ -36,7 +36,7 @@ static const struct prof_opt oc_opts[] = {
 /* clang-format on */
 
 /* --prio LIST as the kernel's filter on sched_switch, the same as perf-prof builds. */
-static int oc_opt_prio(struct prof *p, void *priv, const char *arg)
+static int oncpu_opt_prio(struct prof *p, void *priv, const char *arg)
 {
 	struct oncpu *oc = priv;
 	size_t n = 0;
@@ -73,7 +73,7 @@ bad:
 			  arg);
 }
 
-static int oc_check(struct prof *p, void *priv)
+static int oncpu_check(struct prof *p, void *priv)
 {
 	struct oncpu *oc = priv;
 	char filter[sizeof(oc->events)];
@@ -102,15 +102,17 @@ static int oc_check(struct prof *p, void *priv)
 	if (!oc->cpus)
 		return -ENOMEM;
 	for (int c = 0; c < oc->nr_cpus; c++)
-		if (keymap__init(&oc->cpus[c].tasks, sizeof(struct oc_task), 64))
+		if (keymap__init(&oc->cpus[c].tasks, sizeof(struct oncpu_task), 64))
 			return -ENOMEM;
 	if (keymap__init(&oc->threads,
-			 sizeof(struct oc_task) + 2 * sizeof(uint64_t) * (size_t)oc->nr_cpus, 64))
+			 sizeof(struct oncpu_task) + 2 * sizeof(uint64_t) * (size_t)oc->nr_cpus,
+			 64))
 		return -ENOMEM;
 	return prof__add_events(p, oc->events, NULL);
 }
 
-static int oc_event(struct prof *p, void *priv, struct prof_event *ev, struct perf_event_attr *attr)
+static int oncpu_event(struct prof *p, void *priv, struct prof_event *ev,
+		       struct perf_event_attr *attr)
 {
 	struct oncpu *oc = priv;
 	const struct psc_tp_format *f = ev->fmt;
@@ -128,12 +130,12 @@ static int oc_event(struct prof *p, void *priv, struct prof_event *ev, struct pe
 	return 0;
 }
 
-static int oc_report(struct prof *p, void *priv)
+static int oncpu_report(struct prof *p, void *priv)
 {
-	return oc_table(p, priv, mono_ns());
+	return oncpu_table(p, priv, mono_ns());
 }
 
-static void oc_teardown(struct prof *p, void *priv)
+static void oncpu_teardown(struct prof *p, void *priv)
 {
 	struct oncpu *oc = priv;
 
@@ -183,15 +185,15 @@ const struct profiler profiler_oncpu = {
 	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_QUIET |
 		       CLI_OPT_USAGE_SELF,
-	.opts = oc_opts,
+	.opts = oncpu_opts,
 	.needs = PROF_RINGS | PROF_TP_FORMAT | PROF_SUMMARY,
 	.conformance_args = "-i 200",
 	.priv_size = sizeof(struct oncpu),
-	.check = oc_check,
-	.event = oc_event,
-	.sample = oc_sample,
-	.lost = oc_lost,
-	.interval = oc_interval,
-	.report = oc_report,
-	.teardown = oc_teardown,
+	.check = oncpu_check,
+	.event = oncpu_event,
+	.sample = oncpu_sample,
+	.lost = oncpu_lost,
+	.interval = oncpu_interval,
+	.report = oncpu_report,
+	.teardown = oncpu_teardown,
 };

@@ -9,22 +9,24 @@
 
 static int cmp_tid(const void *a, const void *b)
 {
-	const struct oc_task *x = *(struct oc_task *const *)a, *y = *(struct oc_task *const *)b;
+	const struct oncpu_task *x = *(struct oncpu_task *const *)a,
+				*y = *(struct oncpu_task *const *)b;
 
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 static int cmp_ns(const void *a, const void *b)
 {
-	const struct oc_task *x = *(struct oc_task *const *)a, *y = *(struct oc_task *const *)b;
+	const struct oncpu_task *x = *(struct oncpu_task *const *)a,
+				*y = *(struct oncpu_task *const *)b;
 
 	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 /* The entries of m, most time first (thread mode: by tid); NULL when out of memory. */
-static struct oc_task **sorted(const struct keymap *m, bool by_ns, size_t *nr)
+static struct oncpu_task **sorted(const struct keymap *m, bool by_ns, size_t *nr)
 {
-	struct oc_task **v = malloc((m->nr ? m->nr : 1) * sizeof(*v)), *t;
+	struct oncpu_task **v = malloc((m->nr ? m->nr : 1) * sizeof(*v)), *t;
 	struct keymap_iter it = { 0 };
 	uint64_t key;
 
@@ -37,7 +39,7 @@ static struct oc_task **sorted(const struct keymap *m, bool by_ns, size_t *nr)
 	return v;
 }
 
-static void task_name(const struct oncpu *oc, const struct oc_task *t, char *buf, size_t len)
+static void task_name(const struct oncpu *oc, const struct oncpu_task *t, char *buf, size_t len)
 {
 	if (oc->only_comm)
 		snprintf(buf, len, "%s", t->comm);
@@ -45,7 +47,7 @@ static void task_name(const struct oncpu *oc, const struct oc_task *t, char *buf
 		snprintf(buf, len, "%s:%u", t->comm, t->tid);
 }
 
-static void print_cpu(struct prof *p, struct oncpu *oc, int cpu, struct oc_task **v, size_t nr)
+static void print_cpu(struct prof *p, struct oncpu *oc, int cpu, struct oncpu_task **v, size_t nr)
 {
 	uint64_t sum = 0, sws = 0;
 	char name[48];
@@ -96,7 +98,7 @@ static void print_cpu(struct prof *p, struct oncpu *oc, int cpu, struct oc_task 
 	out__putc(p->out, '\n');
 }
 
-static void print_thread(struct prof *p, struct oncpu *oc, const struct oc_task *t)
+static void print_thread(struct prof *p, struct oncpu *oc, const struct oncpu_task *t)
 {
 	const uint64_t *ns = t->per_cpu, *evs = t->per_cpu + oc->nr_cpus;
 
@@ -170,10 +172,10 @@ static void print_header(struct prof *p, struct oncpu *oc)
  * running now. At the end (now_ns given) every ring has been read: the runs still going on are
  * counted up to then.
  */
-int oc_table(struct prof *p, void *priv, uint64_t now_ns)
+int oncpu_table(struct prof *p, void *priv, uint64_t now_ns)
 {
 	struct oncpu *oc = priv;
-	struct oc_task **v;
+	struct oncpu_task **v;
 	size_t nr;
 
 	print_header(p, oc);
@@ -188,10 +190,10 @@ int oc_table(struct prof *p, void *priv, uint64_t now_ns)
 		return 0;
 	}
 	for (int c = 0; c < oc->nr_cpus; c++) {
-		struct oc_cpu *cpu = &oc->cpus[c];
+		struct oncpu_cpu *cpu = &oc->cpus[c];
 
 		if (now_ns)
-			oc_cpu_credit(oc, cpu, now_ns);
+			oncpu_cpu_credit(oc, cpu, now_ns);
 		if (!cpu->tasks.nr)
 			continue;
 		v = sorted(&cpu->tasks, true, &nr);
@@ -204,7 +206,7 @@ int oc_table(struct prof *p, void *priv, uint64_t now_ns)
 	return 0;
 }
 
-int oc_interval(struct prof *p, void *priv, uint64_t now_ns)
+int oncpu_interval(struct prof *p, void *priv, uint64_t now_ns)
 {
-	return oc_table(p, priv, 0);
+	return oncpu_table(p, priv, 0);
 }

@@ -25,11 +25,11 @@ static uint64_t task_key(const struct oncpu *oc, uint32_t tid, const char *comm)
 	return h | 1;
 }
 
-static struct oc_task *task_get(const struct oncpu *oc, struct keymap *m, uint32_t tid,
-				const char *comm)
+static struct oncpu_task *task_get(const struct oncpu *oc, struct keymap *m, uint32_t tid,
+				   const char *comm)
 {
 	bool created;
-	struct oc_task *t = keymap__insert(m, task_key(oc, tid, comm), &created);
+	struct oncpu_task *t = keymap__insert(m, task_key(oc, tid, comm), &created);
 
 	if (t && created) {
 		memcpy(t->comm, comm, sizeof(t->comm));
@@ -39,9 +39,9 @@ static struct oc_task *task_get(const struct oncpu *oc, struct keymap *m, uint32
 }
 
 /* What ran on cpu since its last switch (or interval) to t: the task switched in's time. */
-struct oc_task *oc_cpu_credit(struct oncpu *oc, struct oc_cpu *c, uint64_t t)
+struct oncpu_task *oncpu_cpu_credit(struct oncpu *oc, struct oncpu_cpu *c, uint64_t t)
 {
-	struct oc_task *task;
+	struct oncpu_task *task;
 	uint64_t d;
 
 	if (!c->last_ns || !c->cur)
@@ -58,14 +58,14 @@ struct oc_task *oc_cpu_credit(struct oncpu *oc, struct oc_cpu *c, uint64_t t)
 
 static void on_switch(struct oncpu *oc, int cpu, const struct psc_sample *s)
 {
-	struct oc_cpu *c = &oc->cpus[cpu];
+	struct oncpu_cpu *c = &oc->cpus[cpu];
 	uint64_t prev = 0, next = 0;
-	struct oc_task *task;
+	struct oncpu_task *task;
 
 	psc_tp_field__u64(oc->f_prev_pid, s->raw.data, s->raw.size, &prev);
 	psc_tp_field__u64(oc->f_next_pid, s->raw.data, s->raw.size, &next);
 	/* only a switch out of the task seen switching in: a filter may have hidden the rest */
-	if (c->cur && c->cur == prev && (task = oc_cpu_credit(oc, c, s->time))) {
+	if (c->cur && c->cur == prev && (task = oncpu_cpu_credit(oc, c, s->time))) {
 		task->sws++;
 		if (c->run_ns > task->max_ns)
 			task->max_ns = c->run_ns;
@@ -80,7 +80,7 @@ static void on_runtime(struct oncpu *oc, int cpu, const struct psc_sample *s)
 {
 	uint64_t pid = 0, rt = 0;
 	char comm[16];
-	struct oc_task *t;
+	struct oncpu_task *t;
 
 	psc_tp_field__u64(oc->f_pid, s->raw.data, s->raw.size, &pid);
 	psc_tp_field__u64(oc->f_runtime, s->raw.data, s->raw.size, &rt);
@@ -96,8 +96,8 @@ static void on_runtime(struct oncpu *oc, int cpu, const struct psc_sample *s)
 	t->per_cpu[oc->nr_cpus + cpu]++;
 }
 
-int oc_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
-	      const struct psc_sample *s)
+int oncpu_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
+		 const struct psc_sample *s)
 {
 	struct oncpu *oc = priv;
 
@@ -111,7 +111,7 @@ int oc_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 }
 
 /* After a loss on cpu the task running there is not known until its next switch. */
-void oc_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
+void oncpu_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n)
 {
 	struct oncpu *oc = priv;
 
