@@ -292,3 +292,57 @@ int usdt__fetch_args(const struct usdt_note *n, const char *user, char *buf, siz
 	}
 	return 0;
 }
+
+struct usdt_find {
+	const char *provider, *name;
+	struct psc_probe_spec *probe;
+	int found, err;
+	char names[300];
+};
+
+static int usdt_find_one(const struct usdt_note *n, void *ctx)
+{
+	struct usdt_find *f = ctx;
+	char args[1024];
+	int dropped;
+	size_t l = strlen(f->names);
+
+	if (strcmp(n->provider, f->provider) || strcmp(n->name, f->name)) {
+		if (l < sizeof(f->names) - 1)
+			snprintf(f->names + l, sizeof(f->names) - l, "%s%s:%s", l ? ", " : "",
+				 n->provider, n->name);
+		return 0;
+	}
+	if (f->found++)
+		return 0; /* the first of a name that recurs, as perf-prof takes it */
+	f->err = usdt__fetch_args(n, NULL, args, sizeof(args), &dropped);
+	if (f->err)
+		return 1;
+	f->probe->file_offset = n->pc_off;
+	f->probe->ref_ctr_offset = n->sem_off;
+	f->probe->fetch_args = strdup(args);
+	if (!f->probe->fetch_args)
+		f->err = -ENOMEM;
+	return 0;
+}
+
+int usdt__find(const char *path, const char *provider, const char *name,
+	       struct psc_probe_spec *probe, char *msg, size_t msg_len, void *ctx)
+{
+	struct usdt_find f = { .provider = provider, .name = name, .probe = probe };
+	int err = usdt__for_each(path, usdt_find_one, &f, NULL);
+
+	if (err < 0 || f.err) {
+		err = err < 0 ? err : f.err;
+		snprintf(msg, msg_len, "cannot read the SDT notes of %s: %s", path,
+			 err == -EINVAL ? "no ELF file" : strerror(-err));
+		return err;
+	}
+	if (!f.found) {
+		snprintf(msg, msg_len, "no USDT probe %s:%s in %s (%s%s)", provider, name, path,
+			 f.names[0] ? "it has " : "it has none",
+			 f.names[0] ? f.names : "; see perfscope usdt list");
+		return -ENOENT;
+	}
+	return 0;
+}

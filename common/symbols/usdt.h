@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <perfscope/parse.h>
+
 struct usdt_note {
 	const char *provider, *name;
 	const char *args;      /* the SDT argument spec, "-4@%eax 8@-16(%rbp)"; "" if none */
@@ -39,5 +41,12 @@ int usdt__fetch_arg(const char *arg, size_t len, char *buf, size_t buflen, size_
  */
 int usdt__fetch_args(const struct usdt_note *n, const char *user, char *buf, size_t len,
 		     int *dropped);
+
+/*
+ * psc_parse_opts' usdt_find: the first probe PROVIDER:NAME of the file at path, its offsets and
+ * its arguments (arg1..argN) into probe; -ENOENT with the probes it has in msg.
+ */
+int usdt__find(const char *path, const char *provider, const char *name,
+	       struct psc_probe_spec *probe, char *msg, size_t msg_len, void *ctx);
 
 #endif

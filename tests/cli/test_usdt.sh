@@ -8,7 +8,7 @@ P=${PERFSCOPE:?}
 PY=/usr/bin/python3.11
 TFS=/sys/kernel/tracing
 
-plan 17
+plan 21
 need_root || skip_all "needs root (uprobes)"
 [ -x $PY ] || skip_all "no $PY (Debian's python3.11, built with SDT probes)"
 if [ ! -e $TFS/uprobe_events ]; then
@@ -68,7 +68,15 @@ expect_rc "del function__entry" 0 "$P" usdt del "function__entry@$PY"
 if ! grep -q "^p:python/" $TFS/uprobe_events; then ok "no python/ probe left"; added=; else fail "probes left: $(grep python/ $TFS/uprobe_events)"; fi
 expect_rc "del again: not added" 1 "$P" usdt del "python:gc__start@$PY"
 
-# 14-16: errors
+# 14-17: usdt:PROVIDER:NAME@BINARY as an event: made for the run, counted exactly, removed after
+run_capture "$P" trace -e "usdt:python:gc__start@\"$PY\"/arg1==1/" --format json -- $PY -I -S -c 'import gc; gc.disable(); [gc.collect(1) for _ in range(30)]'
+n=$(grep -c '"event":"usdt:python:gc__start@/usr/bin/python3.11"' "$OUT")
+check "usdt: event: 30 gc.collect(1) -> 30 events (got $n, exit $RC)" test "$RC" -eq 0 -a "$n" -eq 30
+check "usdt: event: its probe removed at exit" test "$(grep -c "python_gc__start" $TFS/uprobe_events)" -eq 0
+expect_rc "usdt: event: an unknown probe" 2 "$P" trace -e "usdt:python:gc__nope@$PY" -- true
+check "  ... names the probes there are" grep -q "it has python:audit, python:gc__done" "$ERR"
+
+# 18-21: errors
 expect_rc "usage: an unknown action" 2 "$P" usdt frob $PY
 expect_rc "no such binary" 1 "$P" usdt list /nonexistent/bin
 expect_rc "no probe matches" 1 "$P" usdt list "python:nosuch@$PY"
