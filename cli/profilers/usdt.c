@@ -119,7 +119,7 @@ static void usdt_list_one(struct usdt_run *r, const struct usdt_note *n, const c
 	out__printf(r->out, "%s:%s@%s\n", n->provider, n->name, r->typed_bin);
 	if (r->verbose)
 		out__printf(r->out,
-			    "    Addr: %#018llx, Base: %#018llx, Semaphore: %#018llx\n"
+			    "    Addr: 0x%016llx, Base: 0x%016llx, Semaphore: 0x%016llx\n"
 			    "    Arguments: %s\n    Uprobe: %s\n",
 			    (unsigned long long)n->pc, (unsigned long long)n->base,
 			    (unsigned long long)n->sem, n->args, cmd);
@@ -268,10 +268,13 @@ static int usdt_run(int argc, char **argv)
 		else if (skipped)
 			fprintf(stderr, "perfscope usdt: %s: %d probes skipped: their address is in "
 					"no loaded segment of the file\n", r.path, skipped);
-		if (!err && r.matched == before)
+		if (!err && r.matched == before && !r.glob_name)
+			fprintf(stderr, "perfscope usdt: %s has no USDT probe (no .note.stapsdt)\n",
+				r.path);
+		else if (!err && r.matched == before)
 			fprintf(stderr, "perfscope usdt: no USDT probe of %s matches '%s%s%s'\n",
 				r.path, r.glob_prov ? r.glob_prov : "", r.glob_prov ? ":" : "",
-				r.glob_name ? r.glob_name : "*");
+				r.glob_name);
 		if (err || r.matched == before)
 			r.failed++;
 		free(spec);

@@ -5,10 +5,11 @@
 # shellcheck source=tests/cli/tap.sh
 source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
+: "${SOURCE_ROOT:?}"
 PY=/usr/bin/python3.11
 TFS=/sys/kernel/tracing
 
-plan 21
+plan 24
 need_root || skip_all "needs root (uprobes)"
 [ -x $PY ] || skip_all "no $PY (Debian's python3.11, built with SDT probes)"
 if [ ! -e $TFS/uprobe_events ]; then
@@ -76,7 +77,24 @@ check "usdt: event: its probe removed at exit" test "$(grep -c "python_gc__start
 expect_rc "usdt: event: an unknown probe" 2 "$P" trace -e "usdt:python:gc__nope@$PY" -- true
 check "  ... names the probes there are" grep -q "it has python:audit, python:gc__done" "$ERR"
 
-# 18-21: errors
+# 18-20: a program of our own: memory arguments, no semaphore, every hit and value
+T=$(mktemp -d)
+trap 'cleanup; rm -rf "$T"' EXIT
+if ${CC:-cc} -O0 -o "$T/usdt_prog" "$SOURCE_ROOT/tests/cli/usdt_prog.c" 2>"$T/cc.log"; then
+	run_capture "$P" usdt list -v "$T/usdt_prog"
+	check "-4@%eax 8@-16(%rbp) -> %ax:s32 -16(%bp):u64, no semaphore" grep -q "p:test/tick $T/usdt_prog:0x[0-9a-f]* arg1=%ax:s32 arg2=-16(%bp):u64\$" "$OUT"
+	run_capture "$P" trace -e "usdt:test:tick@$T/usdt_prog" --format json -- "$T/usdt_prog" 200
+	check "200 ticks -> 200 events (exit $RC)" test "$RC" -eq 0 -a "$(grep -c '"event":"usdt:test:tick@' "$OUT")" -eq 200
+	check "each tick's arguments: i, 1000 + i" python3 -c '
+import json, sys
+v = [json.loads(l)["fields"] for l in open(sys.argv[1]) if l.startswith("{")]
+assert [(f["arg1"], f["arg2"]) for f in v] == [(i, 1000 + i) for i in range(200)], v[:3]' "$OUT"
+else
+	sed 's/^/#   /' "$T/cc.log"
+	skip "cannot compile usdt_prog.c"; skip "cannot compile"; skip "cannot compile"
+fi
+
+# 21-24: errors
 expect_rc "usage: an unknown action" 2 "$P" usdt frob $PY
 expect_rc "no such binary" 1 "$P" usdt list /nonexistent/bin
 expect_rc "no probe matches" 1 "$P" usdt list "python:nosuch@$PY"
