@@ -23,7 +23,8 @@ static int word(struct psc_evparse *ps, const char *s, int *p, const char *what)
 		(*p)++;
 	if (*p == a)
 		return psc_evparse_fail(ps, -EINVAL, a,
-					"expected %s, as in usdt:python:gc__start@python3.11", what);
+					"expected %s, as in usdt:python:gc__start@python3.11",
+					what);
 	return 0;
 }
 
@@ -97,16 +98,15 @@ int psc_evparse_usdt(struct psc_evparse *ps, const char *s, int start, int head_
 	if (err) {
 		err = psc_evparse_fail(ps, -ENOENT, ba, "no binary '%s': %s%s", typed,
 				       strerror(-err),
-				       strchr(typed, '/')
-					       ? " (quote a path that a filter follows: "
-						 "@\"/path\"/FILTER/)"
-					       : "");
+				       strchr(typed, '/') ? " (quote a path that a filter follows: "
+							    "@\"/path\"/FILTER/)"
+							  : "");
 		goto out;
 	}
 	if (strpbrk(path, " \t\n")) {
-		err = psc_evparse_fail(ps, -EINVAL, ba,
-				       "the kernel takes no uprobe on a path with white space: '%s'",
-				       path);
+		err = psc_evparse_fail(
+			ps, -EINVAL, ba,
+			"the kernel takes no uprobe on a path with white space: '%s'", path);
 		goto out;
 	}
 	err = ps->usdt_find(path, prov, name, pr, msg, sizeof(msg), ps->usdt_ctx);

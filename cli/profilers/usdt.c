@@ -207,13 +207,16 @@ static int usdt_spec(struct usdt_run *r, char *spec)
 		errno = 0;
 		r->addr = strtoull(at[2], &end, 0);
 		if (errno || *end || !r->addr) {
-			fprintf(stderr, "perfscope usdt: '@%s' is no address; give it as in @0x42512a "
-					"(see 'perfscope usdt list -v')\n", at[2]);
+			fprintf(stderr,
+				"perfscope usdt: '@%s' is no address; give it as in @0x42512a "
+				"(see 'perfscope usdt list -v')\n",
+				at[2]);
 			return 2;
 		}
 	}
 	if (!*r->typed_bin) {
-		fprintf(stderr, "perfscope usdt: expected a binary, as in python:gc__start@python3.11\n");
+		fprintf(stderr,
+			"perfscope usdt: expected a binary, as in python:gc__start@python3.11\n");
 		return 2;
 	}
 	return 0;
@@ -231,8 +234,9 @@ static int usdt_run(int argc, char **argv)
 	if (!o.positional || !o.positional[1] ||
 	    (strcmp(o.positional[0], "list") && strcmp(o.positional[0], "add") &&
 	     strcmp(o.positional[0], "del"))) {
-		fprintf(stderr, "perfscope usdt: give list, add or del and a binary, as in 'perfscope "
-				"usdt list /usr/bin/python3.11'; see 'perfscope help usdt'\n");
+		fprintf(stderr,
+			"perfscope usdt: give list, add or del and a binary, as in 'perfscope "
+			"usdt list /usr/bin/python3.11'; see 'perfscope help usdt'\n");
 		return 2;
 	}
 	cli_setup_log(o.verbose);
@@ -242,7 +246,8 @@ static int usdt_run(int argc, char **argv)
 	if (strcmp(r.action, "list")) {
 		r.tracefs = psc_tracefs__mount();
 		if (!r.tracefs) {
-			fprintf(stderr, "perfscope usdt: tracefs is not mounted and cannot be: %s\n",
+			fprintf(stderr,
+				"perfscope usdt: tracefs is not mounted and cannot be: %s\n",
 				strerror(errno));
 			return 1;
 		}
@@ -266,8 +271,10 @@ static int usdt_run(int argc, char **argv)
 			fprintf(stderr, "perfscope usdt: %s: %s\n", r.typed_bin,
 				err == -EINVAL ? "no ELF file" : strerror(-err));
 		else if (skipped)
-			fprintf(stderr, "perfscope usdt: %s: %d probes skipped: their address is in "
-					"no loaded segment of the file\n", r.path, skipped);
+			fprintf(stderr,
+				"perfscope usdt: %s: %d probes skipped: their address is in "
+				"no loaded segment of the file\n",
+				r.path, skipped);
 		if (!err && r.matched == before && !r.glob_name)
 			fprintf(stderr, "perfscope usdt: %s has no USDT probe (no .note.stapsdt)\n",
 				r.path);

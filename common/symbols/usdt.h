@@ -11,10 +11,10 @@
 
 struct usdt_note {
 	const char *provider, *name;
-	const char *args;      /* the SDT argument spec, "-4@%eax 8@-16(%rbp)"; "" if none */
+	const char *args; /* the SDT argument spec, "-4@%eax 8@-16(%rbp)"; "" if none */
 	uint64_t pc, base, sem; /* as the note says them (sem 0: no semaphore) */
-	uint64_t pc_off;       /* where the probe is in the file */
-	uint64_t sem_off;      /* where the semaphore is in the file (ref_ctr_offset), 0 if none */
+	uint64_t pc_off; /* where the probe is in the file */
+	uint64_t sem_off; /* where the semaphore is in the file (ref_ctr_offset), 0 if none */
 };
 
 /*

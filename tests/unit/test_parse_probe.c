@@ -398,7 +398,9 @@ static void test_usdt(void **state)
 	put("tracing/events/perfscope_test/python_gc__start/id", "1240\n");
 	assert_int_equal(psc_probes__create(l, &po, &pr, &err), 0);
 	assert_int_equal(l->specs[0].attr.config, 1240);
-	snprintf(want, sizeof(want), "p:perfscope_test/python_gc__start %s:0x287f3(0x68326e) arg1=+112(%%sp):s32\n", exe);
+	snprintf(want, sizeof(want),
+		 "p:perfscope_test/python_gc__start %s:0x287f3(0x68326e) arg1=+112(%%sp):s32\n",
+		 exe);
 	assert_string_equal(slurp("tracing/uprobe_events"), want);
 	psc_probes__delete(pr);
 	psc_event_list__delete(l);
