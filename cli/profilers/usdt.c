@@ -268,8 +268,10 @@ static int usdt_run(int argc, char **argv)
 		if (!err)
 			err = usdt__for_each(r.path, usdt_one, &r, &skipped);
 		if (err)
-			fprintf(stderr, "perfscope usdt: %s: %s\n", r.typed_bin,
-				err == -EINVAL ? "no ELF file" : strerror(-err));
+			fprintf(stderr, "perfscope usdt: %s '%s': %s\n",
+				err == -EINVAL ? "no ELF file" : "no binary", r.typed_bin,
+				err == -EINVAL ? "a USDT probe is in a program or a library"
+					       : strerror(-err));
 		else if (skipped)
 			fprintf(stderr,
 				"perfscope usdt: %s: %d probes skipped: their address is in "
