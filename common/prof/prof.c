@@ -24,7 +24,7 @@
 #include "prof_internal.h"
 #include "rawq.h"
 #include "session.h"
-#include "usdt.h"
+#include "sdt_notes.h"
 
 double prof__elapsed(const struct prof *p)
 {

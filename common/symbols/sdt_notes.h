@@ -1,7 +1,7 @@
 /* USDT (SystemTap SDT) probes of an ELF file: its .note.stapsdt notes read with libelf, each
  * one's file offset, semaphore and arguments as a uprobe_events command. */
-#ifndef PERFSCOPE_USDT_H
-#define PERFSCOPE_USDT_H
+#ifndef PERFSCOPE_SDT_NOTES_H
+#define PERFSCOPE_SDT_NOTES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "usdt.h"
+#include "sdt_notes.h"
 
 #define NT_STAPSDT 3
 
