@@ -13,7 +13,7 @@
 
 #include "json.h"
 #include "profiler.h"
-#include "usdt.h"
+#include "sdt_notes.h"
 
 static const char usdt_help[] =
 	"usage: perfscope usdt {list|add|del} [[PROVIDER:]NAME@]BINARY[@ADDR][' ARGS'] ...\n"
