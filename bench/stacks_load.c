@@ -10,16 +10,17 @@ static int depth = 4;
 
 static void step(int level);
 
-#define F(n)                                               \
+#define F(n)                                                  \
 	__attribute__((noinline)) static void f##n(int level) \
-	{                                                      \
-		step(level + 1);                               \
-		sink++;                                        \
+	{                                                     \
+		step(level + 1);                              \
+		sink++;                                       \
 	}
-F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
+F(0)
+F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15)
 
-static void (*const fns[16])(int) = { f0, f1, f2,  f3,  f4,  f5,  f6,  f7,
-				      f8, f9, f10, f11, f12, f13, f14, f15 };
+	static void (*const fns[16])(int) = { f0, f1, f2,  f3,	f4,  f5,  f6,  f7,
+					      f8, f9, f10, f11, f12, f13, f14, f15 };
 
 static void step(int level)
 {

@@ -449,7 +449,7 @@ static int check_user(const char *user)
  * Root opened the perf events; the server itself needs none of root's powers. The fds stay
  * readable after the switch, which is the point of doing it in this order.
  */
-static int drop_privileges(const char *user)
+static int drop_privileges(const char *user, bool for_profile)
 {
 	struct passwd *pw;
 
@@ -458,7 +458,11 @@ static int drop_privileges(const char *user)
 		return 0;
 	}
 	if (!strcmp(user, "root")) {
-		xlog(XLOG_WARN, "--user=root: serving as root; prefer an unprivileged user");
+		if (for_profile)
+			xlog(XLOG_INFO, "serving as root: --collector.profile names the frames of "
+					"every process from /proc/PID (--user=USER to drop root)");
+		else
+			xlog(XLOG_WARN, "--user=root: serving as root; prefer an unprivileged user");
 		return 0;
 	}
 	errno = 0;
@@ -706,7 +710,7 @@ int exporter_main(int argc, char **argv)
 		goto out;
 	}
 	http_describe_listen(fd, bound, sizeof(bound));
-	ret = drop_privileges(a.user);
+	ret = drop_privileges(a.user, a.profile && !a.user_given);
 	if (ret)
 		goto out;
 	if (!a.max_conn)

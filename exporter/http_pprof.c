@@ -1,4 +1,5 @@
-/* /debug/pprof/profile as Go's net/http/pprof serves it, the connection suspended while it waits. */
+/* /debug/pprof/profile as Go's net/http/pprof serves it, the connection suspended while it waits.
+ */
 #include "http_internal.h"
 #include "http_pprof.h"
 
@@ -30,8 +31,8 @@ static void wake(void *arg)
 static enum MHD_Result serve_error(struct http_server *srv, struct MHD_Connection *conn,
 				   unsigned int status, const char *text)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *)text,
-								 MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	if (!r)
@@ -103,8 +104,7 @@ enum MHD_Result http_pprof_serve(struct http_server *srv, struct MHD_Connection 
 
 	if (c != (void *)srv && c && c->magic == CALL_MAGIC)
 		return answer(c); /* resumed */
-	secs = parse_seconds(
-		MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "seconds"));
+	secs = parse_seconds(MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "seconds"));
 	if (secs > (long)o->profile_max_seconds) {
 		snprintf(why, sizeof(why),
 			 "profile duration %ld s exceeds the exporter's maximum of %u s "

@@ -70,8 +70,7 @@ void perfmaps__delete(struct perfmaps *pm)
 
 	if (!pm)
 		return;
-	keymap__for_each(&pm->files, &it, key, f)
-		file_free(*f);
+	keymap__for_each(&pm->files, &it, key, f) file_free(*f);
 	keymap__exit(&pm->files);
 	while (pm->chunks) {
 		struct pm_chunk *n = pm->chunks->next;
@@ -212,8 +211,8 @@ static const struct pm_sym *lookup(const struct pm_file *f, uint64_t ip)
 	return NULL;
 }
 
-int perfmaps__find(struct perfmaps *pm, pid_t pid, uint64_t ip, const char **name,
-		   uint64_t *start, const char **dso)
+int perfmaps__find(struct perfmaps *pm, pid_t pid, uint64_t ip, const char **name, uint64_t *start,
+		   const char **dso)
 {
 	struct pm_file **slot = keymap__find(&pm->files, (uint64_t)pid), *f;
 	const struct pm_sym *s;

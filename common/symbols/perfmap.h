@@ -26,8 +26,8 @@ void perfmaps__delete(struct perfmaps *pm);
  * ("perf-PID.map") set; -ENOENT when pid has no map, -ENODATA when no line of it holds ip
  * (even after reading what was appended: it may be later, so do not remember the miss).
  */
-int perfmaps__find(struct perfmaps *pm, pid_t pid, uint64_t ip, const char **name,
-		   uint64_t *start, const char **dso);
+int perfmaps__find(struct perfmaps *pm, pid_t pid, uint64_t ip, const char **name, uint64_t *start,
+		   const char **dso);
 
 /* pid exec'ed or exited: what was read of its map no longer applies. */
 void perfmaps__forget(struct perfmaps *pm, pid_t pid);

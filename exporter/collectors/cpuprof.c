@@ -1,4 +1,5 @@
-/* cpuprof: the always-on sampler: cpu-clock on every CPU, counted by stack into one-second buckets. */
+/* cpuprof: the always-on sampler: cpu-clock on every CPU, counted by stack into one-second buckets.
+ */
 #include "cpuprof.h"
 
 #include <errno.h>
@@ -155,9 +156,10 @@ static void handle(struct cpuprof *cp, const struct perf_event_attr *attr,
 			return;
 		callchain__see(cp->cc, (pid_t)s->pid);
 		if (!nr) {
-			one[0] = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL
-					 ? (uint64_t)PERF_CONTEXT_KERNEL
-					 : (uint64_t)PERF_CONTEXT_USER;
+			one[0] =
+				(s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL
+					? (uint64_t)PERF_CONTEXT_KERNEL
+					: (uint64_t)PERF_CONTEXT_USER;
 			one[1] = s->ip;
 			ips = one;
 			nr = 2;
@@ -170,8 +172,8 @@ static void handle(struct cpuprof *cp, const struct perf_event_attr *attr,
 	callchain__record(cp->cc, &rec);
 	/* a new program: its name and cgroup are read again */
 	if ((rec.type == PERF_RECORD_COMM && rec.comm.exec) || rec.type == PERF_RECORD_EXIT)
-		cpuprof_cgroup_forget(cp, rec.type == PERF_RECORD_COMM ? rec.comm.pid
-								       : rec.fork.pid);
+		cpuprof_cgroup_forget(cp,
+				      rec.type == PERF_RECORD_COMM ? rec.comm.pid : rec.fork.pid);
 }
 
 static void drain(struct cpuprof *cp)
@@ -277,10 +279,9 @@ static int open_events(struct cpuprof *cp, char *err, size_t errlen)
 /* The BPF stack-counting path when it loads here; else the ring path, said in mode. */
 static void try_bpf(struct cpuprof *cp)
 {
-	struct bpf_stacks_opts o = { .kernel = true,
-				     .user = true,
-				     .max_stacks = 16384,
-				     .max_keys = 16384 };
+	struct bpf_stacks_opts o = {
+		.kernel = true, .user = true, .max_stacks = 16384, .max_keys = 16384
+	};
 	char why[512];
 
 	snprintf(cp->mode, sizeof(cp->mode), "ring");

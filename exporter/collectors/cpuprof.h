@@ -1,4 +1,4 @@
-/* cpuprof: the exporter's always-on CPU sampler, a rolling window of stack counts, served as pprof. */
+/* cpuprof: the exporter's always-on CPU sampler, a rolling window of stack counts, as pprof. */
 #ifndef PERFSCOPE_EXPORTER_CPUPROF_H
 #define PERFSCOPE_EXPORTER_CPUPROF_H
 

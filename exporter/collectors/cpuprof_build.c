@@ -41,7 +41,8 @@ static int merge(struct cpuprof *cp, const struct cpuprof_req *r, struct stack_t
 	return 0;
 }
 
-/* Each stack symbolized with its labels: comm, pid, cgroup, container_id (strings, for Pyroscope). */
+/* Each stack symbolized with its labels: comm, pid, cgroup, container_id (strings, for Pyroscope).
+ */
 static int add_stacks(struct cpuprof *cp, struct pprof *pp, struct stack_table *t,
 		      struct frame *frames)
 {
@@ -64,7 +65,8 @@ static int add_stacks(struct cpuprof *cp, struct pprof *pp, struct stack_table *
 			if (cg && cg->cgroup[0])
 				labels[nl++] = (struct pprof_label){ "cgroup", cg->cgroup };
 			if (cg && cg->container[0])
-				labels[nl++] = (struct pprof_label){ "container_id", cg->container };
+				labels[nl++] =
+					(struct pprof_label){ "container_id", cg->container };
 			if (pprof__add_frames(pp, frames, (size_t)n, values, labels, nl))
 				return -ENOMEM;
 		}
@@ -192,8 +194,9 @@ void cpuprof_metrics(struct cpuprof *cp, struct expo *e)
 	expo_family(e, "perfscope_exporter_profile_samples_evicted", EXPO_COUNTER,
 		    "CPU samples that aged out of the window (--collector.profile.max-seconds).");
 	expo_u64(e, NULL, 0, st.evicted);
-	expo_family(e, "perfscope_exporter_profile_stacks", EXPO_GAUGE,
-		    "Distinct (stack, process) entries held in the window, summed over its seconds.");
+	expo_family(
+		e, "perfscope_exporter_profile_stacks", EXPO_GAUGE,
+		"Distinct (stack, process) entries held in the window, summed over its seconds.");
 	expo_u64(e, NULL, 0, st.stacks);
 	expo_family(e, "perfscope_exporter_profile_requests", EXPO_COUNTER,
 		    "Profile requests: accepted, refused (too long), served.");

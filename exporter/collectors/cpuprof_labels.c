@@ -153,7 +153,6 @@ void cpuprof_cgroup_exit(struct cpuprof *cp)
 
 	if (!cp->cgroups.slots)
 		return;
-	keymap__for_each(&cp->cgroups, &it, key, cg)
-		cg_free(*cg);
+	keymap__for_each(&cp->cgroups, &it, key, cg) cg_free(*cg);
 	keymap__exit(&cp->cgroups);
 }

@@ -44,8 +44,8 @@ static void map_line(const char *path, void *addr, const char *name)
 int main(int argc, char **argv)
 {
 	double end = now() + (argc > 1 ? atof(argv[1]) : 30);
-	unsigned char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-				   -1, 0);
+	unsigned char *code =
+		mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	loop_fn alpha, beta;
 	char path[64];
 

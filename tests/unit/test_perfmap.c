@@ -38,7 +38,8 @@ static int setup(void **state)
 	assert_int_equal(system(cmd), 0);
 	/* pid 4242 is 7 in its container: its map is perf-7.map in its own /tmp */
 	put("4242/status", "Name:\tnode\nNSpid:\t4242\t7\n", "w");
-	put("4242/root/tmp/perf-7.map", "1000 100 LazyCompile:~main app.js:1\n2000 10 jit_two\n", "w");
+	put("4242/root/tmp/perf-7.map", "1000 100 LazyCompile:~main app.js:1\n2000 10 jit_two\n",
+	    "w");
 	put("77/status", "Name:\tx\nNSpid:\t77\n", "w");
 	return 0;
 }
@@ -64,7 +65,8 @@ static void test_container_map(void **state)
 	assert_string_equal(dso, "perf-7.map");
 	assert_int_equal(perfmaps__find(pm, 4242, 0x200f, &name, &start, &dso), 0);
 	assert_string_equal(name, "jit_two");
-	/* past the end of a symbol (sizes are hex too), in a map that exists: not remembered as a miss */
+	/* past the end of a symbol (sizes are hex too), in a map that exists: not remembered as a
+	 * miss */
 	assert_int_equal(perfmaps__find(pm, 4242, 0x2010, &name, &start, &dso), -ENODATA);
 	/* no map at all */
 	assert_int_equal(perfmaps__find(pm, 77, 0x1000, &name, &start, &dso), -ENOENT);
