@@ -1,5 +1,4 @@
-/* /debug/pprof/profile as Go's net/http/pprof serves it, the connection suspended while it waits.
- */
+/* /debug/pprof/profile as Go's net/http/pprof serves it, suspended while its seconds pass. */
 #include "http_internal.h"
 #include "http_pprof.h"
 

@@ -1,5 +1,4 @@
-/* cpuprof: the always-on sampler: cpu-clock on every CPU, counted by stack into one-second buckets.
- */
+/* cpuprof: the always-on sampler: cpu-clock on every CPU, stacks counted into 1 s buckets. */
 #include "cpuprof.h"
 
 #include <errno.h>
