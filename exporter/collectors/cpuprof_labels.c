@@ -27,13 +27,13 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 }
 
 /*
- * The cgroup v2 path ("0::/system.slice/docker-<id>.scope"); on a v1 or hybrid machine the
- * first hierarchy's path that is not "/" (cpu's usually names the container as well).
+ * The cgroup v2 path ("0::/system.slice/docker-<id>.scope"); when that is "/" (a hybrid machine
+ * whose runtime uses the v1 hierarchies), the first v1 path that is not "/".
  */
 static char *cgroup_path(uint32_t pid)
 {
 	char path[64], buf[4096];
-	const char *best = NULL;
+	const char *v2 = NULL, *v1 = NULL;
 
 	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
 	if (read_small(path, buf, sizeof(buf)) < 0)
@@ -44,14 +44,14 @@ static char *cgroup_path(uint32_t pid)
 		p = p ? strchr(p + 1, ':') : NULL;
 		if (!p)
 			continue;
-		if (!strncmp(line, "0::", 3)) {
-			best = p + 1;
-			break;
-		}
-		if (!best || (!strcmp(best, "/") && strcmp(p + 1, "/")))
-			best = p + 1;
+		if (!strncmp(line, "0::", 3))
+			v2 = p + 1;
+		else if (!v1 && strcmp(p + 1, "/"))
+			v1 = p + 1;
 	}
-	return strdup(best ? best : "");
+	if (v2 && strcmp(v2, "/"))
+		return strdup(v2);
+	return strdup(v1 ? v1 : v2 ? v2 : "");
 }
 
 void cpuprof_container_id(const char *path, char out[65])

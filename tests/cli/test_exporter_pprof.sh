@@ -7,7 +7,7 @@
 # the reason; the ring path (--collector.profile.bpf=false) reads the same shares.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 13 "system-wide CPU sampling"
+exporter_setup 14 "system-wide CPU sampling"
 RAW=(python3 "$(dirname "$0")/pprof_raw.py")
 if ! command -v go >/dev/null; then
 	skip_all "needs go (golang-go, scripts/install-deps.sh) for go tool pprof"
@@ -77,8 +77,17 @@ if command -v prometheus >/dev/null; then
 	done
 fi
 
-# ---- go tool pprof -raw over HTTP: the workload's functions at their shares
+# ---- go tool pprof -raw over HTTP: the workload's functions at their shares, the workload in a
+# cgroup named as docker names a container's (cgroup v2), removed at the end
 workload 30
+CID=$(echo "$$ $RANDOM $(date +%s%N)" | sha256sum | cut -c1-64)
+CGP=
+CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -n "$CG2" ] && mkdir -p "$CG2/perfscope-test.$$/docker-$CID.scope" 2>/dev/null; then
+	CGP=$CG2/perfscope-test.$$
+	trap 'exporter_cleanup; rmdir "$CGP/docker-$CID.scope" "$CGP" 2>/dev/null' EXIT
+	echo "$WPID" >"$CGP/docker-$CID.scope/cgroup.procs" || CGP=
+fi
 t0=$(date +%s)
 go tool pprof -raw -seconds 8 "$PURL" >"$TMP/main.raw" 2>"$TMP/main.err"
 t1=$(date +%s)
@@ -88,6 +97,11 @@ check_shares "$TMP/main.raw" "BPF path"
 lab=$("${RAW[@]}" labels "$TMP/main.raw" "$WPID" | tr '\n' ' ')
 if [[ "$lab" == *"comm=pprof_prog"* && "$lab" == *"pid=$WPID"* && "$lab" == *"cgroup=/"* ]]; then
 	ok "string labels: $lab"; else fail "labels: '$lab'"; fi
+if [ -z "$CGP" ]; then
+	skip "no cgroup v2 hierarchy mounted to make a container's cgroup in"
+elif [[ "$lab" == *"cgroup=/perfscope-test.$$/docker-$CID.scope "* && "$lab" == *"container_id=$CID "* ]]; then
+	ok "a docker-named cgroup: its path and container_id labels"
+else fail "container labels: '$lab' (cgroup docker-$CID.scope)"; fi
 map=$("${RAW[@]}" mapping "$TMP/main.raw" pprof_prog)
 if [ -n "$BUILD_ID" ] && [[ "$map" == *"$BUILD_ID"* ]]; then ok "the workload's mapping with its build-id: $map"; else
 	fail "mapping '$map', build-id '$BUILD_ID'"; fi
@@ -140,6 +154,9 @@ if [ "$same" = yes ]; then ok "two concurrent scrapers got the same profile ($(s
 body=$(curl -s --max-time 10 -w ' %{http_code}' "$PURL?seconds=3600")
 if [[ "$body" == *"exceeds the exporter's maximum of 60 s"*" 400" ]]; then ok "seconds=3600: 400, '$(echo ${body% *})'"; else fail "seconds=3600: '$body'"; fi
 stop "$EXP_PID"
+kill "$WPID" 2>/dev/null
+wait "$WPID" 2>/dev/null
+if [ -n "$CGP" ]; then rmdir "$CGP/docker-$CID.scope" "$CGP"; fi
 if [ "$STOP_RC" = 0 ]; then ok "SIGTERM: stops with 0"; else fail "stop: $STOP_RC"; fi
 kill "$WPID" 2>/dev/null
 
