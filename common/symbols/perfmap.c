@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "bsearch.h"
+#include "clock.h"
+#include "jitdump.h"
 #include "keymap.h"
 
 struct pm_sym {
@@ -25,9 +27,12 @@ struct pm_chunk {
 };
 
 struct pm_file {
-	char path[96];
+	char *path; /* the perf map, or the jitdump the process mapped */
 	char dso[32];
-	off_t read_to; /* bytes read (whole lines) */
+	bool dump; /* path is a jitdump */
+	uint64_t looked_ns; /* when its maps were last searched for a jitdump */
+	long ns_pid;
+	off_t read_to; /* bytes read (whole lines, whole records) */
 	ino_t ino;
 	struct pm_sym *syms; /* sorted by start */
 	size_t nr, cap;
@@ -57,8 +62,10 @@ struct perfmaps *perfmaps__new(const char *root)
 
 static void file_free(struct pm_file *f)
 {
-	if (f)
+	if (f) {
 		free(f->syms);
+		free(f->path);
+	}
 	free(f);
 }
 
@@ -135,13 +142,75 @@ static int cmp_sym(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The whole lines appended since the last read. 0 or -errno (-ENOENT: no map). */
-static int read_more(struct perfmaps *pm, struct pm_file *f)
+struct add_ctx {
+	struct perfmaps *pm;
+	struct pm_file *f;
+};
+
+static int add_sym(void *ctx, uint64_t start, uint64_t size, const char *name, size_t len)
+{
+	struct add_ctx *c = ctx;
+	struct pm_file *f = c->f;
+
+	if (!size)
+		return 0;
+	if (f->nr == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		struct pm_sym *n = realloc(f->syms, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		f->syms = n;
+		f->cap = cap;
+	}
+	f->syms[f->nr] = (struct pm_sym){ .start = start,
+					  .end = start + size,
+					  .name = keep_name(c->pm, name, len),
+					  .seq = f->seq++ };
+	if (!f->syms[f->nr].name)
+		return -ENOMEM;
+	f->nr++;
+	c->pm->nr_syms++;
+	return 0;
+}
+
+/* The whole "START SIZE name" lines of a perf map from f->read_to on. */
+static int read_lines(struct add_ctx *c, const char *path)
 {
 	char line[4096];
+	FILE *in = fopen(path, "re");
+	int err = 0;
+
+	if (!in)
+		return -errno;
+	if (fseeko(in, c->f->read_to, SEEK_SET)) {
+		fclose(in);
+		return -errno;
+	}
+	while (!err && fgets(line, sizeof(line), in)) {
+		size_t len = strlen(line);
+		uint64_t start, size;
+		int name_at = 0;
+
+		if (!len || line[len - 1] != '\n')
+			break; /* a line being written: read again when whole */
+		c->f->read_to += (off_t)len;
+		line[--len] = '\0';
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size, &name_at) < 2 ||
+		    !name_at)
+			continue;
+		err = add_sym(c, start, size, line + name_at, len - (size_t)name_at);
+	}
+	fclose(in);
+	return err;
+}
+
+/* What was appended since the last read. 0 or -errno (-ENOENT: no map). */
+static int read_more(struct perfmaps *pm, struct pm_file *f)
+{
+	struct add_ctx c = { pm, f };
 	struct stat st;
 	size_t before = f->nr;
-	FILE *in;
 
 	if (stat(f->path, &st))
 		return -errno;
@@ -152,48 +221,50 @@ static int read_more(struct perfmaps *pm, struct pm_file *f)
 	}
 	if (st.st_size <= f->read_to)
 		return 0;
-	in = fopen(f->path, "re");
-	if (!in)
-		return -errno;
-	if (fseeko(in, f->read_to, SEEK_SET)) {
-		fclose(in);
-		return -errno;
-	}
-	while (fgets(line, sizeof(line), in)) {
-		size_t len = strlen(line);
-		uint64_t start, size;
-		int name_at = 0;
-
-		if (!len || line[len - 1] != '\n')
-			break; /* a line being written: read again when whole */
-		f->read_to += (off_t)len;
-		line[--len] = '\0';
-		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size, &name_at) < 2 ||
-		    !name_at || !size)
-			continue;
-		if (f->nr == f->cap) {
-			size_t cap = f->cap ? f->cap * 2 : 64;
-			struct pm_sym *n = realloc(f->syms, cap * sizeof(*n));
-
-			if (!n)
-				break;
-			f->syms = n;
-			f->cap = cap;
-		}
-		f->syms[f->nr] = (struct pm_sym){ .start = start,
-						  .end = start + size,
-						  .name = keep_name(pm, line + name_at,
-								    len - (size_t)name_at),
-						  .seq = f->seq++ };
-		if (f->syms[f->nr].name) {
-			f->nr++;
-			pm->nr_syms++;
-		}
-	}
-	fclose(in);
+	if (f->dump)
+		jitdump__read(f->path, &f->read_to, add_sym, &c);
+	else
+		read_lines(&c, f->path);
 	if (f->nr != before)
 		qsort(f->syms, f->nr, sizeof(*f->syms), cmp_sym);
 	return 0;
+}
+
+/*
+ * No perf map: a jitdump the process mapped (perf finds it the same way, by its MMAP), at most
+ * once a second. f->path becomes it when found.
+ */
+static void find_dump(struct perfmaps *pm, pid_t pid, struct pm_file *f)
+{
+	char maps[96], line[4352], want[40];
+	uint64_t now = mono_ns();
+	FILE *in;
+
+	if (f->looked_ns && now - f->looked_ns < 1000000000ull)
+		return;
+	f->looked_ns = now;
+	snprintf(maps, sizeof(maps), "%s/%d/maps", pm->root, (int)pid);
+	snprintf(want, sizeof(want), "/jit-%ld.dump", f->ns_pid);
+	in = fopen(maps, "re");
+	if (!in)
+		return;
+	while (fgets(line, sizeof(line), in)) {
+		size_t len = strcspn(line, "\n"), wl = strlen(want);
+		char *file = strchr(line, '/'), *path;
+
+		line[len] = '\0';
+		if (!file || len < wl || strcmp(line + len - wl, want))
+			continue;
+		if (asprintf(&path, "%s/%d/root%s", pm->root, (int)pid, file) < 0)
+			break;
+		free(f->path);
+		f->path = path;
+		f->dump = true;
+		f->ino = 0;
+		snprintf(f->dso, sizeof(f->dso), "jit-%ld.dump", f->ns_pid);
+		break;
+	}
+	fclose(in);
 }
 
 static const struct pm_sym *lookup(const struct pm_file *f, uint64_t ip)
@@ -227,17 +298,30 @@ int perfmaps__find(struct perfmaps *pm, pid_t pid, uint64_t ip, const char **nam
 			return -ENOENT;
 		}
 		*slot = f;
-		snprintf(f->path, sizeof(f->path), "%s/%d/root/tmp/perf-%ld.map", pm->root,
-			 (int)pid, ns);
+		f->ns_pid = ns;
+		if (asprintf(&f->path, "%s/%d/root/tmp/perf-%ld.map", pm->root, (int)pid, ns) < 0)
+			f->path = NULL;
 		snprintf(f->dso, sizeof(f->dso), "perf-%ld.map", ns);
-		read_more(pm, f);
+		if (f->path && read_more(pm, f) == -ENOENT)
+			find_dump(pm, pid, f);
+		if (f->dump)
+			read_more(pm, f);
 	} else {
 		f = *slot;
 	}
+	if (!f->path)
+		return -ENOENT;
 	s = lookup(f, ip);
 	if (!s) {
 		/* not there: read what the runtime appended since */
-		if (read_more(pm, f))
+		int err = read_more(pm, f);
+
+		if (err == -ENOENT && !f->dump) {
+			find_dump(pm, pid, f);
+			if (f->dump)
+				err = read_more(pm, f);
+		}
+		if (err)
 			return -ENOENT;
 		s = lookup(f, ip);
 		if (!s)

@@ -4,10 +4,11 @@
 # own pid and mount namespaces, a private /tmp: the map is found only through /proc/PID/root
 # under its pid there). The exporter's endpoint names jit_alpha; after the program appends
 # jit_beta to its map (the map grew), the next profile names both at their 3:1 shares; and
-# `perfscope profile -p` names them too.
+# `perfscope profile -p` names them too. The same from a jitdump (jit-PID.dump, mapped executable
+# by the program, as perf's jitdump protocol has it) in place of the perf map.
 # shellcheck source=tests/cli/exporter_lib.sh
 source "$(dirname "$0")/exporter_lib.sh"
-exporter_setup 5 "system-wide CPU sampling, namespaces"
+exporter_setup 7 "system-wide CPU sampling, namespaces"
 RAW=(python3 "$(dirname "$0")/pprof_raw.py")
 if [ "$(uname -m)" != x86_64 ]; then skip_all "the JIT program's code is x86-64"; fi
 if ! command -v go >/dev/null; then skip_all "needs go (golang-go) for go tool pprof"; fi
@@ -60,6 +61,22 @@ for _ in $(seq 100); do grep -q '^phase2' "$TMP/jit.out" && break; sleep 0.1; do
 sleep 1
 go tool pprof -raw "$URL/debug/pprof/profile?seconds=5" >"$TMP/p2.raw" 2>"$TMP/p2.err"
 check "$TMP/p2.raw" "$J" "the map grew: jit_beta read from the appended line" 0.75
+
+# ---- the same from a jitdump
+"$PROG" 40 dump >"$TMP/dump.out" &
+D=$!
+PIDS+=("$D")
+for _ in $(seq 100); do grep -q '^phase1' "$TMP/dump.out" && break; sleep 0.1; done
+go tool pprof -raw "$URL/debug/pprof/profile?seconds=5" >"$TMP/d1.raw" 2>"$TMP/d1.err"
+check "$TMP/d1.raw" "$D" "jit-$D.dump, found by its executable mapping" 1
+kill -USR1 "$D"
+for _ in $(seq 100); do grep -q '^phase2' "$TMP/dump.out" && break; sleep 0.1; done
+sleep 1
+go tool pprof -raw "$URL/debug/pprof/profile?seconds=5" >"$TMP/d2.raw" 2>"$TMP/d2.err"
+check "$TMP/d2.raw" "$D" "the jitdump grew: jit_beta's JIT_CODE_LOAD read" 0.75
+kill "$D" 2>/dev/null
+wait "$D" 2>/dev/null
+rm -f "/tmp/jit-$D.dump"
 stop "$EXP_PID"
 
 # ---- perfscope profile names them as well
