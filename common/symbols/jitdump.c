@@ -83,14 +83,16 @@ int jitdump__read(const char *path, off_t *off, jitdump_fn fn, void *ctx)
 			const char *name = buf + sizeof(l);
 
 			memcpy(&l, buf, sizeof(l));
-			err = fn(ctx, l.code_addr, l.code_size, name, strnlen(name, body - sizeof(l)));
+			err = fn(ctx, l.code_addr, l.code_size, name,
+				 strnlen(name, body - sizeof(l)));
 		} else if (p.id == JIT_CODE_MOVE && body >= sizeof(struct jd_move)) {
 			struct jd_move m;
 			char name[32];
 
 			/* the name is the load's; a moved function is named by its index */
 			memcpy(&m, buf, sizeof(m));
-			snprintf(name, sizeof(name), "jit_code_%llu", (unsigned long long)m.code_index);
+			snprintf(name, sizeof(name), "jit_code_%llu",
+				 (unsigned long long)m.code_index);
 			err = fn(ctx, m.new_code_addr, m.code_size, name, strlen(name));
 		}
 		*off += p.total_size;
