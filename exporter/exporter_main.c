@@ -70,7 +70,8 @@ const char exporter_help[] =
 	"  --collector.profile         also serve system-wide CPU profiles at\n"
 	"                              /debug/pprof/profile?seconds=N (gzipped pprof, as Go's\n"
 	"                              net/http/pprof) for Pyroscope, Parca, Grafana Alloy and\n"
-	"                              go tool pprof, from a sampler that is always on\n"
+	"                              go tool pprof, from a sampler that is always on:\n"
+	"                              go tool pprof -top 'http://HOST:PORT/debug/pprof/profile'\n"
 	"  --collector.profile.frequency=HZ  samples per second per CPU (default 19)\n"
 	"  --collector.profile.max-seconds=S  longest profile served; a longer request is\n"
 	"                              refused with HTTP 400 and the reason (default 60)\n"
@@ -90,8 +91,7 @@ const char exporter_help[] =
 	"  perfscope exporter\n"
 	"  perfscope exporter --web.listen-address=:9101 --collector.perf.tracepoint=sched:sched_switch\n"
 	"  perfscope exporter --collector.perf.disable-cache-profilers --web.config.file=web.yml\n"
-	"  perfscope exporter --collector.profile --web.listen-address=:9101\n"
-	"  go tool pprof -raw 'http://localhost:9100/debug/pprof/profile?seconds=10'\n";
+	"  perfscope exporter --collector.profile --web.listen-address=127.0.0.1:9101\n";
 
 enum {
 	OPT_LISTEN = 256,
