@@ -2,6 +2,7 @@
 #include "cpuprof.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,6 +348,8 @@ int cpuprof_start(struct cpuprof *cp)
 	cp->wall_off_ns = realtime_ns() - (int64_t)mono_ns();
 	cp->exits_at = cp->trimmed_at = cp->cg_swept_at = cp->cur;
 	bucket_of(cp, cp->cur)->sec = cp->cur;
+	/* what loading the BPF program (the kernel's BTF) and kallsyms freed, given back */
+	malloc_trim(0);
 	ret = psc_evlist__enable(cp->evlist);
 	if (ret)
 		return ret;

@@ -1,6 +1,7 @@
 /* cpuprof_build: a request's seconds of the window merged, symbolized, written as gzipped pprof. */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,11 @@ int cpuprof_req_build(struct cpuprof *cp, const struct cpuprof_req *r, char **bu
 	if (fclose(f) && !err)
 		err = -ENOMEM;
 	pprof__delete(pp);
+	/*
+	 * A profile's tables are freed in the server thread's malloc arena, where glibc keeps them:
+	 * given back, so that RSS stays what the window needs between scrapes.
+	 */
+	malloc_trim(0);
 	pthread_mutex_lock(&cp->lock);
 	cp->st.build_ns += mono_ns() - t0;
 	if (!err) {
