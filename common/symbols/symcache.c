@@ -193,7 +193,9 @@ static void resolve_user(struct symcache *sc, pid_t pid, uint64_t ip, struct cac
 	if (!strcmp(hit.map_name, "//anon") || !strncmp(hit.map_name, "[anon", 5) ||
 	    !strncmp(hit.map_name, "/memfd:", 7) || (!hit.dso && !hit.map_name[0])) {
 		resolve_jit(sc, pid, ip, e);
-		return;
+		if (e->found)
+			return;
+		e->dso = hit.dso ? hit.dso->short_name : hit.map_name; /* unnamed, as before */
 	}
 	if (!hit.dso)
 		return;
