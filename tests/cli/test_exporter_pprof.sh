@@ -117,7 +117,12 @@ if [ -n "$PROM" ]; then
 	all=$(q "count_over_time(up{job=\"perfscope\"}[$((t1 - t0))s])")
 	if [ "${n%%.*}" -ge 3 ] 2>/dev/null && [ "$n" = "$all" ]; then ok "Prometheus scraped /metrics while the profile was taken: $n of $all scrapes in $((t1 - t0)) s up"; else
 		fail "Prometheus successful scrapes: '$n' of '$all'"; sed "s/^/#   /" "$TMP/prometheus.log" | tail -3; fi
-	v=$("${CLIENT[@]}" prom-query "$PROM" 'perfscope_exporter_profile_requests_total{result="served"}')
+	# the counter moves when the answer is sent: wait for a scrape after that (1 s apart)
+	for _ in $(seq 60); do
+		v=$("${CLIENT[@]}" prom-query "$PROM" 'perfscope_exporter_profile_requests_total{result="served"}')
+		[ "${v%%.*}" -ge 1 ] 2>/dev/null && break
+		sleep 0.5
+	done
 	if [ "${v%%.*}" -ge 1 ] 2>/dev/null; then ok "perfscope_exporter_profile_requests_total{result=\"served\"} $v in Prometheus"; else
 		fail "served requests in Prometheus: '$v'"; fi
 else
