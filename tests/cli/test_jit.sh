@@ -53,13 +53,13 @@ else
 	fail "program pid '$J', its pid '$NSPID', map: $(ls "/proc/$J/root/tmp/" 2>&1)"
 fi
 
-go tool pprof -raw "$URL/debug/pprof/profile?seconds=5" >"$TMP/p1.raw" 2>"$TMP/p1.err"
+go tool pprof -raw "$URL/debug/pprof/profile?seconds=3" >"$TMP/p1.raw" 2>"$TMP/p1.err"
 check "$TMP/p1.raw" "$J" "the container's map, through /proc/PID/root" 1
 kill -USR1 "$J"
 for _ in $(seq 100); do grep -q '^phase2' "$TMP/jit.out" && break; sleep 0.1; done
 # a second's turn after the line was appended: the next profile's window starts after it
 sleep 1
-go tool pprof -raw "$URL/debug/pprof/profile?seconds=5" >"$TMP/p2.raw" 2>"$TMP/p2.err"
+go tool pprof -raw "$URL/debug/pprof/profile?seconds=3" >"$TMP/p2.raw" 2>"$TMP/p2.err"
 check "$TMP/p2.raw" "$J" "the map grew: jit_beta read from the appended line" 0.75
 
 # ---- the same from a jitdump
@@ -67,12 +67,12 @@ check "$TMP/p2.raw" "$J" "the map grew: jit_beta read from the appended line" 0.
 D=$!
 PIDS+=("$D")
 for _ in $(seq 100); do grep -q '^phase1' "$TMP/dump.out" && break; sleep 0.1; done
-go tool pprof -raw "$URL/debug/pprof/profile?seconds=5" >"$TMP/d1.raw" 2>"$TMP/d1.err"
+go tool pprof -raw "$URL/debug/pprof/profile?seconds=3" >"$TMP/d1.raw" 2>"$TMP/d1.err"
 check "$TMP/d1.raw" "$D" "jit-$D.dump, found by its executable mapping" 1
 kill -USR1 "$D"
 for _ in $(seq 100); do grep -q '^phase2' "$TMP/dump.out" && break; sleep 0.1; done
 sleep 1
-go tool pprof -raw "$URL/debug/pprof/profile?seconds=5" >"$TMP/d2.raw" 2>"$TMP/d2.err"
+go tool pprof -raw "$URL/debug/pprof/profile?seconds=3" >"$TMP/d2.raw" 2>"$TMP/d2.err"
 check "$TMP/d2.raw" "$D" "the jitdump grew: jit_beta's JIT_CODE_LOAD read" 0.75
 kill "$D" 2>/dev/null
 wait "$D" 2>/dev/null
