@@ -131,8 +131,8 @@ enum prof_ret {
 
 /*
  * The declaration. Hooks are optional; an int hook returns an enum prof_ret: PROF_GO, PROF_DONE,
- * PROF_USAGE, or -errno for a runtime failure. A profiler with `run` set is a plain command (list, exporter): the engine
- * only dispatches to it, and `help` is its whole help text.
+ * PROF_USAGE, or -errno for a runtime failure. A profiler with `run` set is a plain command (list,
+ * exporter): the engine only dispatches to it, and `help` is its whole help text.
  */
 struct profiler {
 	const char *name;
@@ -161,7 +161,8 @@ struct profiler {
 	int (*sample)(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 		      const struct psc_sample *s);
 	int (*record)(struct prof *p, void *priv, const struct psc_record *rec); /* side band */
-	/* events lost on cpu; n = 0: a loss at this point of the stream, counted later (session.h) */
+	/* events lost on cpu; n = 0: a loss at this point of the stream, counted later (session.h)
+	 */
 	void (*lost)(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
 	int (*interval)(struct prof *p, void *priv, uint64_t now_ns); /* -i */
 	int (*sigusr1)(struct prof *p, void *priv); /* absent: interval's job */
@@ -280,13 +281,35 @@ char *prof__flame_path(const char *arg, uint64_t seq);
 FILE *prof__flame_open(struct prof *p, const char *path);
 int prof__flame_write(struct prof *p, const struct flame *fl, FILE *f, const char *path,
 		      const char *unit);
+/* prof__flame_write into the file --flame-graph ARG names for slice seq (0: not sliced). */
+int prof__flame_write_arg(struct prof *p, const char *arg, uint64_t seq, const struct flame *fl,
+			  const char *unit);
+
+/*
+ * A stack profile's -o file, one implementation for the profilers that write one (profile,
+ * offcpu; prof_stackfile.c). prof__ends_with: whether -o's name ends so (it says the format).
+ * prof__slice_name: "out.svg" -> "out.0001.svg" for -i slice seq (".pb.gz" kept whole); NULL
+ * when out of memory. prof__fopen_slice: path, or its slice seq's name when sliced, opened for
+ * writing; *name its name (to free); NULL said. prof__stackfile_write: fl as folded stacks or an
+ * SVG flame graph (svg: its titles), or pp as pprof, into f, which is closed; 0, or -errno said
+ * with what (the file's name, or "standard output").
+ */
+enum prof_stackfile { PROF_STACKFILE_FOLDED, PROF_STACKFILE_SVG, PROF_STACKFILE_PPROF };
+struct pprof;
+struct flame_svg_opts;
+bool prof__ends_with(const char *s, const char *suffix);
+char *prof__slice_name(const char *path, uint64_t seq);
+FILE *prof__fopen_slice(struct prof *p, const char *path, uint64_t seq, bool sliced, char **name);
+int prof__stackfile_write(struct prof *p, enum prof_stackfile fmt, const struct flame *fl,
+			  struct pprof *pp, const struct flame_svg_opts *svg, FILE *f,
+			  const char *what);
 
 /*
  * Prints the event text with a caret under err->pos and the message, then the CLI's hint for
  * ret (psc_parse_events' return; the library's messages give no CLI advice); for every profiler.
  */
-void cli_report_parse_error(const char *prof, const char *input,
-			    const struct psc_parse_error *err, int ret);
+void cli_report_parse_error(const char *prof, const char *input, const struct psc_parse_error *err,
+			    int ret);
 /* The CLI's advice for an error of psc_parse_events, or NULL: 'perfscope list', tracefs. */
 const char *cli_parse_hint(int ret, const struct psc_parse_error *err);
 /*

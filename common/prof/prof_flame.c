@@ -53,3 +53,18 @@ int prof__flame_write(struct prof *p, const struct flame *fl, FILE *f, const cha
 			p->name, flame__nr_samples(fl), unit, flame__nr_stacks(fl), path);
 	return 0;
 }
+
+int prof__flame_write_arg(struct prof *p, const char *arg, uint64_t seq, const struct flame *fl,
+			  const char *unit)
+{
+	char *path = prof__flame_path(arg, seq);
+	int ret = 1;
+
+	if (path && fl)
+		ret = prof__flame_write(p, fl, NULL, path, unit);
+	else
+		fprintf(stderr, "perfscope %s: cannot write the folded stacks to '%s': %s\n",
+			p->name, path ? path : arg, strerror(ENOMEM));
+	free(path);
+	return ret;
+}

@@ -156,30 +156,18 @@ static void oc_pprof_losses(struct prof *p, struct offcpu *oc, struct pprof *pp)
 static int oc_write_file(struct prof *p, struct offcpu *oc, const struct flame *fl,
 			 struct pprof *pp, FILE *f, const char *what)
 {
-	int err = -ENOMEM;
+	char title[300];
+	struct flame_svg_opts o = { .title = title, .count_name = "ns" };
+	int err;
 
-	if (oc->fmt == OC_PPROF) {
-		if (pp)
-			err = pprof__write(pp, f);
-		if (fclose(f) && !err)
-			err = -errno;
-	} else if (oc->fmt == OC_SVG) {
-		char title[300];
-		struct flame_svg_opts o = { .title = title, .count_name = "ns" };
-
-		snprintf(title, sizeof(title), "perfscope offcpu%s: %s", oc->wall ? " --wall" : "",
-			 p->title);
-		if (fl)
-			err = flame_svg__write(fl, &o, f, NULL);
-		if (fclose(f) && !err)
-			err = -errno;
-	} else {
-		err = fl ? flame__write_file(fl, f) : (fclose(f), -ENOMEM);
-	}
-	if (err)
-		fprintf(stderr, "perfscope %s: cannot write the profile to %s: %s\n", p->name, what,
-			strerror(-err));
-	else if (!p->opts.quiet && strcmp(what, "standard output"))
+	snprintf(title, sizeof(title), "perfscope offcpu%s: %s", oc->wall ? " --wall" : "",
+		 p->title);
+	err = prof__stackfile_write(p,
+				    oc->fmt == OC_PPROF ? PROF_STACKFILE_PPROF
+				    : oc->fmt == OC_SVG ? PROF_STACKFILE_SVG
+							: PROF_STACKFILE_FOLDED,
+				    fl, pp, &o, f, what);
+	if (!err && !p->opts.quiet && strcmp(what, "standard output"))
 		fprintf(stderr, "perfscope %s: %.3f s %s in %zu stacks written to %s\n", p->name,
 			(double)oc->total_ns / 1e9, oc->wall ? "of wall-clock time" : "off-CPU",
 			fl ? flame__nr_stacks(fl) : 0, what);
@@ -189,7 +177,6 @@ static int oc_write_file(struct prof *p, struct offcpu *oc, const struct flame *
 /* The file a file format goes to: -o (one per -i slice after the first), else standard output. */
 static FILE *oc_open(struct prof *p, struct offcpu *oc, char **name, const char **what)
 {
-	bool sliced = p->opts.interval_ms > 0;
 	FILE *f;
 
 	*name = NULL;
@@ -198,24 +185,8 @@ static FILE *oc_open(struct prof *p, struct offcpu *oc, char **name, const char 
 		out__flush(p->out);
 		return fdopen(dup(STDOUT_FILENO), "w");
 	}
-	if (sliced) {
-		/* out.svg -> out.0001.svg (pprof's .pb.gz kept whole) */
-		const char *dot = strrchr(oc->output, '.'), *slash = strrchr(oc->output, '/');
-		size_t len = strlen(oc->output);
-
-		if (len > 6 && !strcmp(oc->output + len - 6, ".pb.gz"))
-			dot = oc->output + len - 6;
-		if (!dot || (slash && dot < slash) || dot == oc->output)
-			dot = oc->output + len;
-		if (asprintf(name, "%.*s.%04" PRIu64 "%s", (int)(dot - oc->output), oc->output,
-			     oc->seq, dot) < 0)
-			return NULL;
-	}
+	f = prof__fopen_slice(p, oc->output, oc->seq, p->opts.interval_ms > 0, name);
 	*what = *name ? *name : oc->output;
-	f = fopen(*what, "we");
-	if (!f)
-		fprintf(stderr, "perfscope %s: cannot write to '%s': %s\n", p->name, *what,
-			strerror(errno));
 	return f;
 }
 
@@ -297,13 +268,9 @@ int oc_write(struct prof *p, struct offcpu *oc)
 	} else {
 		oc_write_text(p, oc, o, secs);
 	}
-	if (oc->flame_graph) {
-		char *path = prof__flame_path(oc->flame_graph, p->opts.interval_ms ? oc->seq : 0);
-		int e2 = path && fl ? prof__flame_write(p, fl, NULL, path, "ns") : -ENOMEM;
-
-		err = err ? err : e2 ? -EIO : 0;
-		free(path);
-	}
+	if (oc->flame_graph &&
+	    prof__flame_write_arg(p, oc->flame_graph, p->opts.interval_ms ? oc->seq : 0, fl, "ns"))
+		err = err ? err : -EIO;
 	if (o)
 		out__flush(o);
 	flame__delete(fl);

@@ -12,13 +12,6 @@
 
 static const char *const format_names[] = { "text", "folded", "json", "svg", "pprof" };
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 static int oc_opt_format(struct prof *p, void *priv, const char *arg)
 {
 	struct offcpu *oc = priv;
@@ -71,10 +64,11 @@ static int oc_check(struct prof *p, void *priv)
 		return prof_usage(p, "'%s' is not an option (a COMMAND goes after --)",
 				  p->opts.positional[0]);
 	if (!oc->format_arg && oc->output) {
-		oc->fmt = ends_with(oc->output, ".folded") ? OC_FOLDED
-			  : ends_with(oc->output, ".svg")  ? OC_SVG
-			  : ends_with(oc->output, ".json") ? OC_JSON
-			  : ends_with(oc->output, ".pb.gz") || ends_with(oc->output, ".pprof")
+		oc->fmt = prof__ends_with(oc->output, ".folded") ? OC_FOLDED
+			  : prof__ends_with(oc->output, ".svg")	 ? OC_SVG
+			  : prof__ends_with(oc->output, ".json") ? OC_JSON
+			  : prof__ends_with(oc->output, ".pb.gz") ||
+					  prof__ends_with(oc->output, ".pprof")
 				  ? OC_PPROF
 				  : OC_TEXT;
 	}

@@ -136,9 +136,6 @@ void profile_write_json(struct prof *p, struct profile *pf, struct out *o, doubl
 
 /* profile_files.c: the formats written whole to a file (folded, svg, pprof), one per -i slice */
 bool profile_file_format(enum pf_format f);
-bool profile_ends_with(const char *s, const char *suffix);
-char *profile_slice_name(const char *path, uint64_t seq);
-FILE *profile_fopen_slice(struct prof *p, const char *path, uint64_t seq, bool sliced, char **name);
 struct flame;
 struct pprof;
 void profile_stack_add(struct profile *pf, const struct stack_ent *e, int n, struct flame *fl,

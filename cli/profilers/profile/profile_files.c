@@ -104,70 +104,21 @@ int profile_write_file(struct prof *p, struct profile *pf, enum pf_format fmt,
 		       const struct flame *fl, struct pprof *pp, size_t nr, FILE *f,
 		       const char *what)
 {
-	int err = -ENOMEM;
+	char title[300], sub[300];
+	struct flame_svg_opts o = { .title = title, .subtitle = sub };
+	int err;
 
-	if (fmt == PF_PPROF) {
-		if (pp)
-			err = pprof__write(pp, f);
-		if (fclose(f) && !err)
-			err = -errno;
-	} else if (fmt == PF_SVG) {
-		char title[300], sub[300];
-		struct flame_svg_opts o = { .title = title, .subtitle = sub };
-
+	if (fmt == PF_SVG) {
 		snprintf(title, sizeof(title), "perfscope profile: %s", p->title);
 		profile_describe(p, pf, sub, sizeof(sub));
-		if (fl)
-			err = flame_svg__write(fl, &o, f, NULL);
-		if (fclose(f) && !err)
-			err = -errno;
-	} else {
-		err = fl ? flame__write_file(fl, f) : (fclose(f), -ENOMEM);
 	}
-	if (err)
-		fprintf(stderr, "perfscope %s: cannot write the %s profile to %s: %s\n", p->name,
-			profile_format_names[fmt], what, strerror(-err));
-	else if (!p->opts.quiet && strcmp(what, "standard output"))
+	err = prof__stackfile_write(p,
+				    fmt == PF_PPROF ? PROF_STACKFILE_PPROF
+				    : fmt == PF_SVG ? PROF_STACKFILE_SVG
+						    : PROF_STACKFILE_FOLDED,
+				    fl, pp, &o, f, what);
+	if (!err && !p->opts.quiet && strcmp(what, "standard output"))
 		fprintf(stderr, "perfscope %s: %" PRIu64 " samples in %zu stacks written to %s\n",
 			p->name, pf->samples, nr, what);
 	return err;
-}
-
-/* Whether s ends with suffix (-o's name says the format). */
-bool profile_ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-/* "out.svg" -> "out.0001.svg": one file per -i slice. */
-char *profile_slice_name(const char *path, uint64_t seq)
-{
-	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-	char *name;
-
-	if (!dot || (slash && dot < slash) || dot == path || (slash && dot == slash + 1))
-		dot = path + strlen(path);
-	/* pprof's double extension stays whole: cpu.pb.gz -> cpu.0001.pb.gz */
-	if (profile_ends_with(path, ".pb.gz"))
-		dot = path + strlen(path) - 6;
-	if (asprintf(&name, "%.*s.%04" PRIu64 "%s", (int)(dot - path), path, seq, dot) < 0)
-		return NULL;
-	return name;
-}
-
-/* path (its slice seq's name when sliced) opened for writing; *name its name, to free. */
-FILE *profile_fopen_slice(struct prof *p, const char *path, uint64_t seq, bool sliced, char **name)
-{
-	FILE *f;
-
-	*name = sliced ? profile_slice_name(path, seq) : strdup(path);
-	if (!*name)
-		return NULL;
-	f = fopen(*name, "we");
-	if (!f)
-		fprintf(stderr, "perfscope %s: cannot write to '%s': %s\n", p->name, *name,
-			strerror(errno));
-	return f;
 }

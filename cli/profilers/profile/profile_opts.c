@@ -221,14 +221,14 @@ int profile_check(struct prof *p, void *priv)
 				     "them in the kernel; lower -F instead");
 	/* no --format: what -o's name says, else text */
 	if (!pf->format_arg && pf->output) {
-		if (profile_ends_with(pf->output, ".svg"))
+		if (prof__ends_with(pf->output, ".svg"))
 			pf->fmt = PF_SVG;
-		else if (profile_ends_with(pf->output, ".pb.gz") ||
-			 profile_ends_with(pf->output, ".pprof"))
+		else if (prof__ends_with(pf->output, ".pb.gz") ||
+			 prof__ends_with(pf->output, ".pprof"))
 			pf->fmt = PF_PPROF;
-		else if (profile_ends_with(pf->output, ".folded"))
+		else if (prof__ends_with(pf->output, ".folded"))
 			pf->fmt = PF_FOLDED;
-		else if (profile_ends_with(pf->output, ".json"))
+		else if (prof__ends_with(pf->output, ".json"))
 			pf->fmt = PF_JSON;
 	}
 	if (p->opts.interval_ms && profile_file_format(pf->fmt) && !pf->output)
@@ -281,7 +281,7 @@ int profile_check(struct prof *p, void *priv)
 	/* an unwritable -o is said now, not after the run */
 	if (pf->output) {
 		char *name = p->opts.interval_ms && profile_file_format(pf->fmt)
-				     ? profile_slice_name(pf->output, 1)
+				     ? prof__slice_name(pf->output, 1)
 				     : NULL;
 
 		pf->file = out__open(name ? name : pf->output, 256 * 1024);

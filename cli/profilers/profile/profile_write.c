@@ -65,14 +65,14 @@ int profile_write(struct prof *p, struct profile *pf, uint64_t now)
 		FILE *f;
 
 		if (pf->output && pf->seq > 1) {
-			f = profile_fopen_slice(p, pf->output, pf->seq, true, &name);
+			f = prof__fopen_slice(p, pf->output, pf->seq, true, &name);
 			what = name;
 		} else if (pf->output) {
 			/* the first file was opened by check (an unwritable -o said at once) */
 			int fd = dup(pf->file->fd);
 
 			f = fd >= 0 ? fdopen(fd, "w") : NULL;
-			name = sliced ? profile_slice_name(pf->output, 1) : NULL;
+			name = sliced ? prof__slice_name(pf->output, 1) : NULL;
 			what = name ? name : pf->output;
 		} else {
 			out__flush(p->out);
@@ -85,14 +85,10 @@ int profile_write(struct prof *p, struct profile *pf, uint64_t now)
 	} else {
 		profile_write_text(p, pf, o, secs);
 	}
-	if (pf->flame_graph) {
-		/* --flame-graph as every profiler writes it (prof_flame.c): one file per -i slice */
-		char *path = prof__flame_path(pf->flame_graph, sliced ? pf->seq : 0);
-		int e2 = path && fl ? prof__flame_write(p, fl, NULL, path, "samples") : -ENOMEM;
-
-		err = err ? err : e2 ? -EIO : 0;
-		free(path);
-	}
+	/* --flame-graph as every profiler writes it (prof_flame.c): one file per -i slice */
+	if (pf->flame_graph &&
+	    prof__flame_write_arg(p, pf->flame_graph, sliced ? pf->seq : 0, fl, "samples"))
+		err = err ? err : -EIO;
 	if (o)
 		out__flush(o);
 	flame__delete(fl);
