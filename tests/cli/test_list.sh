@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 38
+plan 40
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -258,5 +258,21 @@ if [ -w /dev/full ]; then
 		test "$rc_help$rc_version" = 11
 else
 	skip "no /dev/full"
+fi
+# perf-prof's 'list trace': a plain word that names no event is a part of names; the truth is
+# tracefs's events with an id (what perf_event_open takes) and 'trace' in sys:name
+if [ -d /sys/kernel/tracing/events/sched ]; then
+	run_capture "$P" list --format json trace
+	(cd /sys/kernel/tracing/events && for d in */*/; do [ -e "$d/id" ] && echo "${d%/}"; done) |
+		tr / : | grep trace | sort -u >"$OUT.want"
+	python3 -c 'import json, sys
+print("\n".join(sorted({json.loads(l)["name"] for l in open(sys.argv[1]) if json.loads(l)["kind"] == "tracepoint"})))' "$OUT" >"$OUT.got"
+	check "list trace: exit 0 and the $(wc -l <"$OUT.want") tracepoints named *trace* ($(head -c 120 "$OUT.got" | tr '\n' ' '))" \
+		eval 'test "$RC" -eq 0 && test -s "$OUT.want" && cmp -s "$OUT.want" "$OUT.got"'
+	run_capture "$P" list sched:sched_switch
+	check "an exact name is still only itself ($(wc -l <"$OUT") lines)" test "$(wc -l <"$OUT")" -eq 1
+	rm -f "$OUT.want" "$OUT.got"
+else
+	skip "no tracefs"; skip "no tracefs"
 fi
 done_testing
