@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 29
+plan 32
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -275,5 +275,15 @@ check "blktrace -d MAJ:MIN names the device (exit $RC)" \
 expect_rc "blktrace without -d: usage error" 2 "$P" blktrace --duration 0.1
 expect_rc "blktrace -d nosuchdisk: usage error" 2 "$P" blktrace -d nosuchdisk --duration 0.1
 expect_rc "blktrace -d a/b: usage error" 2 "$P" blktrace -d a/b --duration 0.1
+
+# task-state --flame-graph FILE (perf-prof's): the stacks of the stays over --than, one count each;
+# the truth: 10 sleeps of 30 ms are 10 S stays over 20 ms, each asleep in do_nanosleep
+run_report "$P" task-state -S --than 20ms --flame-graph "$TMPD/ts" -- python3 -c 'import time
+for _ in range(10): time.sleep(0.03)'
+n=$(awk '/do_nanosleep/ {n += $NF} END {print n + 0}' "$TMPD/ts.folded" 2>/dev/null)
+check "--flame-graph: 10 stays over 20 ms folded through do_nanosleep (exit $RC, got $n)" \
+	bash -c "[ $RC -eq 0 ] && [ '$n' = 10 ]"
+check "--flame-graph: the thread's name is the root (python3;...)" grep -q '^python3;.*do_nanosleep' "$TMPD/ts.folded"
+expect_rc "task-state --flame-graph without --than" 2 "$P" task-state --flame-graph "$TMPD/x" --duration 0.1
 
 done_testing
