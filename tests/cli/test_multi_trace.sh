@@ -256,12 +256,13 @@ expect_rc "--detail with an unknown word" 2 "$P" multi-trace -e "$ENTER" -e "$EX
 	--detail=sideways -- true
 
 # perf-prof's -e ...,page-faults//ATTR/: the software event in an event list, beside a tracepoint.
-# The truth: 100 getppid calls pair exactly; each fault starts a pair that the next call replaces,
-# or that is still open at the end
+# The truth: every getppid call pairs (the workload's 100; a sanitizer runtime makes a few more
+# of its own); each fault starts a pair that the next call replaces, or still open at the end
 run_capture "$P" multi-trace -e 'syscalls:sys_enter_getppid//key=common_pid/,page-faults//key=_tid/' \
 	-e 'syscalls:sys_exit_getppid//key=common_pid/' -- "${WORKLOAD:?}" getppid 100
-check "page-faults//key=_tid/ in an event list: exit 0, 100 calls paired (exit $RC)" \
-	grep -q 'outcomes: paired 100, ' "$ERR"
+calls=$(sed -n 's/.*multi-trace: syscalls:sys_enter_getppid: \([0-9]*\) events.*/\1/p' "$ERR")
+check "page-faults//key=_tid/ in an event list: exit $RC, all $calls calls (>= 100) paired" \
+	bash -c "[ $RC -eq 0 ] && [ '${calls:-0}' -ge 100 ] && grep -q 'outcomes: paired $calls, ' '$ERR'"
 pf=$(sed -n 's/.*multi-trace: page-faults: \([0-9]*\) events.*/\1/p' "$ERR")
 ro=$(sed -n 's/.*replaced \([0-9]*\), no_start [0-9]*, open \([0-9]*\),.*/\1 \2/p' "$ERR")
 check "each of the $pf faults started a pair: replaced + open ($ro)" \
