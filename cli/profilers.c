@@ -33,6 +33,7 @@ extern const struct profiler profiler_irq_off;
 extern const struct profiler profiler_watchdog;
 extern const struct profiler profiler_lock;
 extern const struct profiler profiler_kwork;
+extern const struct profiler profiler_usdt;
 
 const struct profiler *const profilers[] = {
 	&profiler_list,
@@ -63,6 +64,7 @@ const struct profiler *const profilers[] = {
 	&profiler_hrtimer,
 	&profiler_irq_off,
 	&profiler_watchdog,
+	&profiler_usdt,
 	&profiler_exporter,
 	&profiler_flamegraph,
 	NULL,

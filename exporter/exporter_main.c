@@ -20,11 +20,13 @@
 #include <perfscope/cpumap.h>
 #include <perfscope/suggest.h>
 
+#include "collectors/cpuprof.h"
 #include "collectors/perf.h"
 #include "cpus.h"
 #include "expo.h"
 #include "http.h"
 #include "exporter_log.h"
+#include "exporter_profile.h"
 #include "rlimit.h"
 #include "webconfig.h"
 
@@ -65,6 +67,18 @@ const char exporter_help[] =
 	"                              names: CpuCycles, CpuInstr, ..., PageFault, ContextSwitch,\n"
 	"                              ..., L1DataReadHit, ...; see perfscope-exporter(8))\n"
 	"  --collector.perf.max-group-size=N  hardware/cache events per group (default 4)\n"
+	"  --collector.profile         also serve system-wide CPU profiles at\n"
+	"                              /debug/pprof/profile?seconds=N (gzipped pprof, as Go's\n"
+	"                              net/http/pprof) for Pyroscope, Parca, Grafana Alloy and\n"
+	"                              go tool pprof, from a sampler that is always on:\n"
+	"                              go tool pprof -top 'http://HOST:PORT/debug/pprof/profile'\n"
+	"  --collector.profile.frequency=HZ  samples per second per CPU (default 19)\n"
+	"  --collector.profile.max-seconds=S  longest profile served; a longer request is\n"
+	"                              refused with HTTP 400 and the reason (default 60)\n"
+	"  --collector.profile.max-stacks=N  distinct (stack, process) entries held over the\n"
+	"                              window; samples past it are dropped and counted (default 65536)\n"
+	"  --collector.profile.bpf=false  read every sample from the perf rings rather than count\n"
+	"                              stacks in the kernel with BPF (the default where it loads)\n"
 	"  --user=USER                 when started as root: the user to serve as after the perf\n"
 	"                              events are open (default nobody; 'root' keeps root)\n"
 	"  --log.level=LEVEL           debug, info, warn or error (default info); debug says why\n"
@@ -76,7 +90,8 @@ const char exporter_help[] =
 	"Examples:\n"
 	"  perfscope exporter\n"
 	"  perfscope exporter --web.listen-address=:9101 --collector.perf.tracepoint=sched:sched_switch\n"
-	"  perfscope exporter --collector.perf.disable-cache-profilers --web.config.file=web.yml\n";
+	"  perfscope exporter --collector.perf.disable-cache-profilers --web.config.file=web.yml\n"
+	"  perfscope exporter --collector.profile --web.listen-address=127.0.0.1:9101\n";
 
 enum {
 	OPT_LISTEN = 256,
@@ -99,6 +114,13 @@ enum {
 	OPT_GROUP,
 	OPT_USER,
 	OPT_LOGLEVEL,
+	OPT_PROF_HZ,
+	OPT_PROF_MAXSEC,
+	OPT_PROF_MAXSTACKS,
+	OPT_PROF,
+	OPT_NO_PROF,
+	OPT_PROF_BPF,
+	OPT_NO_PROF_BPF,
 	OPT_NOOP,
 	OPT_VERSION,
 };
@@ -123,6 +145,13 @@ static const struct option longopts[] = {
 	{ "collector.perf.software-profilers", required_argument, NULL, OPT_SW },
 	{ "collector.perf.cache-profilers", required_argument, NULL, OPT_CACHE },
 	{ "collector.perf.max-group-size", required_argument, NULL, OPT_GROUP },
+	{ "collector.profile", optional_argument, NULL, OPT_PROF },
+	{ "no-collector.profile", no_argument, NULL, OPT_NO_PROF },
+	{ "collector.profile.frequency", required_argument, NULL, OPT_PROF_HZ },
+	{ "collector.profile.max-seconds", required_argument, NULL, OPT_PROF_MAXSEC },
+	{ "collector.profile.max-stacks", required_argument, NULL, OPT_PROF_MAXSTACKS },
+	{ "collector.profile.bpf", optional_argument, NULL, OPT_PROF_BPF },
+	{ "no-collector.profile.bpf", no_argument, NULL, OPT_NO_PROF_BPF },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "log.level", required_argument, NULL, OPT_LOGLEVEL },
 	{ "collector.perf", no_argument, NULL, OPT_NOOP },
@@ -134,6 +163,7 @@ static const struct option longopts[] = {
 
 struct exporter {
 	struct perf_collector *pc;
+	struct cpuprof *cp; /* --collector.profile */
 	_Atomic size_t size_hint;
 	struct http_server *_Atomic srv; /* NULL until it is started */
 	unsigned int max_conn;
@@ -146,6 +176,8 @@ struct args {
 	const char **lists[PERF_KIND_NR]; /* allow-lists by kind, tracepoints under TRACEPOINT */
 	int nr[PERF_KIND_NR];
 	bool disable[PERF_KIND_NR];
+	bool profile, profile_bpf, user_given;
+	unsigned long profile_hz, profile_max_s, profile_max_stacks;
 };
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -223,6 +255,9 @@ static bool single_valued(int opt)
 	case OPT_GROUP:
 	case OPT_USER:
 	case OPT_LOGLEVEL:
+	case OPT_PROF_HZ:
+	case OPT_PROF_MAXSEC:
+	case OPT_PROF_MAXSTACKS:
 		return true;
 	default:
 		return false;
@@ -337,6 +372,31 @@ static int parse_args(struct args *a, int argc, char **argv)
 			break;
 		case OPT_USER:
 			a->user = optarg;
+			a->user_given = true;
+			break;
+		case OPT_PROF:
+			ret = parse_bool(longopts[idx].name, optarg, &a->profile);
+			break;
+		case OPT_NO_PROF:
+			a->profile = false;
+			break;
+		case OPT_PROF_BPF:
+			ret = parse_bool(longopts[idx].name, optarg, &a->profile_bpf);
+			break;
+		case OPT_NO_PROF_BPF:
+			a->profile_bpf = false;
+			break;
+		case OPT_PROF_HZ:
+			ret = parse_ulong("collector.profile.frequency", optarg, 1, 1000,
+					  &a->profile_hz);
+			break;
+		case OPT_PROF_MAXSEC:
+			ret = parse_ulong("collector.profile.max-seconds", optarg, 1, 3600,
+					  &a->profile_max_s);
+			break;
+		case OPT_PROF_MAXSTACKS:
+			ret = parse_ulong("collector.profile.max-stacks", optarg, 1, 100000000,
+					  &a->profile_max_stacks);
 			break;
 		case OPT_LOGLEVEL:
 			if (xlog_parse_level(optarg) < 0)
@@ -389,7 +449,7 @@ static int check_user(const char *user)
  * Root opened the perf events; the server itself needs none of root's powers. The fds stay
  * readable after the switch, which is the point of doing it in this order.
  */
-static int drop_privileges(const char *user)
+static int drop_privileges(const char *user, bool for_profile)
 {
 	struct passwd *pw;
 
@@ -398,7 +458,11 @@ static int drop_privileges(const char *user)
 		return 0;
 	}
 	if (!strcmp(user, "root")) {
-		xlog(XLOG_WARN, "--user=root: serving as root; prefer an unprivileged user");
+		if (for_profile)
+			xlog(XLOG_INFO, "serving as root: --collector.profile names the frames of "
+					"every process from /proc/PID (--user=USER to drop root)");
+		else
+			xlog(XLOG_WARN, "--user=root: serving as root; prefer an unprivileged user");
 		return 0;
 	}
 	errno = 0;
@@ -481,6 +545,8 @@ static int scrape(void *ctx, enum expo_format fmt, char **buf, size_t *len)
 
 	expo_init(&e, fmt, atomic_load(&x->size_hint));
 	ret = perf_collector_scrape(x->pc, &e, NULL);
+	if (x->cp)
+		cpuprof_metrics(x->cp, &e);
 	http_metrics(&e, x);
 	expo_family(&e, "perfscope_exporter_build_info", EXPO_GAUGE,
 		    "A metric with a constant '1' value labeled by the perfscope version.");
@@ -539,7 +605,11 @@ int exporter_main(int argc, char **argv)
 			  .path = "/metrics",
 			  .user = "nobody",
 			  .timeout_s = 10,
-			  .max_group = 4 };
+			  .max_group = 4,
+			  .profile_bpf = true,
+			  .profile_hz = CPUPROF_DEFAULT_HZ,
+			  .profile_max_s = CPUPROF_DEFAULT_MAX_SECONDS,
+			  .profile_max_stacks = CPUPROF_DEFAULT_MAX_STACKS };
 	struct perf_config cfg = { 0 };
 	struct exporter x = { 0 };
 	struct webconfig *wc = NULL;
@@ -584,6 +654,13 @@ int exporter_main(int argc, char **argv)
 		if (wc->http2)
 			xlog(XLOG_DEBUG, "http2 in the web config: perfscope serves HTTP/1.1");
 	}
+	/*
+	 * Symbols of other users' processes need their /proc/PID/maps (and /proc/PID/root for a
+	 * container's files and JIT maps), which only root reads: the profile collector keeps root
+	 * unless told otherwise.
+	 */
+	if (a.profile && !a.user_given)
+		a.user = "root";
 	ret = check_user(a.user);
 	if (ret)
 		goto out;
@@ -613,6 +690,19 @@ int exporter_main(int argc, char **argv)
 	}
 	xlog(XLOG_INFO, "counting %d perf events on %d CPU(s), read as %d group(s)",
 	     perf_collector_nr_open(x.pc), psc_cpumap__nr(cpus), perf_collector_nr_groups(x.pc));
+	if (a.profile) {
+		struct cpuprof_config c = { .cpus = cpus,
+					    .hz = (unsigned int)a.profile_hz,
+					    .max_seconds = (unsigned int)a.profile_max_s,
+					    .max_stacks = a.profile_max_stacks,
+					    .no_bpf = !a.profile_bpf };
+
+		x.cp = exporter_profile_open(&c);
+		if (!x.cp) {
+			ret = errno == EINVAL ? 2 : 1;
+			goto out;
+		}
+	}
 	fd = http_listen(a.listen, err, sizeof(err));
 	if (fd < 0) {
 		fprintf(stderr, "perfscope exporter: %s\n", err);
@@ -620,7 +710,7 @@ int exporter_main(int argc, char **argv)
 		goto out;
 	}
 	http_describe_listen(fd, bound, sizeof(bound));
-	ret = drop_privileges(a.user);
+	ret = drop_privileges(a.user, a.profile && !a.user_given);
 	if (ret)
 		goto out;
 	if (!a.max_conn)
@@ -646,6 +736,16 @@ int exporter_main(int argc, char **argv)
 				    .threads = a.max_conn < 2 ? 1 : 2,
 				    .scrape = scrape,
 				    .ctx = &x };
+	if (x.cp) {
+		exporter_profile_hooks(&hopts, x.cp);
+		ret = cpuprof_start(x.cp);
+		if (ret) {
+			fprintf(stderr, "perfscope exporter: cannot start the profile sampler: %s\n",
+				strerror(-ret));
+			ret = 1;
+			goto out;
+		}
+	}
 	srv = http_start(fd, &hopts, err, sizeof(err));
 	atomic_store(&x.srv, srv);
 	fd = -1;
@@ -661,7 +761,9 @@ int exporter_main(int argc, char **argv)
 	xlog(XLOG_INFO, "stopping on signal %d", sig);
 	ret = 0;
 out:
+	cpuprof_cancel_all(x.cp);
 	http_stop(srv);
+	cpuprof_delete(x.cp);
 	if (fd >= 0)
 		close(fd);
 	perf_collector_delete(x.pc);

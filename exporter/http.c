@@ -15,9 +15,10 @@
 #include <zlib.h>
 
 #include "exporter_log.h"
+#include "http_pprof.h"
 #include "webconfig.h"
 
-static void add_common_headers(struct http_server *srv, struct MHD_Response *r)
+void http_add_common_headers(struct http_server *srv, struct MHD_Response *r)
 {
 	const struct webconfig *wc = srv->opts.webconfig;
 	bool full;
@@ -48,7 +49,7 @@ static enum MHD_Result reply_text(struct http_server *srv, struct MHD_Connection
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (allow)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-	add_common_headers(srv, r);
+	http_add_common_headers(srv, r);
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -168,7 +169,7 @@ static enum MHD_Result serve_metrics(struct http_server *srv, struct MHD_Connect
 	if (gz)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
-	add_common_headers(srv, r);
+	http_add_common_headers(srv, r);
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -251,8 +252,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET);
 	bool head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	bool metrics = !strcmp(url, srv->opts.telemetry_path);
+	bool profile = srv->opts.profile_begin && !strcmp(url, HTTP_PPROF_PATH);
 	const char *why;
 
+	/* a profile request resumed: its checks were passed when it came */
+	if (*req_cls && *req_cls != srv)
+		return http_pprof_serve(srv, conn, req_cls);
 	http_conn__request_started(srv, conn);
 	/*
 	 * A response queued at the first call, when only the headers are in, makes
@@ -294,13 +299,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 							    MHD_RESPMEM_PERSISTENT);
 			if (!r)
 				return MHD_NO;
-			add_common_headers(srv, r);
+			http_add_common_headers(srv, r);
 			ret = MHD_queue_basic_auth_fail_response(conn, "perfscope exporter", r);
 			MHD_destroy_response(r);
 			return ret;
 		}
 	}
-	if (!metrics && strcmp(url, "/"))
+	if (profile && (get || head))
+		return http_pprof_serve(srv, conn, req_cls);
+	if (!metrics && !profile && strcmp(url, "/"))
 		return reply_text(srv, conn, MHD_HTTP_NOT_FOUND, "404 page not found\n", NULL);
 	if (!get && !head)
 		return reply_text(srv, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "Method Not Allowed\n",
@@ -316,11 +323,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			return MHD_NO;
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 					"text/html; charset=utf-8");
-		add_common_headers(srv, r);
+		http_add_common_headers(srv, r);
 		ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 		MHD_destroy_response(r);
 		return ret;
 	}
+}
+
+/* A request ended: a profile request's state is freed, the connection's deadline set again. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	http_pprof_completed(cls, req_cls);
+	http_conn__on_completed(cls, c, req_cls, toe);
 }
 
 /* libmicrohttpd's printf-style messages. */
@@ -375,6 +390,10 @@ struct http_server *http_start(int listen_fd, const struct http_opts *opts, char
 	const struct webconfig *wc = opts->webconfig;
 	struct MHD_OptionItem o[20];
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+
+	/* a profile request waits for its seconds suspended, not holding a server thread */
+	if (opts->profile_begin)
+		flags |= MHD_ALLOW_SUSPEND_RESUME;
 	int n = 0;
 
 	if (!srv) {
@@ -404,8 +423,8 @@ struct http_server *http_start(int listen_fd, const struct http_opts *opts, char
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
 					  (intptr_t)http_conn__on_connection, srv };
-	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED,
-					  (intptr_t)http_conn__on_completed, srv };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed,
+					  srv };
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, opts->threads, NULL };
 	/*
 	 * libmicrohttpd stops accepting at its limit, leaving new clients in the listening

@@ -32,6 +32,19 @@ struct http_opts {
 	unsigned int threads; /* polling threads */
 	http_scrape_fn scrape;
 	void *ctx;
+	/*
+	 * /debug/pprof/profile (profile_begin NULL: not served). begin registers a request for
+	 * `seconds` (1..profile_max_seconds) and calls wake(arg) from another thread when it can be
+	 * built (NULL with why filled: refused); build makes it (gzipped pprof, malloc'ed; -ECANCELED
+	 * when the exporter is stopping); end forgets it; refused counts one refused for its length.
+	 */
+	void *profile_ctx;
+	unsigned int profile_max_seconds;
+	void *(*profile_begin)(void *ctx, long seconds, void (*wake)(void *), void *arg, char *why,
+			       size_t whylen);
+	int (*profile_build)(void *ctx, void *req, char **buf, size_t *len);
+	void (*profile_end)(void *ctx, void *req);
+	void (*profile_refused)(void *ctx);
 };
 
 /*

@@ -55,6 +55,9 @@ struct http_server {
 	char peek[16385]; /* what a connection has queued, peeked under the lock (victim_rank) */
 };
 
+/* http.c: the headers every answer gets (web config's, Connection: close at the limit). */
+void http_add_common_headers(struct http_server *srv, struct MHD_Response *r);
+
 /* http_conn.c: sets up the lock, the condition and the per-address table and starts the reaper
  * thread; 0 or -errno. */
 int http_conn__start(struct http_server *srv);

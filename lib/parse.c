@@ -177,6 +177,8 @@ int psc_parse_events(const char *str, const struct psc_parse_opts *opts,
 	if (!str)
 		return psc_evparse_fail(&ps.p, -EINVAL, -1, "no event list given");
 	ps.p.pmu_dir = OPTS_GET(opts, pmu_dir, NULL);
+	ps.p.usdt_find = OPTS_GET(opts, usdt_find, NULL);
+	ps.p.usdt_ctx = OPTS_GET(opts, usdt_ctx, NULL);
 	if (!ps.p.pmu_dir)
 		ps.p.pmu_dir = DEFAULT_PMU_DIR;
 	ps.p.tracefs_dir = OPTS_GET(opts, tracefs_dir, NULL);

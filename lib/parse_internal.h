@@ -16,6 +16,9 @@ struct psc_evparse {
 	const char *str;
 	struct psc_parse_error *err;
 	const char *pmu_dir;
+	int (*usdt_find)(const char *path, const char *provider, const char *name,
+			 struct psc_probe_spec *probe, char *msg, size_t msg_len, void *ctx);
+	void *usdt_ctx;
 	const char *tracefs_dir; /* resolved on first use when the caller gave none */
 	int tracefs_errno; /* why tracefs_dir could not be resolved, 0 until tried */
 };

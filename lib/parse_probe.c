@@ -10,7 +10,7 @@
 
 #include "probe_internal.h"
 
-static const char *const words[] = { "uprobe", "uretprobe", "kprobe", "kretprobe" };
+static const char *const words[] = { "uprobe", "uretprobe", "kprobe", "kretprobe", "usdt" };
 
 bool psc_evparse_is_probe_word(const char *s, size_t len)
 {
@@ -26,6 +26,7 @@ void psc_probe_spec__free(struct psc_probe_spec *probe)
 		return;
 	free(probe->func);
 	free(probe->binary);
+	free(probe->fetch_args);
 	free(probe);
 }
 
@@ -169,6 +170,8 @@ int psc_evparse_probe(struct psc_evparse *ps, const char *s, int start, int head
 	struct psc_probe_spec *pr;
 	char *typed = NULL;
 
+	if (user && s[start + 1] == 's')
+		return psc_evparse_usdt(ps, s, start, head_end, pos, spec);
 	spec->kind = user ? PSC_EVENT_UPROBE : PSC_EVENT_KPROBE;
 	pr = spec->probe = calloc(1, sizeof(*pr));
 	if (!pr)

@@ -154,6 +154,12 @@ static int make_one(struct psc_probes *pr, struct psc_event_spec *spec,
 		n = asprintf(&cmd, "%c:%s/%s %s+%llu %s\n", sp->retprobe ? 'r' : 'p', pr->group,
 			     m->name, sp->func, (unsigned long long)sp->offset,
 			     sp->retprobe ? RET_ARGS : ENTRY_ARGS);
+	else if (sp->ref_ctr_offset || sp->fetch_args) /* usdt: its semaphore, its arguments */
+		n = asprintf(&cmd, "p:%s/%s %s:0x%llx%s%.0llx%s %s\n", pr->group, m->name,
+			     sp->binary, (unsigned long long)sp->file_offset,
+			     sp->ref_ctr_offset ? "(0x" : "",
+			     (unsigned long long)sp->ref_ctr_offset, sp->ref_ctr_offset ? ")" : "",
+			     sp->fetch_args ? sp->fetch_args : "");
 	else
 		n = asprintf(&cmd, "%c:%s/%s %s:0x%llx %s\n", sp->retprobe ? 'r' : 'p', pr->group,
 			     m->name, sp->binary, (unsigned long long)sp->file_offset,

@@ -30,7 +30,10 @@ int psc_elf__file_offset(const struct psc_elf *e, uint64_t vaddr, uint64_t *off)
  */
 int psc_evparse_probe(struct psc_evparse *p, const char *s, int start, int head_end, int *pos,
 		      struct psc_event_spec *spec);
-/* True when [s, s+len) is uprobe, uretprobe, kprobe or kretprobe. */
+/* parse_usdt.c: usdt:PROVIDER:NAME@BINARY, the same way (the kind word is "usdt"). */
+int psc_evparse_usdt(struct psc_evparse *p, const char *s, int start, int head_end, int *pos,
+		     struct psc_event_spec *spec);
+/* True when [s, s+len) is uprobe, uretprobe, kprobe, kretprobe or usdt. */
 bool psc_evparse_is_probe_word(const char *s, size_t len);
 void psc_probe_spec__free(struct psc_probe_spec *probe);
 

@@ -31,6 +31,8 @@ int bpf_stacks_ent__callchain(const struct bpf_stacks_ent *e, uint64_t *ips, int
 
 #ifdef HAVE_BPF_SKEL
 #include <bpf/bpf.h>
+
+#include "keymap.h"
 #include <bpf/libbpf.h>
 
 #include "stacks.h"
@@ -202,6 +204,57 @@ int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, voi
 	return ret;
 }
 
+/*
+ * Deletes every stack of the stack-trace map that no key of the counts map refers to: for an
+ * always-on reader that pulls with clear, the map would otherwise fill with stacks seen once.
+ */
+int bpf_stacks__trim(struct bpf_stacks *s)
+{
+	int counts = bpf_map__fd(s->skel->maps.counts);
+	int traces = bpf_map__fd(s->skel->maps.stack_traces);
+	struct stacks_key *keys;
+	struct keymap used;
+	int32_t id, next, *ids = NULL;
+	size_t nr, nr_ids = 0, cap = 0;
+	int ret = 0;
+
+	keys = all_keys(counts, &nr);
+	if (!keys)
+		return -errno;
+	if (keymap__init(&used, 0, nr * 2 + 16)) {
+		free(keys);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		if (!keymap__insert(&used, (uint64_t)(uint32_t)keys[i].kstack, NULL) ||
+		    !keymap__insert(&used, (uint64_t)(uint32_t)keys[i].ustack, NULL))
+			ret = -ENOMEM;
+	}
+	free(keys);
+	/* the ids first, then the deletions: deleting while walking restarts the walk */
+	for (int32_t *prev = NULL; !ret && !bpf_map_get_next_key(traces, prev, &next);
+	     prev = &id) {
+		id = next;
+		if (keymap__find(&used, (uint64_t)(uint32_t)id))
+			continue;
+		if (nr_ids == cap) {
+			int32_t *n = realloc(ids, (cap = cap ? cap * 2 : 256) * sizeof(*ids));
+
+			if (!n) {
+				ret = -ENOMEM;
+				break;
+			}
+			ids = n;
+		}
+		ids[nr_ids++] = id;
+	}
+	for (size_t i = 0; !ret && i < nr_ids; i++)
+		bpf_map_delete_elem(traces, &ids[i]);
+	free(ids);
+	keymap__exit(&used);
+	return ret;
+}
+
 void bpf_stacks__filter_counts(const struct bpf_stacks *s, struct filter_counts *out)
 {
 	*out = s->skel->bss->filter_counts;
@@ -259,6 +312,11 @@ int bpf_stacks__attach(struct bpf_stacks *s, struct psc_evsel *evsel, char *why,
 }
 
 int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, void *ctx)
+{
+	return -ENOTSUP;
+}
+
+int bpf_stacks__trim(struct bpf_stacks *s)
 {
 	return -ENOTSUP;
 }

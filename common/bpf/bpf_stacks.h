@@ -79,6 +79,13 @@ int bpf_stacks__for_each(struct bpf_stacks *s, bool clear, bpf_stacks_fn fn, voi
  */
 int bpf_stacks_ent__callchain(const struct bpf_stacks_ent *e, uint64_t *ips, int max);
 
+/*
+ * Deletes the stacks of the stack-trace map no counted key refers to (after a pull with clear):
+ * an always-on reader calls it now and then so the map does not fill. A sample counted during
+ * the call whose stack was deleted loses its frames. 0 or -errno.
+ */
+int bpf_stacks__trim(struct bpf_stacks *s);
+
 /* The drops so far (totals since load). */
 void bpf_stacks__drops(const struct bpf_stacks *s, struct bpf_stacks_drops *out);
 

@@ -24,6 +24,7 @@
 #include "prof_internal.h"
 #include "rawq.h"
 #include "session.h"
+#include "sdt_notes.h"
 
 double prof__elapsed(const struct prof *p)
 {
@@ -224,6 +225,7 @@ static int hook_stop_signal(void *ctx, int signo)
 
 static int parse_events(struct prof *p)
 {
+	PSC_OPTS(psc_parse_opts, popts, .usdt_find = usdt__find);
 	struct psc_parse_error perr = { .pos = -1 };
 	const char *typed;
 	int ret;
@@ -246,7 +248,7 @@ static int parse_events(struct prof *p)
 	/* parsing has no side effects: tracefs is mounted here, where tracepoints may be named */
 	if (strchr(p->events, ':'))
 		psc_tracefs__mount(); /* failing is no error unless one is: parse says so */
-	ret = psc_parse_events(p->events, NULL, &p->specs, &perr);
+	ret = psc_parse_events(p->events, &popts, &p->specs, &perr);
 	if (!ret)
 		return 0;
 	perr.pos = prof_embed__pos(&p->state->embed, perr.pos);

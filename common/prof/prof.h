@@ -225,6 +225,11 @@ struct prof {
  */
 uint64_t prof__kernel_dropped(const struct prof *p);
 /*
+ * Ends a JSON counts line (p->json) of a report: the last one of the run (final) also gets
+ * "kernel_dropped" and "final": true, so a reader knows the run's own counts are complete.
+ */
+void prof__json_end_counts(struct prof *p, bool final);
+/*
  * Where the results go without -o: STDERR_FILENO for text when PROF_TEXT_STDERR, or
  * PROF_SUMMARY with a COMMAND; else STDOUT_FILENO. -1 with -o FILE. Known once options parsed.
  */

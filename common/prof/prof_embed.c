@@ -9,7 +9,6 @@
 #include "prof.h"
 #include "prof_embed.h"
 
-
 static bool name_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == ':' || c == '.' ||
@@ -136,6 +135,13 @@ int prof_embed__rewrite(const char *prof, const char *events, prof_find_fn find,
 				name[name_end - from] = 0;
 				pr = find ? find(name) : NULL;
 			}
+			/*
+			 * A profiler that cannot be an event source and shares its name with an
+			 * event (page-faults): NAME/FILTER/ is the event; only NAME/-OPTS/ means
+			 * the profiler (and is refused below, saying why).
+			 */
+			if (pr && !pr->as_event && !dash)
+				pr = NULL;
 			if (!pr && dash) {
 				fprintf(stderr,
 					"perfscope %s: '%.*s' is no perfscope profiler that can be an event "

@@ -24,6 +24,17 @@ uint64_t prof__kernel_dropped(const struct prof *p)
 	return st.kernel_dropped;
 }
 
+void prof__json_end_counts(struct prof *p, bool final)
+{
+	if (final) {
+		JSON_KEY(&p->json, "kernel_dropped");
+		json__u64(&p->json, prof__kernel_dropped(p));
+		JSON_KEY(&p->json, "final");
+		json__bool(&p->json, true);
+	}
+	json__end_line(&p->json);
+}
+
 /* --flame-graph: the folded stacks into FILE.folded. 1 when they could not be written. */
 int prof_write_flame(struct prof *p)
 {
@@ -59,7 +70,8 @@ static void report_dropped(struct prof *p)
 				"(%llu MiB waiting for %s to read); raise it with --output-queue MIB\n",
 				p->name, p->events_arr[i].name,
 				(unsigned long long)p->events_arr[i].out_dropped,
-				(unsigned long long)(max >> 20), p->out->name ? p->out->name : "the output");
+				(unsigned long long)(max >> 20),
+				p->out->name ? p->out->name : "the output");
 }
 
 void prof_report_stats(struct prof *p)

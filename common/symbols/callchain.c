@@ -160,6 +160,7 @@ static void rotate_exits(struct callchain *cc)
 
 	for (size_t i = 0; i < cc->ripe.nr; i++) {
 		usyms__exit(u, cc->ripe.pids[i]);
+		symcache__forget(cc->sc, cc->ripe.pids[i]);
 		if (cc->uw)
 			unwind__forget(cc->uw, cc->ripe.pids[i]);
 	}

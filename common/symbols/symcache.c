@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "perfmap.h"
 #include "symcache.h"
 
 #define KERNEL_GEN 0 /* user generations start at 1 (usyms.c) */
@@ -30,6 +31,7 @@ struct symcache {
 	char *kallsyms_path;
 	struct dsos *dsos;
 	struct usyms *usyms;
+	struct perfmaps *perfmaps; /* JIT code's /tmp/perf-PID.map */
 	struct cache_ent *cache;
 	uint64_t mask;
 	unsigned int shift;
@@ -70,7 +72,8 @@ struct symcache *symcache__new(const struct symcache_opts *opts)
 	if (!sc->cache || !sc->dsos)
 		goto fail;
 	sc->usyms = usyms__new(sc->dsos);
-	if (!sc->usyms)
+	sc->perfmaps = perfmaps__new(NULL);
+	if (!sc->usyms || !sc->perfmaps)
 		goto fail;
 	return sc;
 fail:
@@ -84,6 +87,7 @@ void symcache__delete(struct symcache *sc)
 	if (!sc)
 		return;
 	usyms__delete(sc->usyms);
+	perfmaps__delete(sc->perfmaps);
 	dsos__delete(sc->dsos);
 	ksyms__delete(sc->ksyms);
 	free(sc->cache);
@@ -123,6 +127,11 @@ const char *symcache__problem(struct symcache *sc)
 	return sc->problem[0] ? sc->problem : NULL;
 }
 
+void symcache__forget(struct symcache *sc, pid_t pid)
+{
+	perfmaps__forget(sc->perfmaps, pid);
+}
+
 void symcache__stats(const struct symcache *sc, struct symcache_stats *st)
 {
 	*st = sc->st;
@@ -147,14 +156,47 @@ static void resolve_kernel(struct symcache *sc, uint64_t ip, struct cache_ent *e
 	}
 }
 
+/*
+ * An address in no binary (anonymous executable memory, or a mapping not known yet): JIT code,
+ * named by the runtime's perf map. A miss in a map that exists is not remembered: the runtime
+ * may append the line later.
+ */
+static void resolve_jit(struct symcache *sc, pid_t pid, uint64_t ip, struct cache_ent *e)
+{
+	const char *name, *dso;
+	uint64_t start;
+	int err = perfmaps__find(sc->perfmaps, pid, ip, &name, &start, &dso);
+
+	if (err) {
+		e->valid = err != -ENODATA;
+		return;
+	}
+	e->name = name;
+	e->start = start;
+	e->dso = dso;
+	e->found = true;
+}
+
 static void resolve_user(struct symcache *sc, pid_t pid, uint64_t ip, struct cache_ent *e)
 {
 	struct uaddr hit;
 	const struct usym *s;
+	int err = usyms__find(sc->usyms, pid, ip, &hit);
 
-	if (usyms__find(sc->usyms, pid, ip, &hit))
+	if (err) {
+		if (err == -ENOENT)
+			resolve_jit(sc, pid, ip, e);
 		return;
+	}
 	e->dso = hit.dso ? hit.dso->short_name : hit.map_name;
+	/* anonymous executable memory ("//anon" from MMAP2, named [anon:...]) or a memfd */
+	if (!strcmp(hit.map_name, "//anon") || !strncmp(hit.map_name, "[anon", 5) ||
+	    !strncmp(hit.map_name, "/memfd:", 7) || (!hit.dso && !hit.map_name[0])) {
+		resolve_jit(sc, pid, ip, e);
+		if (e->found)
+			return;
+		e->dso = hit.dso ? hit.dso->short_name : hit.map_name; /* unnamed, as before */
+	}
 	if (!hit.dso)
 		return;
 	e->mapped = true;

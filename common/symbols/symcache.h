@@ -57,6 +57,8 @@ int symcache__resolve(struct symcache *sc, pid_t pid, uint64_t ip, bool kernel,
 /* The process maps to feed with MMAP2/FORK/EXIT/COMM-exec records (see usyms.h). */
 struct usyms *symcache__usyms(struct symcache *sc);
 
+/* pid exited: its JIT map (perf-PID.map) is let go of. */
+void symcache__forget(struct symcache *sc, pid_t pid);
 /* Kernel symbols, loaded on first call; NULL + errno when /proc/kallsyms is unreadable. */
 const struct ksyms *symcache__ksyms(struct symcache *sc);
 

@@ -18,7 +18,8 @@ enum psc_event_kind {
 	PSC_EVENT_RAW, /* rNNNN */
 	PSC_EVENT_PMU, /* pmu/term=val,.../ or pmu/alias/ from sysfs */
 	PSC_EVENT_TRACEPOINT,
-	PSC_EVENT_UPROBE, /* uprobe:FUNC@BINARY, uretprobe:FUNC@BINARY (probe.h creates them) */
+	PSC_EVENT_UPROBE, /* uprobe:FUNC@BINARY, uretprobe:FUNC@BINARY, usdt:PROVIDER:NAME@BINARY
+			     (probe.h creates them) */
 	PSC_EVENT_KPROBE, /* kprobe:FUNC, kretprobe:FUNC */
 };
 
@@ -32,6 +33,10 @@ struct psc_probe_spec {
 	uint64_t offset; /* +OFFSET into the function */
 	char *binary; /* uprobes: the file, resolved to a path ("libc.so.6" as ld.so finds it) */
 	uint64_t file_offset; /* uprobes: where the probe goes in that file */
+	/* usdt: the semaphore's file offset (the uprobe's reference counter), 0 when none */
+	uint64_t ref_ctr_offset;
+	/* usdt: the fetch arguments of the probe ("arg1=%ax:s32 ..."), NULL for the default */
+	char *fetch_args;
 };
 
 /*
@@ -94,9 +99,18 @@ struct psc_parse_opts {
 	const char *tracefs_dir;
 	/* Where PMUs are described; NULL: /sys/bus/event_source/devices. */
 	const char *pmu_dir;
+	/*
+	 * usdt:PROVIDER:NAME@BINARY: finds the SDT probe in the file at path (BINARY resolved),
+	 * filling its file offset, semaphore offset (0: none) and fetch arguments (malloc'd, or
+	 * NULL); returns 0 or a negative errno with msg saying why (-ENOENT: no such probe).
+	 * NULL: usdt: events are refused (the library reads no SDT notes itself).
+	 */
+	int (*usdt_find)(const char *path, const char *provider, const char *name,
+			 struct psc_probe_spec *probe, char *msg, size_t msg_len, void *ctx);
+	void *usdt_ctx;
 };
 /* The last field of psc_parse_opts; a newer caller's bytes after it must be 0 (PSC_OPTS). */
-#define psc_parse_opts__last_field pmu_dir
+#define psc_parse_opts__last_field usdt_ctx
 
 /*
  * Parses "EVENT[,EVENT...]" (commas inside /.../ belong to the event). Tracepoint wildcards
@@ -111,6 +125,7 @@ struct psc_parse_opts {
  *                              (ld.so.cache, then the standard directories) or a program in
  *                              $PATH; quote it ("...") when it holds '/' and a filter follows
  *   kprobe:FUNC[+OFF][/FILTER/ATTR/.../]   kretprobe:FUNC: where the kernel has kprobe events
+ *   usdt:PROVIDER:NAME@BINARY[/FILTER/ATTR/.../]   a USDT probe, found by opts->usdt_find
  * MODS: u k h G H I p (pp, ppp) D e, with perf's meaning. ATTRs the library applies: stack,
  * max-stack=N, alias=NAME, period=N, freq=N; any other NAME or NAME=VALUE (a value in "..." may
  * hold '/' and ',') is kept in spec->attrs, in order, for the tool to check and interpret.

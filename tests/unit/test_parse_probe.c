@@ -355,6 +355,57 @@ static void test_create_remove(void **state)
 	psc_event_list__delete(l);
 }
 
+/* usdt_find as common/ gives it: here a fixed probe, or none */
+static int fake_usdt_find(const char *path, const char *provider, const char *name,
+			  struct psc_probe_spec *probe, char *msg, size_t msg_len, void *ctx)
+{
+	if (strcmp(name, "gc__start")) {
+		snprintf(msg, msg_len, "no USDT probe %s:%s", provider, name);
+		return -ENOENT;
+	}
+	probe->file_offset = 0x287f3;
+	probe->ref_ctr_offset = 0x68326e;
+	probe->fetch_args = strdup("arg1=+112(%sp):s32");
+	return probe->fetch_args ? 0 : -ENOMEM;
+}
+
+/* usdt:PROVIDER:NAME@BINARY: parsed, found by the caller, made with semaphore and arguments */
+static void test_usdt(void **state)
+{
+	PSC_OPTS(psc_parse_opts, opts, .pmu_dir = pmu_none, .tracefs_dir = tracefs,
+		 .usdt_find = fake_usdt_find);
+	PSC_OPTS(psc_probes_opts, po, .tracefs_dir = tracefs, .group = "perfscope_test");
+	struct psc_parse_error err = { 0 };
+	struct psc_event_list *l = NULL;
+	struct psc_probes *pr = NULL;
+	char str[PATH_MAX * 2], want[PATH_MAX * 2];
+
+	/* without a reader of SDT notes the library refuses them */
+	fails(-EOPNOTSUPP, "usdt_find", 0, pmu_none, "usdt:python:gc__start@%s", exe);
+	fails(-EINVAL, "expected ':NAME'", 11, pmu_none, "usdt:python@%s", exe);
+	snprintf(str, sizeof(str), "usdt:python:gc__nope@%s", exe);
+	assert_int_equal(psc_parse_events(str, &opts, &l, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no USDT probe python:gc__nope"));
+	assert_int_equal(err.pos, 12);
+	snprintf(str, sizeof(str), "usdt:python:gc__start@\"%s\"/arg1==1/", exe);
+	assert_int_equal(psc_parse_events(str, &opts, &l, &err), 0);
+	assert_int_equal(l->nr, 1);
+	assert_int_equal(l->specs[0].kind, PSC_EVENT_UPROBE);
+	assert_string_equal(l->specs[0].filter, "arg1==1");
+	snprintf(want, sizeof(want), "usdt:python:gc__start@%s", exe);
+	assert_string_equal(l->specs[0].name, want);
+	put("tracing/uprobe_events", "");
+	put("tracing/events/perfscope_test/python_gc__start/id", "1240\n");
+	assert_int_equal(psc_probes__create(l, &po, &pr, &err), 0);
+	assert_int_equal(l->specs[0].attr.config, 1240);
+	snprintf(want, sizeof(want),
+		 "p:perfscope_test/python_gc__start %s:0x287f3(0x68326e) arg1=+112(%%sp):s32\n",
+		 exe);
+	assert_string_equal(slurp("tracing/uprobe_events"), want);
+	psc_probes__delete(pr);
+	psc_event_list__delete(l);
+}
+
 static void test_create_fails(void **state)
 {
 	PSC_OPTS(psc_probes_opts, po, .tracefs_dir = tracefs, .group = "perfscope_nofmt");
@@ -414,7 +465,7 @@ int main(void)
 		cmocka_unit_test(test_uprobe_errors),	cmocka_unit_test(test_kprobe),
 		cmocka_unit_test(test_find_binary),	cmocka_unit_test(test_for_each_func),
 		cmocka_unit_test(test_create_remove),	cmocka_unit_test(test_create_fails),
-		cmocka_unit_test(test_remove_stale),
+		cmocka_unit_test(test_remove_stale),	cmocka_unit_test(test_usdt),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -25,6 +25,7 @@ static int fake_as_event(const char *opts, char *buf, size_t len, char *why, siz
 
 static const struct profiler fake_profile = { .name = "profile", .as_event = fake_as_event };
 static const struct profiler fake_state = { .name = "task-state" };
+static const struct profiler fake_faults = { .name = "page-faults" };
 
 static const struct profiler *fake_lookup(const char *name)
 {
@@ -32,6 +33,8 @@ static const struct profiler *fake_lookup(const char *name)
 		return &fake_profile;
 	if (!strcmp(name, "task-state"))
 		return &fake_state;
+	if (!strcmp(name, "page-faults"))
+		return &fake_faults;
 	return NULL;
 }
 
@@ -66,7 +69,8 @@ static void t_rewrite(void **state)
 	assert_int_equal(prof_embed__rewrite("t", "profile/-F 5/", fake_lookup, &e), 0);
 	assert_string_equal(e.text, "cpu-clock//freq=5/:k");
 	prof_embed__free(&e);
-	assert_int_equal(prof_embed__rewrite("t", "sched:b,profile/-F 5/stack", fake_lookup, &e), 0);
+	assert_int_equal(prof_embed__rewrite("t", "sched:b,profile/-F 5/stack", fake_lookup, &e),
+			 0);
 	assert_string_equal(e.text, "sched:b,cpu-clock//freq=5/stack/:k");
 	prof_embed__free(&e);
 }
@@ -80,6 +84,13 @@ static void t_errors(void **state)
 	assert_null(e.text);
 	assert_int_equal(prof_embed__rewrite("t", "task-state/-S/", fake_lookup, &e), 2);
 	assert_int_equal(prof_embed__rewrite("t", "page-faults/-N 10/", fake_lookup, &e), 2);
+	/* a profiler named like an event (page-faults): NAME/FILTER/ and NAME//ATTR/ are the
+	 * event, left to the event parser; only NAME/-OPTS/ means the profiler */
+	assert_int_equal(prof_embed__rewrite("t", "page-faults/pid==1/", fake_lookup, &e), 0);
+	assert_null(e.text);
+	assert_int_equal(prof_embed__rewrite("t", "sched:a,page-faults//stack/", fake_lookup, &e),
+			 0);
+	assert_null(e.text);
 	assert_int_equal(prof_embed__rewrite("t", "profile/-F 1", fake_lookup, &e), 2);
 	/* without the CLI's table nothing is a profiler: options where a filter goes are an error
 	 */

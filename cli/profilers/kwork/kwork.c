@@ -215,13 +215,7 @@ static void kwork_print(struct prof *p, struct kwork *kw, bool final)
 		json__u64(&p->json, kw->lost_windows);
 		JSON_KEY(&p->json, "field_errors");
 		json__u64(&p->json, kw->field_errors);
-		if (final) {
-			JSON_KEY(&p->json, "kernel_dropped");
-			json__u64(&p->json, prof__kernel_dropped(p));
-			JSON_KEY(&p->json, "final");
-			json__bool(&p->json, true);
-		}
-		json__end_line(&p->json);
+		prof__json_end_counts(p, final);
 		return;
 	}
 	out__printf(p->out,

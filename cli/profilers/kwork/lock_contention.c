@@ -280,13 +280,7 @@ static void print_tables(struct prof *p, struct lockc *lc, bool final, const uin
 		json__u64(&p->json, lc->field_errors);
 		JSON_KEY(&p->json, "no_row");
 		json__u64(&p->json, lc->locks.nomem + lc->callers.nomem);
-		if (final) {
-			JSON_KEY(&p->json, "kernel_dropped");
-			json__u64(&p->json, prof__kernel_dropped(p));
-			JSON_KEY(&p->json, "final");
-			json__bool(&p->json, true);
-		}
-		json__end_line(&p->json);
+		prof__json_end_counts(p, final);
 		return;
 	}
 	out__printf(p->out,

@@ -47,20 +47,9 @@ const struct profiler profiler_kmemprof = {
 		"kmemprof -e 'kmem:mm_page_alloc//size=4096<<order/key=pfn/stack/' -e "
 		"kmem:mm_page_free//key=pfn/stack/ -m 256 --order --duration 1\n"
 		"kmemprof -e kmem:kmalloc//stack/ -e kmem:kfree -k ptr --format json --duration 1",
-	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
-	.opts = mt_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
 		 PROF_SUMMARY,
-	.attrs = mt_attrs,
 	.conformance_args = "-e kmem:kmalloc//stack/ -e kmem:kfree -k ptr -i 200",
-	.priv_size = sizeof(struct mt),
-	.ev_priv_size = sizeof(struct mt_ev),
 	.check = kmemprof_check,
-	.event = mt_event,
-	.start = mt_start,
-	.sample = mt_sample,
-	.lost = mt_lost,
-	.interval = mt_interval,
-	.report = mt_report,
-	.teardown = mt_teardown,
+	MT_PROFILER_ENGINE,
 };

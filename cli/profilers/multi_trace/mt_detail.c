@@ -74,9 +74,10 @@ int mt_detail__parse(struct prof *p, struct mt *mt, const char *arg)
 		else if (!strncmp(tok, "hide<", 5) && !duration__parse(tok + 5, &d->hide))
 			continue;
 		else
-			return prof_usage(p, "--detail takes -N, +N (times: 1ms), samecpu, samepid, "
-					     "sametid, samekey, 1, 2 and hide<N, comma separated; not "
-					     "'%s'",
+			return prof_usage(p,
+					  "--detail takes -N, +N (times: 1ms), samecpu, samepid, "
+					  "sametid, samekey, 1, 2 and hide<N, comma separated; not "
+					  "'%s'",
 					  tok);
 	}
 	return 0;
@@ -92,8 +93,8 @@ int mt_detail__init(struct prof *p, struct mt *mt)
 	return d->ring ? 0 : -ENOMEM;
 }
 
-void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
-		    const struct psc_sample *s, uint64_t key)
+void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s,
+		    uint64_t key)
 {
 	struct mt_detail *d = mt->dt;
 	struct pair_copy *c;
@@ -213,7 +214,9 @@ static void print_one(struct prof *p, struct mt *mt, struct mt_outlier *o)
 			mt_json_event(p, mt, c->ev_idx, c->cpu, &c->s);
 		else
 			mt_print_event(p, mt, c->ev_idx, c->cpu, &c->s,
-				       is_start ? "S " : is_end ? "E " : "  ");
+				       is_start ? "S "
+				       : is_end ? "E "
+						: "  ");
 	}
 	if (p->json_fmt) {
 		json__end(&p->json);
@@ -257,8 +260,7 @@ void mt_detail__report(struct prof *p, struct mt *mt)
 		"not kept (no memory), %llu hidden (hide<)\n",
 		p->name, (unsigned long long)d->printed, (unsigned long long)d->truncated,
 		DETAIL_BACKLOG, DETAIL_BACKLOG_BYTES >> 20, (unsigned long long)d->dropped,
-		DETAIL_PENDING,
-		(unsigned long long)d->nomem, (unsigned long long)d->hidden);
+		DETAIL_PENDING, (unsigned long long)d->nomem, (unsigned long long)d->hidden);
 }
 
 void mt_detail__delete(struct mt_detail *d)

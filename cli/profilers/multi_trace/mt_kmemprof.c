@@ -39,7 +39,8 @@ void mt_kmem__delete(struct mt_kmem *k)
 
 	if (!k)
 		return;
-	keymap__for_each(&k->groups, &it, key, g) {
+	keymap__for_each(&k->groups, &it, key, g)
+	{
 		free((*g)->sample);
 		free(*g);
 	}
@@ -160,7 +161,8 @@ void mt_kmem__print(struct prof *p, struct mt_link *lk)
 
 	arr = calloc(keymap__nr(&k->groups) + 1, sizeof(*arr));
 	if (arr) {
-		keymap__for_each(&k->groups, &it, key, g) {
+		keymap__for_each(&k->groups, &it, key, g)
+		{
 			arr[n++] = *g;
 			stacks |= key != 0;
 		}
@@ -208,8 +210,9 @@ void mt_kmem__print(struct prof *p, struct mt_link *lk)
 		out__printf(p->out, "  ... %zu more stacks (--format json has them all)\n",
 			    n - KMEM_TOP);
 	if (k->size_errors || k->nomem)
-		out__printf(p->out, "  %llu sizes not computed, %llu allocations not grouped (no "
-				    "memory)\n",
+		out__printf(p->out,
+			    "  %llu sizes not computed, %llu allocations not grouped (no "
+			    "memory)\n",
 			    (unsigned long long)k->size_errors, (unsigned long long)k->nomem);
 	free(arr);
 }

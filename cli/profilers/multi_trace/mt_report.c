@@ -69,9 +69,9 @@ static void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, boo
 	if (mt->impl == MT_SYSCALLS)
 		lk->dropped += lat_rows__sum(&lk->by, lk->all);
 	if (mt->impl == MT_SYSCALLS || mt->perins)
-		rows = lat_rows__sorted(&lk->by,
-					mt->impl == MT_SYSCALLS ? lat_row__cmp_total : lat_row__cmp_count,
-					&nr);
+		rows = lat_rows__sorted(
+			&lk->by, mt->impl == MT_SYSCALLS ? lat_row__cmp_total : lat_row__cmp_count,
+			&nr);
 	if (lk->kmem && final) {
 		mt_kmem__print(p, lk);
 		if (!p->json_fmt)
@@ -133,7 +133,8 @@ static void mt_print_link(struct prof *p, struct mt *mt, struct mt_link *lk, boo
 
 				JSON_KEY(&p->json, "key");
 				json__str(&p->json, mt_key_str(p, mt, lk->from, st->id));
-				if (me && me->key_tid && !(st->id >> 63)) { /* whose: the thread's */
+				if (me && me->key_tid &&
+				    !(st->id >> 63)) { /* whose: the thread's */
 					JSON_KEY(&p->json, "comm");
 					json__str(&p->json, prof__comm(p, (uint32_t)st->id,
 								       (uint32_t)st->id));
@@ -249,8 +250,9 @@ int mt_report(struct prof *p, void *priv)
 	if (!p->json_fmt && mt->print_outliers)
 		out__printf(p->out, "outliers: %llu\n", (unsigned long long)mt->outliers);
 	if (!p->json_fmt && mt->lost_windows)
-		out__printf(p->out, "lost windows: %llu (pending starts invalidated, counted as "
-				    "lost; no latency is measured across them)\n",
+		out__printf(p->out,
+			    "lost windows: %llu (pending starts invalidated, counted as "
+			    "lost; no latency is measured across them)\n",
 			    (unsigned long long)mt->lost_windows);
 	if (p->json_fmt) {
 		json__begin(&p->json, p->out);
@@ -258,11 +260,7 @@ int mt_report(struct prof *p, void *priv)
 		json__u64(&p->json, mt->outliers);
 		JSON_KEY(&p->json, "lost_windows");
 		json__u64(&p->json, mt->lost_windows);
-		JSON_KEY(&p->json, "kernel_dropped");
-		json__u64(&p->json, prof__kernel_dropped(p));
-		JSON_KEY(&p->json, "final");
-		json__bool(&p->json, true);
-		json__end_line(&p->json);
+		prof__json_end_counts(p, true);
 	}
 	for (int i = 0; i < p->nr_events; i++) {
 		struct mt_ev *me = p->events_arr[i].priv;
@@ -271,12 +269,14 @@ int mt_report(struct prof *p, void *priv)
 	}
 	for (int l = 0; l < mt->nr_links; l++)
 		if (mt->links[l].dropped)
-			fprintf(stderr, "perfscope %s: %s: %llu latencies not in the tables (no memory)\n",
+			fprintf(stderr,
+				"perfscope %s: %s: %llu latencies not in the tables (no memory)\n",
 				p->name, mt->links[l].name,
 				(unsigned long long)mt->links[l].dropped);
 	if (key_errors)
-		fprintf(stderr, "perfscope %s: %llu events whose key= or role= could not be "
-				"computed were skipped\n",
+		fprintf(stderr,
+			"perfscope %s: %llu events whose key= or role= could not be "
+			"computed were skipped\n",
 			p->name, (unsigned long long)key_errors);
 	if (mt->heatmap)
 		return write_heatmaps(p, mt);

@@ -40,8 +40,9 @@ int mt_start(struct prof *p, void *priv)
 	}
 	for (int g = 0; g < mt->nr_groups; g++)
 		if (!nr_traced[g])
-			return prof_usage(p, "-e group %d has only untraced events: each group needs "
-					     "an event to pair",
+			return prof_usage(p,
+					  "-e group %d has only untraced events: each group needs "
+					  "an event to pair",
 					  g + 1);
 	if (mt->impl == MT_CALL || mt->impl == MT_CALL_DELAY) {
 		int ret = mt_call__start(p, mt, nr_traced);
@@ -136,17 +137,18 @@ const struct profiler profiler_multi_trace = {
 	.events_help = "a group of starts, then a group of ends (-e again); ATTRs: key=EXPR,\n"
 		       "printkey=EXPR, role=EXPR, untraced, trigger, stack, size=EXPR,\n"
 		       "alias=NAME",
-	.notes = "With -i the table of the interval is printed every MS milliseconds; at the end the\n"
-		 "totals. --format json gives one object per line: per pair {\"pair\", \"count\",\n"
-		 "\"min_ns\", \"max_ns\", \"mean_ns\", \"p50_ns\", \"p95_ns\", \"p99_ns\", \"p999_ns\",\n"
-		 "\"total_ns\", \"over_than\", \"outcomes\":{...}, \"pending\", \"final\"}, per key\n"
-		 "(--perins) or system call (--impl syscalls) the same with \"key\" (and the thread's\n"
-		 "\"comm\" when keyed by thread) or \"syscall\" and \"id\", and per outlier\n"
-		 "{\"outlier\":true, \"key\", \"latency_ns\", \"start\", \"end\"}.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
-		 "process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
-		 "a runtime failure, 2 on a usage error.",
+	.notes =
+		"With -i the table of the interval is printed every MS milliseconds; at the end the\n"
+		"totals. --format json gives one object per line: per pair {\"pair\", \"count\",\n"
+		"\"min_ns\", \"max_ns\", \"mean_ns\", \"p50_ns\", \"p95_ns\", \"p99_ns\", \"p999_ns\",\n"
+		"\"total_ns\", \"over_than\", \"outcomes\":{...}, \"pending\", \"final\"}, per key\n"
+		"(--perins) or system call (--impl syscalls) the same with \"key\" (and the thread's\n"
+		"\"comm\" when keyed by thread) or \"syscall\" and \"id\", and per outlier\n"
+		"{\"outlier\":true, \"key\", \"latency_ns\", \"start\", \"end\"}.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, after -N events, or when COMMAND or the -p\n"
+		"process exits. Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on\n"
+		"a runtime failure, 2 on a usage error.",
 	.examples =
 		"multi-trace -e 'syscalls:sys_enter_clock_nanosleep//key=common_pid/' -e "
 		"'syscalls:sys_exit_clock_nanosleep//key=common_pid/' --than 20ms -- sleep 0.03\n"
@@ -167,21 +169,10 @@ const struct profiler profiler_multi_trace = {
 		"multi-trace -e syscalls:sys_enter_write,syscalls:sys_exit_write -e "
 		"'irq:softirq_entry/vec==3/,irq:softirq_exit/vec==3/' --impl call-delay -- bash -c "
 		"'echo x >/dev/udp/127.0.0.1/9'",
-	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
-	.opts = mt_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
 		 PROF_SUMMARY,
-	.attrs = mt_attrs,
 	.conformance_args = "-e sched:sched_wakeup//key=pid/ -e sched:sched_switch//key=next_pid/ "
 			    "-i 200",
-	.priv_size = sizeof(struct mt),
-	.ev_priv_size = sizeof(struct mt_ev),
 	.check = mt_check,
-	.event = mt_event,
-	.start = mt_start,
-	.sample = mt_sample,
-	.lost = mt_lost,
-	.interval = mt_interval,
-	.report = mt_report,
-	.teardown = mt_teardown,
+	MT_PROFILER_ENGINE,
 };

@@ -154,6 +154,13 @@ struct mt {
 extern const struct prof_opt mt_opts[];
 extern const struct prof_attr mt_attrs[];
 
+/* What multi-trace and its presets declare alike: the engine's options, state and hooks. */
+#define MT_PROFILER_ENGINE                                                                         \
+	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN, .opts = mt_opts, .attrs = mt_attrs, \
+	.priv_size = sizeof(struct mt), .ev_priv_size = sizeof(struct mt_ev), .event = mt_event,   \
+	.start = mt_start, .sample = mt_sample, .lost = mt_lost, .interval = mt_interval,          \
+	.report = mt_report, .teardown = mt_teardown
+
 /* mt_opts.c: the options taking a value of their own, for a preset's table (MT_OPTS). */
 int mt_opt_detail(struct prof *p, void *priv, const char *arg);
 
@@ -170,10 +177,9 @@ int mt_report(struct prof *p, void *priv);
 void mt_teardown(struct prof *p, void *priv);
 
 /* mt_event.c: the event's text or JSON members from a copy (pair_copy.h) or a live sample. */
-void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu,
-		    const struct psc_sample *s, const char *indent);
-void mt_json_event(struct prof *p, struct mt *mt, int ev_idx, int cpu,
-		   const struct psc_sample *s);
+void mt_print_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s,
+		    const char *indent);
+void mt_json_event(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s);
 /* The key as text (printkey= when given). */
 const char *mt_key_str(struct prof *p, struct mt *mt, int ev_idx, uint64_t key);
 /* An event's name in a pair's: its alias=, else its name without the system. */
@@ -210,7 +216,9 @@ static inline struct lat_cols mt_cols(const struct mt *mt)
 	return (struct lat_cols){
 		.width = mt->label_width,
 		.total_width = mt->impl == MT_SYSCALLS ? 10 : 0,
-		.over = mt->lower ? "outliers" : mt->than ? "over_than" : NULL,
+		.over = mt->lower  ? "outliers"
+			: mt->than ? "over_than"
+				   : NULL,
 		.errors = mt->impl == MT_SYSCALLS,
 	};
 }
@@ -229,8 +237,8 @@ void mt_outlier(struct mt_link *lk, const struct pair_entry *start, const struct
 /* --detail (mt_detail.c): a bounded backlog of recent events printed around outliers. */
 int mt_detail__parse(struct prof *p, struct mt *mt, const char *arg);
 int mt_detail__init(struct prof *p, struct mt *mt);
-void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu,
-		    const struct psc_sample *s, uint64_t key);
+void mt_detail__add(struct prof *p, struct mt *mt, int ev_idx, int cpu, const struct psc_sample *s,
+		    uint64_t key);
 /* Keeps copies of an outlier's start (a copy of its copy) and end, printed with the events around
  * it later; one that cannot be copied is counted (nomem). */
 void mt_detail__outlier(struct prof *p, struct mt *mt, const struct pair_copy *start,

@@ -61,20 +61,9 @@ const struct profiler profiler_nested_trace = {
 		"timer:timer_expire_entry,timer:timer_expire_exit -i 1000 --impl call --duration 2\n"
 		"nested-trace -e syscalls:sys_enter_clock_nanosleep,syscalls:sys_exit_clock_nanosleep "
 		"--format json -- sleep 0.1",
-	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
-	.opts = mt_opts,
 	.needs = PROF_EVENTS | PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS |
 		 PROF_SUMMARY,
-	.attrs = mt_attrs,
 	.conformance_args = "-e irq:softirq_entry/vec==1/,irq:softirq_exit/vec==1/ -i 200",
-	.priv_size = sizeof(struct mt),
-	.ev_priv_size = sizeof(struct mt_ev),
 	.check = nested_check,
-	.event = mt_event,
-	.start = mt_start,
-	.sample = mt_sample,
-	.lost = mt_lost,
-	.interval = mt_interval,
-	.report = mt_report,
-	.teardown = mt_teardown,
+	MT_PROFILER_ENGINE,
 };

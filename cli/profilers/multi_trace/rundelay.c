@@ -85,10 +85,12 @@ static void pid_cond(char *buf, size_t len, const char *field, const char *pids)
 /* The condition rundelay adds to one of its events, "" when none. */
 static void rd_cond(struct rundelay *rd, struct prof_event *ev, int kind, char *buf, size_t len)
 {
-	const char *comm = kind == RD_WAKEUP ? "comm" : kind == RD_SWITCH_OUT ? "prev_comm"
-										: "next_comm";
-	const char *pid = kind == RD_WAKEUP ? "pid" : kind == RD_SWITCH_OUT ? "prev_pid"
-									    : "next_pid";
+	const char *comm = kind == RD_WAKEUP	   ? "comm"
+			   : kind == RD_SWITCH_OUT ? "prev_comm"
+						   : "next_comm";
+	const char *pid = kind == RD_WAKEUP	  ? "pid"
+			  : kind == RD_SWITCH_OUT ? "prev_pid"
+						  : "next_pid";
 	size_t n = 0;
 
 	buf[0] = 0;
@@ -96,8 +98,7 @@ static void rd_cond(struct rundelay *rd, struct prof_event *ev, int kind, char *
 		uint64_t r = ev->fmt ? sched_switch__preempted_state(ev->fmt) : 0;
 
 		if (r)
-			n += (size_t)snprintf(buf + n, len - n,
-					      "(prev_state==0||prev_state==%llu)",
+			n += (size_t)snprintf(buf + n, len - n, "(prev_state==0||prev_state==%llu)",
 					      (unsigned long long)r);
 		else
 			n += (size_t)snprintf(buf + n, len - n, "prev_state==0");
@@ -129,7 +130,8 @@ static int rundelay_check(struct prof *p, void *priv)
 	 * watched system wide while it runs (its children have pids of their own).
 	 */
 	for (int i = 0, n = 0; i < p->opts.nr_pids + p->opts.nr_tids; i++) {
-		pid_t id = i < p->opts.nr_pids ? p->opts.pids[i] : p->opts.tids[i - p->opts.nr_pids];
+		pid_t id =
+			i < p->opts.nr_pids ? p->opts.pids[i] : p->opts.tids[i - p->opts.nr_pids];
 
 		n += snprintf(rd->pids + n, sizeof(rd->pids) - (size_t)n, "%s%d", n ? "," : "",
 			      (int)id);
@@ -192,8 +194,9 @@ static int rundelay_start(struct prof *p, void *priv)
 		else
 			snprintf(text, sizeof(text), "%s", cond);
 		if (psc_evsel__apply_filter(ev->evsel, text) && p->opts.verbose)
-			fprintf(stderr, "perfscope rundelay: the kernel refused the filter '%s' on "
-					"%s: applied in user space\n",
+			fprintf(stderr,
+				"perfscope rundelay: the kernel refused the filter '%s' on "
+				"%s: applied in user space\n",
 				text, ev->name);
 	}
 	return mt_start(p, priv);
@@ -211,8 +214,7 @@ static void rundelay_teardown(struct prof *p, void *priv)
 }
 
 /* The pass hook: the event's own condition, where it has one. */
-static int rd_pass(struct prof *p, struct mt *mt, struct prof_event *ev,
-		   const struct psc_sample *s)
+static int rd_pass(struct prof *p, struct mt *mt, struct prof_event *ev, const struct psc_sample *s)
 {
 	struct rundelay *rd = (struct rundelay *)mt;
 	struct expr *e = rd->pass ? rd->pass[ev->idx] : NULL;
@@ -245,21 +247,23 @@ const struct profiler profiler_rundelay = {
 		"(untraced ones for --detail) are left as they are. Every multi-trace option applies.",
 	.events_help = "optional: sched:sched_wakeup*,sched:sched_switch, then (-e again)\n"
 		       "sched:sched_switch; ATTRs as multi-trace's",
-	.notes = "The prev_state of a preempted task is read from this kernel's sched_switch format\n"
-		 "(the value printed as R+), not assumed.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, after -N events, when COMMAND ends or the\n"
-		 "-p/-t tasks are gone. Exit status: 0 after a clean stop (COMMAND's own when it ends),\n"
-		 "1 on a runtime failure, 2 on a usage error.",
-	.examples = "rundelay --than 4ms -i 1000 --duration 2\n"
-		    "rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p 1 "
-		    "-i 1000 --than 4ms --duration 2\n"
-		    "rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e "
-		    "'sched:sched_switch//stack/' --filter 'java*' -i 1000 --than 4ms --duration 2\n"
-		    "rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e "
-		    "'sched:sched_switch,sched:sched_migrate_task//untraced/stack/' -i 1000 --than "
-		    "10ms --detail=samecpu --duration 2\n"
-		    "rundelay --perins --format json --duration 1",
+	.notes =
+		"The prev_state of a preempted task is read from this kernel's sched_switch format\n"
+		"(the value printed as R+), not assumed.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, after -N events, when COMMAND ends or the\n"
+		"-p/-t tasks are gone. Exit status: 0 after a clean stop (COMMAND's own when it ends),\n"
+		"1 on a runtime failure, 2 on a usage error.",
+	.examples =
+		"rundelay --than 4ms -i 1000 --duration 2\n"
+		"rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e sched:sched_switch -p 1 "
+		"-i 1000 --than 4ms --duration 2\n"
+		"rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e "
+		"'sched:sched_switch//stack/' --filter 'java*' -i 1000 --than 4ms --duration 2\n"
+		"rundelay -e 'sched:sched_wakeup*,sched:sched_switch' -e "
+		"'sched:sched_switch,sched:sched_migrate_task//untraced/stack/' -i 1000 --than "
+		"10ms --detail=samecpu --duration 2\n"
+		"rundelay --perins --format json --duration 1",
 	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
 	.opts = rd_opts,
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY |

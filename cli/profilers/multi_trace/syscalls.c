@@ -34,34 +34,26 @@ const struct profiler profiler_syscalls = {
 		"before the run) is no_start, a call still blocked at the end is open.",
 	.events_help = "optional: raw_syscalls:sys_enter[/FILTER/], then (-e again)\n"
 		       "raw_syscalls:sys_exit[/FILTER/]",
-	.notes = "--format json: one object per system call {\"syscall\", \"id\", \"count\", \"min_ns\",\n"
-		 "..., \"total_ns\", \"errors\"} (with --perins \"tid\" and \"comm\" too) after the\n"
-		 "pair's own object, as multi-trace --impl syscalls.\n"
-		 "\n"
-		 "Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
-		 "Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
-		 "failure, 2 on a usage error.",
-	.examples = "syscalls -- ls /\n"
-		    "syscalls -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -p 1 --perins "
-		    "--duration 1\n"
-		    "syscalls -e raw_syscalls:sys_enter/id==0/ -e raw_syscalls:sys_exit/id==0/ -C 0 "
-		    "--than 10ms --duration 1\n"
-		    "syscalls --format json -- ls /",
-	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN,
-	.opts = mt_opts,
+	.notes =
+		"--format json: one object per system call {\"syscall\", \"id\", \"count\", \"min_ns\",\n"
+		"..., \"total_ns\", \"errors\"} (with --perins \"tid\" and \"comm\" too) after the\n"
+		"pair's own object, as multi-trace --impl syscalls.\n"
+		"\n"
+		"Stops on SIGINT/SIGTERM, at --duration, or when COMMAND or the -p process exits.\n"
+		"Exit status: 0 after a clean stop (COMMAND's own when it ends), 1 on a runtime\n"
+		"failure, 2 on a usage error.",
+	.examples =
+		"syscalls -- ls /\n"
+		"syscalls -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -p 1 --perins "
+		"--duration 1\n"
+		"syscalls -e raw_syscalls:sys_enter/id==0/ -e raw_syscalls:sys_exit/id==0/ -C 0 "
+		"--than 10ms --duration 1\n"
+		"syscalls --format json -- ls /",
 	.needs = PROF_RINGS | PROF_ORDER | PROF_COMM | PROF_TP_FORMAT | PROF_STACKS | PROF_SUMMARY,
-	.attrs = mt_attrs,
 	.default_groups = (const char *const[]){ SC_ENTER, SC_EXIT, NULL },
 	/* nanosleep only: all system calls of a busy machine make the stop drain long backlogs */
-	.conformance_args = "-e raw_syscalls:sys_enter/id==35/ -e raw_syscalls:sys_exit/id==35/ -i 200",
-	.priv_size = sizeof(struct mt),
-	.ev_priv_size = sizeof(struct mt_ev),
+	.conformance_args =
+		"-e raw_syscalls:sys_enter/id==35/ -e raw_syscalls:sys_exit/id==35/ -i 200",
 	.check = syscalls_check,
-	.event = mt_event,
-	.start = mt_start,
-	.sample = mt_sample,
-	.lost = mt_lost,
-	.interval = mt_interval,
-	.report = mt_report,
-	.teardown = mt_teardown,
+	MT_PROFILER_ENGINE,
 };
