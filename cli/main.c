@@ -15,7 +15,8 @@
 static void print_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: perfscope [-v | --version] [help [PROFILER]] PROFILER [OPTIONS] [-- COMMAND ARGS...]\n\n"
+		"usage: perfscope [-v | --version] [help [PROFILER]] PROFILER [OPTIONS] [-- COMMAND ARGS...]\n"
+		"       perfscope --symbols FILE [NAME|ADDR...]   (a function's file offset, for uprobes)\n\n"
 		"Events are filtered in the kernel and processed in memory as they arrive.\n\n"
 		"Profilers:\n");
 	for (int i = 0; profilers[i]; i++)
@@ -126,6 +127,8 @@ static int dispatch(int argc, char **argv)
 		cli_print_version(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--symbols"))
+		return sym_lookup_main(argc, argv);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;

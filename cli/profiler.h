@@ -8,5 +8,7 @@
 /* cli/profilers.c: the one table, in the order `perfscope help` lists them. */
 extern const struct profiler *const profilers[];
 const struct profiler *profiler_find(const char *name);
+/* perfscope --symbols FILE [NAME|ADDR...] (sym_lookup.c): argv as main has it; the exit status. */
+int sym_lookup_main(int argc, char **argv);
 
 #endif

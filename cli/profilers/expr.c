@@ -159,7 +159,9 @@ const struct profiler profiler_expr = {
 		"with the value EXPR has on it, so that an expression can be tried before it goes into\n"
 		"key=, top-by=, num=, comm=, printkey= or a filter. EXPR is C: its operators and their\n"
 		"precedence on 64-bit integers (fields signed or unsigned as the format says), strings\n"
-		"compared with == and != and matched with ~ \"glob*\", casts, field[i] on arrays; names\n"
+		"compared with == and != and matched with ~ \"glob*\", casts, field[i] on arrays,\n"
+		"pointers into the event as perf-prof writes them ((unsigned int *)comm + 2, &pid,\n"
+		"*p: a pointer is its offset in the record, read inside it only); names\n"
 		"are the event's fields (common_* too), _cpu, _pid, _tid, _time and _period; functions\n"
 		"ksymbol(addr), syscall_name(id), comm_get(pid), printf(fmt, ...), ntohl(x), ntohs(x);\n"
 		"numbers may carry a time unit (10ms = 10000000). 'help' as EXPR lists the names.\n"
@@ -182,7 +184,9 @@ const struct profiler profiler_expr = {
 		"expr -e sched:sched_wakeup 'comm ~ \"*sh\"' -N 5\n"
 		"expr -e sched:sched_switch 'prev_comm ~ \"systemd*\" || next_comm ~ \"systemd*\"'\n"
 		"expr -e raw_syscalls:sys_enter 'syscall_name(id)' -- ls\n"
-		"expr -e sched:sched_wakeup 'printf(\"%s/%d on %d\", comm, pid, _cpu)' -N 3",
+		"expr -e sched:sched_wakeup 'printf(\"%s/%d on %d\", comm, pid, _cpu)' -N 3\n"
+		"expr -e sched:sched_wakeup '*(unsigned int *)&pid' -N 3\n"
+		"expr -e sched:sched_wakeup '(unsigned int *)comm + 2' -N 3",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |
 		       CLI_OPT_EXIT_N | CLI_OPT_QUIET | CLI_OPT_POSITIONAL,

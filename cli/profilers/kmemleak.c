@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "expr.h"
@@ -16,8 +17,9 @@
 
 struct km_ev {
 	bool alloc;
-	struct expr *ptr, *size; /* ptr=, size= */
+	struct expr *ptr, *size; /* ptr= (or key=), size= */
 	const struct psc_tp_field *ptr_f, *size_f; /* the default fields */
+	const struct psc_tp_field *order_f; /* page events: size is the page size << order */
 };
 
 struct km {
@@ -35,9 +37,13 @@ struct km {
 };
 
 static const struct prof_attr km_attrs[] = {
-	{ "ptr", PROF_ATTR_EXPR, false, "ptr=EXPR: the block's address (default: the field ptr)" },
+	{ "ptr", PROF_ATTR_EXPR, false,
+	  "ptr=EXPR: the block's address (default: the field ptr, else pfn)" },
+	{ "key", PROF_ATTR_EXPR, false,
+	  "key=EXPR: the same as ptr=, in multi-trace's word (//key=pfn/)" },
 	{ "size", PROF_ATTR_EXPR, false,
-	  "size=EXPR: an allocation's bytes (default: the field bytes_alloc, else 0)" },
+	  "size=EXPR: an allocation's bytes (default: the field bytes_alloc; for page\n"
+	  "events with pfn and order, the page size << order; else 0)" },
 	{ NULL },
 };
 
@@ -87,19 +93,28 @@ static int km_event(struct prof *p, void *priv, struct prof_event *ev, struct pe
 	struct km *km = priv;
 	struct km_ev *ke = ev->priv;
 	const struct prof_attr_val *ptr = prof_event__attr(ev, "ptr");
+	const struct prof_attr_val *key = prof_event__attr(ev, "key");
 	const struct prof_attr_val *size = prof_event__attr(ev, "size");
 
+	if (ptr && key)
+		return prof_usage(p, "%s has both ptr= and key=, two names of what pairs an "
+				     "allocation with its free: give one", ev->name);
 	ke->alloc = ev->spec->text_pos < (int)km->alloc_len;
-	ke->ptr = ptr ? ptr->expr : NULL;
+	ke->ptr = ptr ? ptr->expr : key ? key->expr : NULL;
 	ke->size = size ? size->expr : NULL;
 	if (ev->fmt) {
+		/* pages (kmem:mm_page_alloc, mm_page_free) are known by their pfn */
 		ke->ptr_f = psc_tp_format__field(ev->fmt, "ptr");
+		if (!ke->ptr_f)
+			ke->ptr_f = psc_tp_format__field(ev->fmt, "pfn");
 		ke->size_f = psc_tp_format__field(ev->fmt, "bytes_alloc");
+		if (!ke->size_f && psc_tp_format__field(ev->fmt, "pfn"))
+			ke->order_f = psc_tp_format__field(ev->fmt, "order");
 	}
 	if (!ke->ptr && !ke->ptr_f)
 		return prof_usage(p,
-				  "%s has no field 'ptr': give its address as ptr=EXPR, e.g. "
-				  "%s//ptr=addr/",
+				  "%s has no field 'ptr' or 'pfn': give its address as ptr=EXPR "
+				  "(or key=EXPR), e.g. %s//ptr=addr/",
 				  ev->name, ev->name);
 	if (size && !ke->alloc)
 		return prof_usage(p, "size= is for allocation events (--alloc), not %s", ev->name);
@@ -140,14 +155,21 @@ static int km_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 
 	if (s->time > km->last_time)
 		km->last_time = s->time;
-	if (!value(km, ke->ptr, ke->ptr_f, s, &ptr) || !ptr)
+	/* 0, and mm_page_alloc's pfn -1 of a failed allocation, are no block */
+	if (!value(km, ke->ptr, ke->ptr_f, s, &ptr) || !ptr || ptr == UINT64_MAX)
 		return 0;
 	if (!ke->alloc) {
 		leak__free(km->lk, ptr, s->time, cpu, s->pid, s->tid);
 		return 0;
 	}
-	if (!value(km, ke->size, ke->size_f, s, &size))
+	if (!ke->size && ke->order_f) {
+		uint64_t order;
+
+		if (value(km, NULL, ke->order_f, s, &order) && order < 32)
+			size = (uint64_t)sysconf(_SC_PAGESIZE) << order;
+	} else if (!value(km, ke->size, ke->size_f, s, &size)) {
 		size = 0;
+	}
 	leak__alloc(km->lk, ptr, size,
 		    leak__stack(km->lk, prof__callchain(p), s, prof__comm(p, s->pid, s->tid)),
 		    s->time, cpu, s->pid, s->tid);
@@ -237,9 +259,10 @@ const struct profiler profiler_kmemleak = {
 		"allocations not freed over any alloc/free events, by stack (kmalloc by default)",
 	.usage = "[--alloc EVENTS --free EVENTS] [OPTIONS] [-- COMMAND [ARGS]]",
 	.description =
-		"Pairs allocation events with free events by the block's address (ptr=, by default\n"
-		"the field ptr) and keeps what is not freed, with its size (size=, by default the\n"
-		"field bytes_alloc) and the allocation's stack. At the end (and at each -i) it\n"
+		"Pairs allocation events with free events by the block's address (ptr=, or key=\n"
+		"as perf-prof's command lines also say; by default the field ptr, else pfn: pages)\n"
+		"and keeps what is not freed, with its size (size=, by default the field\n"
+		"bytes_alloc; a page event's page size << order) and the allocation's stack. At the end (and at each -i) it\n"
 		"prints what is still allocated, grouped by stack, with counts and bytes, most bytes\n"
 		"first. Without --alloc and --free: the kernel's kmalloc and kmem_cache families\n"
 		"(" DEFAULT_ALLOC " -> " DEFAULT_FREE ").\n"
@@ -250,7 +273,8 @@ const struct profiler profiler_kmemleak = {
 		"\"comm\", \"stack\": [frames, innermost first]}, then {\"summary\":true, \"final\",\n"
 		"\"count\", \"bytes\", \"stacks\"}.",
 	.events_help =
-		"--alloc and --free take events as -e does, with ATTRs ptr=EXPR and size=EXPR",
+		"--alloc and --free take events as -e does, with ATTRs ptr=EXPR (or key=EXPR) and\n"
+		"size=EXPR",
 	.notes =
 		"A leak whose free may be an event the kernel dropped (counted, never written to the\n"
 		"rings) is marked \"(may be freed: N events dropped by the kernel)\", JSON\n"
@@ -265,6 +289,8 @@ const struct profiler profiler_kmemleak = {
 		"'kmem:kfree//ptr=ptr/' -i 1000 --top 5\n"
 		"kmemleak --alloc kmem:mm_page_alloc//ptr=pfn/ --free kmem:mm_page_free//ptr=pfn/ "
 		"--flame-graph pages\n"
+		"kmemleak --alloc kmem:mm_page_alloc//key=pfn/ --free kmem:mm_page_free//key=pfn/ "
+		"-p 1234   # pages by pfn\n"
 		"kmemleak --format json -- ./myprog",
 	.shared_opts = CLI_OPT_CPUS | CLI_OPT_TARGET | CLI_OPT_CALLCHAIN | CLI_OPT_INTERVAL | CLI_OPT_DURATION |
 		       CLI_OPT_MMAP | CLI_OPT_FORMAT | CLI_OPT_OUTPUT | CLI_OPT_ORDER |

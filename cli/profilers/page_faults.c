@@ -1,5 +1,7 @@
 /* perfscope page-faults: each page fault with its address, the instruction and (-g) the stack. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "callchain.h"
 #include "json.h"
@@ -56,6 +58,59 @@ static int pf_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	return 0;
 }
 
+/*
+ * page-faults as an event source in another profiler's -e (perf-prof's ...,page-faults//ATTR/):
+ * its samples are the software event page-faults', so -g becomes the stack ATTR. A filter in
+ * the options' place (page-faults/pid==1/) is left to the event parser, which says why not.
+ */
+static int pf_as_event(const char *opts, char *buf, size_t len, char *why, size_t why_len)
+{
+	char copy[512], *save = NULL, *tok;
+	const char *mods = "";
+	bool stack = false, xuser = false, xkernel = false;
+	int n;
+
+	if (*opts && *opts != '-') {
+		n = snprintf(buf, len, "page-faults/%s/", opts);
+		return n < 0 || (size_t)n >= len ? -1 : 0;
+	}
+	snprintf(copy, sizeof(copy), "%s", opts);
+	for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (!strcmp(tok, "-g")) {
+			stack = true;
+		} else if (!strcmp(tok, "--call-graph")) {
+			tok = strtok_r(NULL, " \t", &save);
+			if (!tok || strcmp(tok, "fp")) {
+				snprintf(why, why_len,
+					 "--call-graph: only fp can be an event's stack here");
+				return -1;
+			}
+			stack = true;
+		} else if (!strcmp(tok, "--exclude-user")) {
+			xuser = true;
+		} else if (!strcmp(tok, "--exclude-kernel")) {
+			xkernel = true;
+		} else {
+			snprintf(why, why_len,
+				 "option '%s' cannot be expressed as an event (its faults join this "
+				 "profiler's stream: -N, -C, -p are this profiler's own options); only "
+				 "-g, --call-graph fp, --exclude-user, --exclude-kernel here",
+				 tok);
+			return -1;
+		}
+	}
+	if (xuser && xkernel) {
+		snprintf(why, why_len, "--exclude-user and --exclude-kernel leave no fault");
+		return -1;
+	}
+	if (xuser)
+		mods = ":k";
+	else if (xkernel)
+		mods = ":u";
+	n = snprintf(buf, len, "page-faults//%s%s", stack ? "stack/" : "", mods);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 const struct profiler profiler_page_faults = {
 	.name = "page-faults",
 	.summary = "each page fault: the address, the faulting instruction and (-g) its stack",
@@ -68,7 +123,10 @@ const struct profiler profiler_page_faults = {
 		"kernel ones too: a fault in copy_to_user is the kernel touching a user page), and\n"
 		"with -g its stack, kernel and user (--call-graph dwarf for programs without frame\n"
 		"pointers). --flame-graph FILE folds the stacks, weighted by faults. The count of\n"
-		"faults seen and lost goes to standard error at each -i and at exit.",
+		"faults seen and lost goes to standard error at each -i and at exit.\n"
+		"In another profiler's -e list, page-faults/OPTS/ATTR.../ is the software event\n"
+		"page-faults (-g: its stack ATTR), as perf-prof's page-faults//ATTR/ is: e.g.\n"
+		"multi-trace -e 'sched:sched_wakeup//key=pid/,page-faults//key=_tid/' ...",
 	.notes =
 		"--format json: one object per fault {\"time\", \"cpu\", \"pid\", \"tid\", \"comm\",\n"
 		"\"event\", \"ip\", \"addr\", \"period\", \"ip_sym\" (null when unknown), \"stack\"}.\n"
@@ -90,4 +148,5 @@ const struct profiler profiler_page_faults = {
 	.conformance_args = "-C 0",
 	.check = pf_check,
 	.sample = pf_sample,
+	.as_event = pf_as_event,
 };

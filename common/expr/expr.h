@@ -49,6 +49,10 @@ struct expr_type {
 	uint8_t size; /* integers: 1, 2, 4 or 8 bytes */
 	bool is_signed;
 	bool is_ptr; /* an address: shown in hex */
+	/* a pointer into the event (its offset in the record): the size of what it points to, 0
+	 * for any other value; '*' reads it (expr_ptr.c) */
+	uint8_t elem;
+	bool elem_signed;
 };
 
 /* One value: integers in i (sign-extended when signed), strings as s/len (no NUL needed). */

@@ -268,7 +268,7 @@ static int gen_call(struct cg *cg, const struct node *n)
 
 static int gen(struct cg *cg, const struct node *n)
 {
-	int err, j1, j2, idx;
+	int err, j1, j2, idx, at;
 
 	switch (n->kind) {
 	case N_NUM:
@@ -304,6 +304,14 @@ static int gen(struct cg *cg, const struct node *n)
 			    0, 0) < 0
 			       ? -ENOMEM
 			       : 0;
+	case N_DEREF:
+		/* at a fixed place (*(int *)&pid): the load of a field there */
+		if (n->a->kind == N_NUM && n->a->num <= UINT32_MAX)
+			return emit(cg, field_load(n), (uint32_t)n->a->num, 0) < 0 ? -ENOMEM : 0;
+		if ((err = gen(cg, n->a)) || (at = emit(cg, I_LD_AT, n->ty.size, 0)) < 0)
+			return err ? err : -ENOMEM;
+		cg->e->code[at].ld = n->ty.is_signed;
+		return 0;
 	case N_CAST:
 		if ((err = gen(cg, n->a)))
 			return err;

@@ -80,6 +80,13 @@ struct node *expr_types__make_cond(struct parser *ps, int pos, struct node *c, s
 				   struct node *b);
 struct node *expr_types__make_cast(struct parser *ps, int pos, struct expr_type ty, struct node *a);
 
+/* expr_ptr.c: pointers into the event (their offsets in the record) */
+struct node *expr_ptr__cast(struct parser *ps, int pos, struct expr_type elem, struct node *a);
+struct node *expr_ptr__addr(struct parser *ps, int pos, struct node *a);
+struct node *expr_ptr__deref(struct parser *ps, int pos, struct node *a);
+bool expr_ptr__is_arith(enum expr_op op, const struct node *a, const struct node *b);
+struct node *expr_ptr__arith(struct parser *ps, enum expr_op op, int op_pos, struct node *a,
+			     struct node *b);
 /* expr_format.c: printf's format of call, parsed and checked against its arguments */
 int expr_format__parse_printf(struct parser *ps, struct node *call);
 

@@ -44,6 +44,7 @@ enum node_kind {
 	N_COND, /* a ? b : c */
 	N_CAST, /* (type) a */
 	N_CALL, /* func(args) */
+	N_DEREF, /* *a: a pointer into the event, read */
 };
 
 /* Operators, as tokens and in the tree. */
@@ -128,6 +129,7 @@ enum expr_opcode {
 	I_LD_TIME,
 	I_LD_PERIOD,
 	I_LD_VAR, /* a = vars[arg] */
+	I_LD_AT, /* a = the integer of arg bytes (signed when ld) at raw[a] */
 	/* a = pop OP a */
 	I_ADD,
 	I_SUB,

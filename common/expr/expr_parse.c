@@ -465,10 +465,16 @@ static struct node *parse_unary(struct parser *ps)
 			if (expr_lex__next(ps))
 				break;
 			if (parse_type_name(ps, &ty, &err)) {
+				bool ptr = !err && !ty.is_ptr && ps->tok.kind == T_PUNCT &&
+					   ps->tok.punct == P_OP && ps->tok.op == OP_MUL;
+
+				if (ptr && expr_lex__next(ps))
+					break;
 				if (err || expr_lex__expect(ps, P_RPAREN, "')' after the type"))
 					break;
 				if ((a = parse_unary(ps)))
-					n = expr_types__make_cast(ps, pos, ty, a);
+					n = ptr ? expr_ptr__cast(ps, pos, ty, a)
+						: expr_types__make_cast(ps, pos, ty, a);
 				break;
 			}
 			if (err || !(a = parse_expr(ps, 0)))
@@ -478,6 +484,14 @@ static struct node *parse_unary(struct parser *ps)
 			break;
 		}
 		case P_OP:
+			if (ps->tok.op == OP_MUL || ps->tok.op == OP_AND) { /* *p, &field */
+				bool deref = ps->tok.op == OP_MUL;
+
+				if (expr_lex__next(ps) || !(a = parse_unary(ps)))
+					break;
+				n = deref ? expr_ptr__deref(ps, pos, a) : expr_ptr__addr(ps, pos, a);
+				break;
+			}
 			if (ps->tok.op != OP_SUB && ps->tok.op != OP_ADD)
 				goto bad;
 			/* fall through */
@@ -533,8 +547,13 @@ static struct node *parse_expr(struct parser *ps, int min_prec)
 				return NULL;
 			continue;
 		}
-		if (!(rhs = parse_expr(ps, prec + 1)) ||
-		    !(lhs = expr_types__make_binary(ps, op, op_pos, lhs, rhs)))
+		if (!(rhs = parse_expr(ps, prec + 1)))
+			return NULL;
+		if (expr_ptr__is_arith(op, lhs, rhs))
+			lhs = expr_ptr__arith(ps, op, op_pos, lhs, rhs);
+		else
+			lhs = expr_types__make_binary(ps, op, op_pos, lhs, rhs);
+		if (!lhs)
 			return NULL;
 	}
 	ps->depth--;

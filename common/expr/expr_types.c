@@ -48,9 +48,15 @@ const char *expr_type__name(struct expr_type t)
 		{ "unsigned char", "unsigned short", "unsigned int", "unsigned long" },
 		{ "char", "short", "int", "long" },
 	};
+	static const char *const ptrs[2][4] = {
+		{ "unsigned char *", "unsigned short *", "unsigned int *", "unsigned long *" },
+		{ "char *", "short *", "int *", "long *" },
+	};
 
 	if (t.kind == EXPR_STR)
 		return "string";
+	if (t.elem) /* a pointer into the event */
+		return ptrs[t.elem_signed][t.elem == 1 ? 0 : t.elem == 2 ? 1 : t.elem == 4 ? 2 : 3];
 	if (t.is_ptr)
 		return "void *";
 	switch (t.size) {

@@ -23,7 +23,7 @@ const char *expr_opcode_name(int op)
 		[I_LD_S32] = "ld.s32",	 [I_LD_U64] = "ld.u64",	   [I_LD_STR] = "ld.str",
 		[I_LD_ELEM] = "ld.elem", [I_LD_CPU] = "ld._cpu",   [I_LD_PID] = "ld._pid",
 		[I_LD_TID] = "ld._tid",	 [I_LD_TIME] = "ld._time", [I_LD_PERIOD] = "ld._period",
-		[I_LD_VAR] = "ld.var",	 [I_ADD] = "add",	   [I_SUB] = "sub",
+		[I_LD_VAR] = "ld.var", [I_LD_AT] = "ld.at",	 [I_ADD] = "add",	   [I_SUB] = "sub",
 		[I_MUL] = "mul",	 [I_DIVS] = "div",	   [I_DIVU] = "divu",
 		[I_MODS] = "mod",	 [I_MODU] = "modu",	   [I_AND] = "and",
 		[I_OR] = "or",		 [I_XOR] = "xor",	   [I_SHL] = "shl",
@@ -262,7 +262,7 @@ __attribute__((noinline)) static int run_vm(struct expr *e, const void *raw, uin
 		[I_LD_S32] = &&l_ld_s32,   [I_LD_U64] = &&l_ld_u64,   [I_LD_STR] = &&l_ld_str,
 		[I_LD_ELEM] = &&l_ld_elem, [I_LD_CPU] = &&l_ld_cpu,   [I_LD_PID] = &&l_ld_pid,
 		[I_LD_TID] = &&l_ld_tid,   [I_LD_TIME] = &&l_ld_time, [I_LD_PERIOD] = &&l_ld_period,
-		[I_LD_VAR] = &&l_ld_var,   [I_ADD] = &&l_add,	      [I_SUB] = &&l_sub,
+		[I_LD_VAR] = &&l_ld_var, [I_LD_AT] = &&l_ld_at,   [I_ADD] = &&l_add,	      [I_SUB] = &&l_sub,
 		[I_MUL] = &&l_mul,	   [I_DIVS] = &&l_divs,	      [I_DIVU] = &&l_divu,
 		[I_MODS] = &&l_mods,	   [I_MODU] = &&l_modu,	      [I_AND] = &&l_and,
 		[I_OR] = &&l_or,	   [I_XOR] = &&l_xor,	      [I_SHL] = &&l_shl,
@@ -370,6 +370,11 @@ l_ld_str : {
 l_ld_elem:
 	if (load_elem(e->fields[pc->arg], raw, size, a, &a))
 		goto range;
+	NEXT();
+l_ld_at: /* a pointer into the event, read inside it only */
+	if (a > size || pc->arg > size - a)
+		goto range;
+	a = psc_tp__load_int(r + a, pc->arg, pc->ld);
 	NEXT();
 l_ld_cpu:
 	a = (uint64_t)(int64_t)(int32_t)s->cpu;

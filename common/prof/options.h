@@ -45,6 +45,10 @@ struct cli_opts {
 	bool overwrite; /* --overwrite: flight recorder rings, read when the run ends */
 	unsigned long long exit_n; /* -N: stop after N events, 0 = no limit */
 	unsigned long sampling_limit; /* --sampling-limit: events per second and CPU, 0 = all */
+	/* --perfeval-cpus LIST, --perfeval-pids TID,...: the events sampled in those contexts */
+	const char *perfeval_cpus, *perfeval_pids_text;
+	pid_t perfeval_pids[CLI_MAX_TASKS];
+	int nr_perfeval_pids;
 	long usage_self_ms; /* --usage-self MS: perfscope's own CPU use every MS, 0 = never */
 	bool quiet; /* -q: no statistics lines unless something was lost */
 	bool per_cpu; /* --per-cpu */

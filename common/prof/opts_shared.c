@@ -333,6 +333,23 @@ static int opt_sampling_limit(struct prof *p, void *base, const char *arg)
 	return err;
 }
 
+static int opt_perfeval_cpus(struct prof *p, void *base, const char *arg)
+{
+	if (!*arg)
+		return prof_usage(p, "--perfeval-cpus needs a CPU list, e.g. 0-3");
+	((struct cli_opts *)base)->perfeval_cpus = arg;
+	return 0;
+}
+
+static int opt_perfeval_pids(struct prof *p, void *base, const char *arg)
+{
+	struct cli_opts *o = base;
+
+	o->perfeval_pids_text = arg;
+	return parse_pid_list(p, "--perfeval-pids TID", arg, o->perfeval_pids,
+			      &o->nr_perfeval_pids);
+}
+
 static int opt_output_queue(struct prof *p, void *base, const char *arg)
 {
 	long v;
@@ -463,6 +480,14 @@ const struct prof_opt cli_shared_opts[] = {
 	  CLI_OPT_FLAME },
 	{ "sampling-limit", 0, "N", FN(opt_sampling_limit),
 	  "at most N events per second and CPU; the rest are counted\nas dropped",
+	  CLI_OPT_SAMPLING_LIMIT },
+	{ "perfeval-cpus", 0, "CPUS", FN(opt_perfeval_cpus),
+	  "perf-prof's evaluation: the events per second sampled on\n"
+	  "these CPUs, on stderr at each -i and at the end; over\n"
+	  "--sampling-limit per CPU, the run stops",
+	  CLI_OPT_SAMPLING_LIMIT },
+	{ "perfeval-pids", 0, "TID,...", FN(opt_perfeval_pids),
+	  "the same for the events these threads caused",
 	  CLI_OPT_SAMPLING_LIMIT },
 	{ "format", 0, "F", FN(opt_format), "text (default) or json: one object per line",
 	  CLI_OPT_FORMAT },

@@ -134,6 +134,9 @@ static int hook_sample(void *ctx, struct psc_evsel *evsel, int cpu, const struct
 	/* a filter the kernel refused: what the kernel would have dropped, dropped here */
 	if (ev->filter && !prof_expr__pass(ev, &rec->sample))
 		return 0;
+	/* what the kernel sampled there, before --sampling-limit drops any (perf-prof's count) */
+	if (p->state->perfeval)
+		prof_perfeval__sample(p, cpu, rec->sample.tid);
 	if (!within_limit(p, cpu, rec->sample.time))
 		return 0;
 	p->nr_samples++;
@@ -197,6 +200,8 @@ static void hook_interval(void *ctx)
 		prof__stop(p);
 	else if (p->decl->interval)
 		prof_incomplete__note(p, &p->state->inc, false);
+	if (p->state->perfeval && prof_perfeval__report(p, false))
+		prof__stop(p);
 	out__flush(p->out);
 }
 
@@ -433,6 +438,8 @@ static int prepare_streaming(struct prof *p)
 		if (!st->limit_sec || !st->limit_nr)
 			return -ENOMEM;
 	}
+	if ((err = prof_perfeval__init(p)))
+		return err;
 	/* no -m: as large as the kernel lets us lock */
 	if (!p->opts.mmap_pages) {
 		struct psc_cpumap *online = psc_cpumap__new_online();
@@ -760,6 +767,7 @@ out:
 		close(st.usage_fd);
 	free(st.limit_sec);
 	free(st.limit_nr);
+	free(st.perfeval);
 	rawq__delete(st.backlog);
 	out__delete(p.out);
 	if (p.stop_fd >= 0)

@@ -89,6 +89,7 @@ struct prof_state {
 	uint64_t *limit_sec;
 	uint64_t *limit_nr;
 	int limit_cpus;
+	struct prof_perfeval *perfeval; /* --perfeval-cpus/--perfeval-pids (prof_perfeval.c) */
 	struct psc_probes *probes; /* uprobe:/kprobe: events made for this run */
 	struct prof_embed embed; /* -e with another profiler in it, rewritten to its event */
 	const char *typed; /* the -e text before that */
@@ -119,6 +120,12 @@ bool prof_backlog_sideband(struct prof *p, struct psc_evsel *evsel, int cpu,
 /* prof_report.c: the end of a run */
 uint64_t prof_total_lost(const struct prof *p);
 int prof_write_flame(struct prof *p);
+
+/* prof_perfeval.c: --perfeval-cpus/--perfeval-pids. init: 0, 2 (usage, said) or -ENOMEM; report:
+ * its lines on stderr, 1 when over --sampling-limit (the run stops). */
+int prof_perfeval__init(struct prof *p);
+void prof_perfeval__sample(struct prof *p, int cpu, uint32_t tid);
+int prof_perfeval__report(struct prof *p, bool final);
 void prof_report_stats(struct prof *p);
 /* What happened to the output, on stderr; 1 when the results were not written. */
 int prof_report_output(struct prof *p);

@@ -81,6 +81,8 @@ void prof_report_stats(struct prof *p)
 	if (!p->opts.quiet || prof_total_lost(p) || prof__kernel_dropped(p))
 		session__say_stats(p->session, false);
 	prof_expr__report(p);
+	if (p->state->perfeval)
+		prof_perfeval__report(p, true);
 	if (p->limited)
 		fprintf(stderr,
 			"perfscope %s: %llu events dropped by --sampling-limit %lu (per second and "

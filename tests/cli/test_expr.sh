@@ -7,7 +7,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 34
+plan 38
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -125,4 +125,17 @@ check "a software event: the sample's names work (exit $RC)" \
 run_capture "$P" expr -e page-faults 'common_pid'
 check "a software event has no fields: said so (exit $RC)" \
 	test "$RC" -eq 2 -a -n "$(grep "not a tracepoint" "$ERR")"
+# perf-prof's pointer forms on the command's own exit (comm "gen_events", pid its pid): a pointer
+# into the event is its offset in the record, read inside the record only
+EX=sched:sched_process_exit
+run_capture "$P" expr -e $EX '*(unsigned int *)&pid == pid' -- "$GEN" -q getppid 1
+check "*(unsigned int *)&pid is pid (exit $RC)" grep -q '^result: 1 0x1 (int)$' "$OUT"
+run_capture "$P" expr -e $EX '*(unsigned char *)((unsigned int *)comm + 2)' -- "$GEN" -q getppid 1
+check "(unsigned int *)comm + 2 is 8 bytes on: gen_events[8] = 't' (116)" \
+	grep -q '^result: 116 0x74 (unsigned char)$' "$OUT"
+run_capture "$P" expr -e $EX '(unsigned int *)comm' -- "$GEN" -q getppid 1
+check "(unsigned int *)comm: a pointer, its type said" \
+	grep -q "^perfscope expr: (unsigned int \*)comm on $EX is of type unsigned int \*$" "$ERR"
+expect_rc "'*' of a number: usage error" 2 "$P" expr -e $EX '*pid' -- true
+
 done_testing

@@ -8,7 +8,7 @@ P=${PERFSCOPE:?}
 : "${SOURCE_ROOT:?}"
 CC=${CC:-cc}
 
-plan 12
+plan 16
 if ! need_root; then
 	skip_all "needs root (tracepoints, uprobes)"
 fi
@@ -65,5 +65,43 @@ check "perf-prof's kmemleak command line (exit $RC)" test "$RC" -eq 0 -a -s "$OU
 expect_rc "--alloc without --free" 2 "$P" kmemleak --alloc kmem:kmalloc
 expect_rc "size= on a free event" 2 "$P" kmemleak --alloc kmem:kmalloc --free 'kmem:kfree//size=ptr/'
 expect_rc "no ptr field and no ptr=" 2 "$P" kmemleak --alloc sched:sched_switch --free kmem:kfree
+
+# 13-16: pages keyed by pfn (perf-prof's //key=pfn/): a process that touches 2000 new pages while
+# followed and keeps them holds those 2000 pages of 4096 bytes, not freed
+python3 -c 'import mmap, os, sys, time
+m = mmap.mmap(-1, 2000 * 4096)
+r = range(2000)
+while not os.path.exists(sys.argv[1]): time.sleep(0.01)
+for i in r: m[i * 4096] = 1
+os.rename(sys.argv[1], sys.argv[2])
+time.sleep(60)' "$tmp/go" "$tmp/done" &
+HOLD=$!
+rm -f "$tmp/pg.err"
+"$P" kmemleak -v -p "$HOLD" --alloc 'kmem:mm_page_alloc//key=pfn/' --free 'kmem:mm_page_free//key=pfn/' \
+	--format json >"$tmp/pg.out" 2>"$tmp/pg.err" &
+KM=$!
+if wait_running "$tmp/pg.err" "$KM"; then
+	touch "$tmp/go"
+	for _ in $(seq 600); do [ -e "$tmp/done" ] && break; sleep 0.05; done
+fi
+kill -INT "$KM" 2>/dev/null
+wait "$KM"
+RC=$?
+kill "$HOLD" 2>/dev/null
+wait "$HOLD" 2>/dev/null
+check "//key=pfn/ on page events: exit 0 (got $RC)" test "$RC" -eq 0
+# mmap.mmap(-1, ...) is a shared anonymous map: its pages are shmem's, faulted in through
+# shmem_fault from the item assignment (mmap_ass_subscript), each one page (order 0) of 4096 bytes
+sum=$(python3 -c '
+import json, sys
+c = b = 0
+for o in map(json.loads, open(sys.argv[1])):
+    s = o.get("stack", [])
+    if any(f.startswith("shmem_fault") for f in s) and "mmap_ass_subscript" in s:
+        c += o["count"]; b += o["bytes"]
+print(c, b)' "$tmp/pg.out")
+check "2000 touched pages held: 2000 not freed through shmem_fault from m[i] = 1 ($sum)" test "${sum%% *}" = 2000
+check "each page's size is 4096 << order by default: 8192000 bytes ($sum)" test "${sum#* }" = 8192000
+expect_rc "ptr= and key= together" 2 "$P" kmemleak --alloc 'kmem:mm_page_alloc//key=pfn/ptr=pfn/' --free kmem:mm_page_free
 
 done_testing

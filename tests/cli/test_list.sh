@@ -6,7 +6,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 mounts_before=$(grep -cE ' (tracefs|debugfs) ' /proc/mounts)
 
-plan 38
+plan 44
 
 # 1-2: the full list, every PERF_COUNT_SW_* by perf's name, each counted as supported here
 run_capture "$P" list
@@ -259,4 +259,40 @@ if [ -w /dev/full ]; then
 else
 	skip "no /dev/full"
 fi
+# perf-prof's 'list trace': a plain word that names no event is a part of names; the truth is
+# tracefs's events with an id (what perf_event_open takes) and 'trace' in sys:name
+if [ -d /sys/kernel/tracing/events/sched ]; then
+	run_capture "$P" list --format json trace
+	(cd /sys/kernel/tracing/events && for d in */*/; do [ -e "$d/id" ] && echo "${d%/}"; done) |
+		tr / : | grep trace | sort -u >"$OUT.want"
+	python3 -c 'import json, sys
+print("\n".join(sorted({json.loads(l)["name"] for l in open(sys.argv[1]) if json.loads(l)["kind"] == "tracepoint"})))' "$OUT" >"$OUT.got"
+	check "list trace: exit 0 and the $(wc -l <"$OUT.want") tracepoints named *trace* ($(head -c 120 "$OUT.got" | tr '\n' ' '))" \
+		eval 'test "$RC" -eq 0 && test -s "$OUT.want" && cmp -s "$OUT.want" "$OUT.got"'
+	run_capture "$P" list sched:sched_switch
+	check "an exact name is still only itself ($(wc -l <"$OUT") lines)" test "$(wc -l <"$OUT")" -eq 1
+	rm -f "$OUT.want" "$OUT.got"
+else
+	skip "no tracefs"; skip "no tracefs"
+fi
+# perfscope --symbols FILE (perf-prof's): a function's file offset, what a uprobe takes; an
+# address's function. The truth: the workload is PIE, its text mapped at its file offset, so nm's
+# address of main is its file offset; and perf-prof says the same of libc's malloc
+if command -v nm >/dev/null && [ -x "${WORKLOAD:-}" ]; then
+	want=$(nm "$WORKLOAD" | awk '$3 == "main" && ($2 == "T" || $2 == "t") {print $1}' | head -1)
+	got=$(echo main | "$P" --symbols "$WORKLOAD")
+	check "--symbols: main's file offset is nm's 0x$want (got $got)" \
+		python3 -c 'import sys; sys.exit(int(sys.argv[1], 16) != int(sys.argv[2], 16))' "$want" "$got"
+	got=$("$P" --symbols "$WORKLOAD" "$(printf '%#x' $((0x$want + 4)))" nosuch_function_x 2>/dev/null | tr '\n' ' ')
+	check "--symbols ADDR: main+0x4; an unknown name: ?? ($got)" test "$got" = "main+0x4 ?? "
+else
+	skip "no nm or workload"; skip "no nm or workload"
+fi
+PP=${PERF_PROF:-${SOURCE_ROOT:-.}/../shared/peers/perf-prof/perf-prof}
+if [ -x "$PP" ] && a=$(echo malloc | "$PP" --symbols "$("$P" list --format json 'uprobe:malloc@libc.so.6' | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["binary"])')" 2>/dev/null) && [ -n "$a" ]; then
+	check "--symbols libc.so.6: malloc where perf-prof says ($a)" test "$(echo malloc | "$P" --symbols libc.so.6)" = "$a"
+else
+	skip "perf-prof not runnable here"
+fi
+expect_rc "--symbols of no file" 2 "$P" --symbols /nonexistent/bin main
 done_testing

@@ -10,7 +10,7 @@ PP=${PERF_PROF:-$SOURCE_ROOT/../shared/peers/perf-prof/perf-prof}
 ENTER=syscalls:sys_enter_nanosleep
 EXIT=syscalls:sys_exit_nanosleep
 
-plan 32
+plan 35
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -254,5 +254,20 @@ expect_rc "--than without a time" 2 "$P" multi-trace -e "$ENTER" -e "$EXIT" --th
 expect_rc "key= naming no field" 2 "$P" multi-trace -e "$ENTER//key=nosuchfield/" -e "$EXIT" -- true
 expect_rc "--detail with an unknown word" 2 "$P" multi-trace -e "$ENTER" -e "$EXIT" --than 1ms \
 	--detail=sideways -- true
+
+# perf-prof's -e ...,page-faults//ATTR/: the software event in an event list, beside a tracepoint.
+# The truth: every getppid call pairs (the workload's 100; a sanitizer runtime makes a few more
+# of its own); each fault starts a pair that the next call replaces, or still open at the end
+run_capture "$P" multi-trace -e 'syscalls:sys_enter_getppid//key=common_pid/,page-faults//key=_tid/' \
+	-e 'syscalls:sys_exit_getppid//key=common_pid/' -- "${WORKLOAD:?}" getppid 100
+calls=$(sed -n 's/.*multi-trace: syscalls:sys_enter_getppid: \([0-9]*\) events.*/\1/p' "$ERR")
+check "page-faults//key=_tid/ in an event list: exit $RC, all $calls calls (>= 100) paired" \
+	bash -c "[ $RC -eq 0 ] && [ '${calls:-0}' -ge 100 ] && grep -q 'outcomes: paired $calls, ' '$ERR'"
+pf=$(sed -n 's/.*multi-trace: page-faults: \([0-9]*\) events.*/\1/p' "$ERR")
+ro=$(sed -n 's/.*replaced \([0-9]*\), no_start [0-9]*, open \([0-9]*\),.*/\1 \2/p' "$ERR")
+check "each of the $pf faults started a pair: replaced + open ($ro)" \
+	test -n "$pf" -a "$pf" -gt 0 -a "$pf" -eq "$(( ${ro% *} + ${ro#* } ))"
+expect_rc "page-faults/-N 10/ as an event: usage error" 2 "$P" multi-trace -e 'page-faults/-N 10/' \
+	-e 'syscalls:sys_exit_getppid//key=common_pid/' --duration 0.1
 
 done_testing

@@ -54,7 +54,6 @@ declare -A TODO=(
 	[push1]="push=/pull= ATTRs: no event broadcast between perfscope instances"
 	[pull1]="push=/pull= ATTRs: no event broadcast between perfscope instances"
 	[cglist1]="--cgroups A,B: one cgroup only (perf-prof takes a list)"
-	[perfeval1]="--perfeval-cpus/--perfeval-pids: unknown"
 )
 
 # verdict KEY DESC STATUS: one TAP line; STATUS 0 passed. DESC starts with the perf-prof line.

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/tap.sh"
 P=$PERFSCOPE
 W=$WORKLOAD
-plan 111
+plan 115
 
 # --- agreement with perf stat on a deterministic workload -----------------------------------
 # value of EVENT from perfscope's JSON and from perf stat's CSV, for the same command
@@ -609,4 +609,22 @@ assert got == cpus(sys.argv[2]), (got, sys.argv[2])' "$OUT" "$pmu_mask"
 else
 	skip "no PMU with a cpumask and events here, or one CPU"
 fi
+# --- --period (perf-prof's stat): counters read every period, a line of slots per -i ---------
+# the truth: 3000 sleeps are 3000 clock_nanosleep calls, spread over ~1 s of slots
+if grep -q '^syscalls:sys_enter_clock_nanosleep$' /sys/kernel/tracing/available_events 2>/dev/null; then
+	run_capture "$P" stat -e syscalls:sys_enter_clock_nanosleep --period 50ms -i 200 --format json -- "$W" sleeps 3000
+	check "--period: the slots of all lines add up to the 3000 calls, 4 slots a line but the last" python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) >= 2, r
+assert all(len(o["slots"]) == 4 and o["period_ns"] == 50000000 for o in r[:-1]), r
+assert all(sum(o["slots"]) == o["total"] for o in r), r
+assert sum(o["total"] for o in r) == 3000, sum(o["total"] for o in r)' "$OUT"
+	run_capture "$P" stat -e syscalls:sys_enter_clock_nanosleep --period 100ms -i 200 -- "$W" sleeps 500
+	check "--period text: perf-prof's 'EVENT  n| n | total N' rows" grep -Eq '^ *syscalls:sys_enter_clock_nanosleep +[0-9]+\| [0-9]+ \| total [0-9]+$' "$ERR"
+else
+	skip "no syscalls tracepoints"; skip "no syscalls tracepoints"
+fi
+expect_rc "--period longer than -i" 2 "$P" stat -e cs --period 2s -i 1000 -- true
+expect_rc "--period with -x" 2 "$P" stat -e cs --period 10ms -x, -- true
 done_testing

@@ -7,7 +7,7 @@ source "$(dirname "$0")/tap.sh"
 P=${PERFSCOPE:?}
 W=${BUILD_ROOT:?}/tests/mt_workload
 
-plan 29
+plan 32
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -275,5 +275,27 @@ check "blktrace -d MAJ:MIN names the device (exit $RC)" \
 expect_rc "blktrace without -d: usage error" 2 "$P" blktrace --duration 0.1
 expect_rc "blktrace -d nosuchdisk: usage error" 2 "$P" blktrace -d nosuchdisk --duration 0.1
 expect_rc "blktrace -d a/b: usage error" 2 "$P" blktrace -d a/b --duration 0.1
+
+# task-state --flame-graph FILE (perf-prof's): the stacks of the stays over --than, one count each;
+# the truth: 10 sleeps of 30 ms are 10 S stays over 20 ms, each asleep in do_nanosleep
+# (pinned to a CPU that delivers the wakeups taken while it idles, kdrop.h; skipped, said, when
+# this run's kernel dropped some all the same)
+pin_idle_ok "$P" "$W"
+run_report "$P" task-state -S --than 20ms --flame-graph "$TMPD/ts" -- "${PIN[@]}" python3 -c 'import time
+for _ in range(10): time.sleep(0.03)'
+RUN_KDROP=$(sed -n 's/.*, \([0-9]*\) dropped by the kernel).*/\1/p' "$ERR" | head -1)
+n=$(awk '/do_nanosleep/ {n += $NF} END {print n + 0}' "$TMPD/ts.folded" 2>/dev/null)
+# the truth holds, or this run's kernel dropped events (machine-wide: maybe these wakeups)
+if [ "$RC" -eq 0 ] && [ "$n" = 10 ] || [ "${RUN_KDROP:-0}" -eq 0 ]; then
+	check "--flame-graph: 10 stays over 20 ms folded through do_nanosleep (exit $RC, got $n)" \
+		bash -c "[ $RC -eq 0 ] && [ '$n' = 10 ]"
+	check "--flame-graph: the thread's name is the root (python3;...)" \
+		grep -q '^python3;.*do_nanosleep' "$TMPD/ts.folded"
+else
+	idle_check "--flame-graph: 10 stays (got $n)" false
+	idle_check "--flame-graph: the thread's name is the root" false
+fi
+RUN_KDROP=0
+expect_rc "task-state --flame-graph without --than" 2 "$P" task-state --flame-graph "$TMPD/x" --duration 0.1
 
 done_testing

@@ -6,7 +6,7 @@ P=${PERFSCOPE:?}
 GEN=${BUILD_ROOT:?}/bench/gen_events
 TP=syscalls:sys_enter_getppid
 
-plan 86
+plan 91
 if ! need_root; then
 	skip_all "needs root (tracepoints)"
 fi
@@ -577,5 +577,31 @@ fi
 expect_rc "cpus=0 with -C 1: usage error" 2 "$P" trace -e 'sched:sched_switch//cpus=0/' -C 1 --duration 0.1
 check "cpus=0 with -C 1: names the event and the CPUs watched" \
 	grep -q 'sched:sched_switch: its cpus= names none of the CPUs this run watches (1)' "$ERR"
+
+# perf-prof's --perfeval-cpus/--perfeval-pids: the events sampled in those contexts. The truth:
+# 1000 getppid calls pinned on one CPU are 1000 events there and none on another CPU
+read -r C1 C2 _ <<<"$(usable_cpus)"
+if [ -n "${C2:-}" ]; then
+	run_capture "$P" trace -e $TP --perfeval-cpus "$C1" -q -- taskset -c "$C1" "$GEN" -q getppid 1000
+	check "--perfeval-cpus $C1: the 1000 calls pinned there (exit $RC)" \
+		grep -q "perfeval cpus($C1) over the run: .* on 1 instances (1000 of 1000 events)" "$ERR"
+	run_capture "$P" trace -e $TP --perfeval-cpus "$C2" -q -- taskset -c "$C1" "$GEN" -q getppid 1000
+	check "--perfeval-cpus $C2: none of them" \
+		grep -q "perfeval cpus($C2) over the run: .* on 0 instances (0 of 1000 events)" "$ERR"
+else
+	skip "one CPU"; skip "one CPU"
+fi
+# a thread's own calls, all of them its; past --sampling-limit per instance the run stops
+"$GEN" -q getppid 2000000000 &
+GP=$!
+run_capture "$P" trace -p $GP -e $TP --perfeval-pids $GP --duration 0.5 -q
+check "--perfeval-pids: every event of -p PID is that thread's" \
+	grep -Eq "perfeval pids\($GP\) over the run: .* on 1 instances \(([1-9][0-9]*) of \1 events\)" "$ERR"
+run_capture timeout 20 "$P" trace -p $GP -e $TP --perfeval-pids $GP --sampling-limit 10 -i 100 -q
+check "--perfeval-pids over --sampling-limit: the run stops by itself, said (exit $RC)" \
+	grep -q "perfeval pids($GP): .*, over --sampling-limit per instance: stopping" "$ERR"
+kill $GP 2>/dev/null
+wait $GP 2>/dev/null
+expect_rc "--perfeval-cpus with no CPU list" 2 "$P" trace -e $TP --perfeval-cpus x --duration 0.1
 
 done_testing

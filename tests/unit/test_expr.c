@@ -202,6 +202,44 @@ static void test_fields(void **state)
 	psc_tp_format__delete(fmt);
 }
 
+/* Pointers into the event, as perf-prof writes them: their values are offsets in the record. */
+static void test_pointers(void **state)
+{
+	struct psc_tp_format *fmt = parse(fmt_sched_switch, "sched");
+	struct expr_opts opts = { .fmt = fmt };
+	struct expr_val v;
+	struct expr *e;
+	uint8_t raw[64];
+
+	make_switch(raw);
+	assert_int_equal(run(fmt, "*(unsigned int *)&prev_pid", raw, 64), 123);
+	assert_int_equal(run(fmt, "*(unsigned int *)&prev_pid == prev_pid", raw, 64), 1);
+	assert_int_equal(run(fmt, "(unsigned long)&prev_pid", raw, 64), 24);
+	assert_int_equal(run(fmt, "(unsigned long)(unsigned int *)prev_comm", raw, 64), 8);
+	assert_int_equal(run(fmt, "(unsigned long)((unsigned int *)prev_comm + 2)", raw, 64), 16);
+	assert_int_equal(run(fmt, "(unsigned long)(2 + (short *)prev_comm - 1)", raw, 64), 10);
+	assert_int_equal(run(fmt, "*(unsigned int *)prev_comm", raw, 64), 0x68736162); /* "bash" */
+	assert_int_equal(run(fmt, "*((unsigned char *)prev_comm + 1)", raw, 64), 'a');
+	assert_int_equal(run(fmt, "*((unsigned char *)prev_comm + 1) == prev_comm[1]", raw, 64), 1);
+	/* an offset known at run time only */
+	assert_int_equal(run(fmt, "*((unsigned char *)prev_comm + (prev_pid - 121))", raw, 64), 's');
+	assert_int_equal((int64_t)run(fmt, "*(signed char *)((unsigned char *)&next_pid - 1)", raw,
+				      64), 0);
+	e = compile_ok("(unsigned int *)prev_comm + 2", &opts);
+	assert_string_equal(expr_type__name(expr__type(e)), "unsigned int *");
+	expr__delete(e);
+	/* read inside the record only */
+	e = compile_ok("*((unsigned long *)prev_comm + prev_pid)", &opts);
+	assert_int_equal(expr__eval(e, raw, 64, NULL, &v), -ERANGE);
+	expr__delete(e);
+	compile_fails(&opts, "*prev_pid", 1, "reads pointers into the event only");
+	compile_fails(&opts, "*(void *)prev_pid", 1, "an address outside it");
+	compile_fails(&opts, "&(prev_pid + 1)", 2, "takes the address of a field");
+	compile_fails(&opts, "(int *)prev_comm + (int *)next_comm", 17, "two pointers");
+	compile_fails(&opts, "1 - (int *)prev_comm", 2, "minus a pointer");
+	psc_tp_format__delete(fmt);
+}
+
 /* 64-bit values stay exact: kernel addresses, unsigned comparison of pointers and u64. */
 static void test_64bit(void **state)
 {
@@ -991,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_errors),
 		cmocka_unit_test(test_fold_matches_vm),
 		cmocka_unit_test(test_bytecode),
+		cmocka_unit_test(test_pointers),
 		cmocka_unit_test(test_print_names),
 		cmocka_unit_test(test_syscall_table),
 		cmocka_unit_test(test_live_formats),

@@ -23,7 +23,9 @@ static const char list_help[] =
 	"(closing one makes the kernel wait for an RCU grace period).\n"
 	"\n"
 	"  GLOB                  only names matching this shell pattern, e.g. 'sched:*', '*fault*'\n"
-	"                        (an event also matches through its alias, e.g. 'cs')\n"
+	"                        (an event also matches through its alias, e.g. 'cs'); a plain\n"
+	"                        word that names no event is a part of names, as perf-prof's\n"
+	"                        'list trace' takes it: 'trace' is '*trace*'\n"
 	"  KIND                  only events of one kind, as perf list takes them: hardware (hw),\n"
 	"                        software (sw), hardware-cache (cache), pmu, tracepoint\n"
 	"  uprobe:[GLOB@]BINARY  the functions of BINARY (a path, a library name such as\n"
@@ -35,6 +37,7 @@ static const char list_help[] =
 	"  perfscope list                   # everything\n"
 	"  perfscope list 'sched:*'         # the scheduler's tracepoints\n"
 	"  perfscope list '*cache*'         # cache events, and whether this CPU has them\n"
+	"  perfscope list trace             # every event with 'trace' in its name\n"
 	"  perfscope list sw                # the software events\n"
 	"  perfscope list 'uprobe:*alloc*@libc.so.6'   # libc's allocators, to probe\n"
 	"  perfscope list 'power/*' -v      # RAPL energy counters, and why not if not\n"
@@ -86,11 +89,21 @@ static const char *glob_problem(const char *glob)
 	return NULL;
 }
 
+static void list_all(struct list_ctx *l)
+{
+	list_named(l);
+	if (l->kind < 0 || l->kind == PSC_EVENT_PMU)
+		list_pmus(l);
+	if (l->kind < 0 || l->kind == PSC_EVENT_TRACEPOINT)
+		list_tracepoints(l);
+}
+
 static int list_run(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct list_ctx l = { 0 };
 	const char *selector;
+	char *part = NULL;
 	int ret;
 
 	ret = cli_opts_parse(&o, argc, argv, CLI_OPT_FORMAT | CLI_OPT_POSITIONAL, list_help);
@@ -123,11 +136,17 @@ static int list_run(int argc, char **argv)
 	l.out = out__new(STDOUT_FILENO, 0);
 	if (!l.out)
 		return 1;
-	list_named(&l);
-	if (l.kind < 0 || l.kind == PSC_EVENT_PMU)
-		list_pmus(&l);
-	if (l.kind < 0 || l.kind == PSC_EVENT_TRACEPOINT)
-		list_tracepoints(&l);
+	list_all(&l);
+	/* perf-prof's and perf's 'list WORD': a plain word no event is named is a part of names */
+	if (l.glob && !l.nr_shown && !strpbrk(l.glob, "*?[\\")) {
+		if (asprintf(&part, "*%s*", l.glob) < 0) {
+			out__delete(l.out);
+			return 1;
+		}
+		l.glob = part;
+		list_all(&l);
+	}
+	free(part);
 	ret = out__flush(l.out);
 	out__delete(l.out);
 	if (ret && ret != -EPIPE) {

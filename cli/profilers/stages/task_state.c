@@ -29,6 +29,9 @@ static const struct prof_opt ts_opts[] = {
 	  "only tasks whose name matches one of the globs (java*)" },
 	{ "perins", 0, NULL, PROF_OPT_FLAG, offsetof(struct ts, perins), 0, 0, NULL,
 	  "rows per thread too" },
+	{ "flame-graph", 0, "FILE", PROF_OPT_STRING, offsetof(struct ts, flame_arg), 0, 0, NULL,
+	  "the stacks of the stays over --than (-g implied), each\n"
+	  "counted once, folded into FILE.folded at the end" },
 	{ "max-pending", 0, "N", PROF_OPT_LONG, offsetof(struct ts, c.max_pending), 1, 1L << 30,
 	  NULL,
 	  "tasks followed at once (default 262144): past it the\n"
@@ -48,6 +51,8 @@ static int ts_check(struct prof *p, void *priv)
 				  p->opts.positional[0]);
 	if ((ts->only_s && ts->no_s) || (ts->only_d && ts->no_d))
 		return prof_usage(p, "-S/-D and --no-interruptible/--no-uninterruptible contradict");
+	if ((ret = ts_flame_check(p, ts)))
+		return ret;
 	/* -p/-t filter system-wide events (PROF_WATCH_TASKS): a task is woken from another's */
 	for (int i = 0; i < p->opts.nr_pids; i++)
 		ts->pids[ts->nr_pids++] = p->opts.pids[i];
@@ -160,7 +165,7 @@ static int ts_start(struct prof *p, void *priv)
 			ts->shown &= ~(1ull << ts->cls_d);
 	}
 	ret = stage_core__start(p, &ts->c, &ts_impl, ts);
-	if (ret)
+	if (ret || (ret = ts_flame_start(p, ts)))
 		return ret;
 	/* a COMMAND: its process's threads, followed as -p follows one */
 	if (p->target.has_command && p->target.launch.pid > 0)
@@ -184,14 +189,15 @@ static void ts_teardown(struct prof *p, void *priv)
 		expr__delete(te->pass_b);
 	}
 	stage_core__exit(p, &ts->c);
+	ts_flame_exit(ts);
 }
 
 const struct profiler profiler_task_state = {
 	.name = "task-state",
 	.summary = "time per task state: on CPU (R), asleep (S, D, T, I ...), waiting to run (RD)",
 	.usage = "[-S] [-D] [--than T] [--filter COMM[,COMM...]] [-p PID[,PID...] | -t TID[,...]]\n"
-		 "                       [--perins] [-g] [-i MS] [-C CPUS] [--format text|json] "
-		 "[-o FILE]\n"
+		 "                       [--perins] [-g [--flame-graph FILE]] [-i MS] [-C CPUS]\n"
+		 "                       [--format text|json] [-o FILE]\n"
 		 "                       [-- COMMAND ARGS...]",
 	.description =
 		"Follows every task through sched:sched_switch and sched:sched_wakeup*: the time from\n"
@@ -202,7 +208,8 @@ const struct profiler profiler_task_state = {
 		"the switch-in. Each state's stays go into a log-linear histogram (calls, total, min,\n"
 		"mean, p50 ... max). --than T prints each stay longer than T in a shown state with\n"
 		"the event that began it and the one that ended it; with -g the stack of a sleep's\n"
-		"switch-out says where the task slept.\n"
+		"switch-out says where the task slept, and --flame-graph FILE folds those stacks\n"
+		"(one count per stay over T, the thread's name as the root) into FILE.folded.\n"
 		"\n"
 		"A task is followed by one pair engine keyed by its thread id (perfscope help\n"
 		"multi-trace): a state that began before a lost window is not measured, a task not seen\n"
@@ -231,6 +238,7 @@ const struct profiler profiler_task_state = {
 		    "task-state -p 1 -SD --than 20ms -g --duration 1\n"
 		    "task-state --filter 'java,python*' -S --than 100ms -g --duration 1\n"
 		    "task-state -D --than 1ms --format json --duration 1\n"
+		    "task-state -S --than 10ms -g --flame-graph sleeps --duration 2\n"
 		    "task-state -- ip link show lo",
 	.shared_opts = CLI_OPTS_EVENT_RUN | CLI_OPT_CALLCHAIN | CLI_OPT_IDS_FOLLOW,
 	.opts = ts_opts,

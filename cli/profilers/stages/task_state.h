@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "stages.h"
@@ -52,6 +53,11 @@ struct ts {
 	pid_t pids[CLI_MAX_TASKS + 1], tids[CLI_MAX_TASKS];
 	int nr_pids, nr_tids;
 	struct keymap member; /* -p: tid -> 1 of the processes, 2 not */
+	/* --flame-graph FILE: the stacks of the stays over --than */
+	const char *flame_arg;
+	char *flame_path, *fold;
+	struct flame *fl;
+	FILE *flame_file;
 };
 
 /* What a start carries: its row and, for --than, a copy of the event. */
@@ -88,5 +94,14 @@ extern const struct pair_impl ts_impl;
 int ts_sample(struct prof *p, void *priv, struct prof_event *ev, int cpu,
 	      const struct psc_sample *s);
 void ts_lost(struct prof *p, void *priv, struct prof_event *ev, int cpu, uint64_t n);
+
+/* ts_flame.c: --flame-graph FILE. check: 0 or 2 (said); start: 0, 1 (said) or -errno; add: a
+ * stay over --than; report: 0, or 1 when the file could not be written (said). */
+int ts_flame_check(struct prof *p, struct ts *ts);
+int ts_flame_start(struct prof *p, struct ts *ts);
+void ts_flame_add(struct prof *p, struct ts *ts, const struct pair_entry *start,
+		  const struct ts_data *d);
+int ts_flame_report(struct prof *p, struct ts *ts);
+void ts_flame_exit(struct ts *ts);
 
 #endif

@@ -70,6 +70,7 @@ static void impl_paired(void *ctx, const struct pair_entry *start, void *data,
 	if (over) {
 		ts->c.outliers++;
 		print_outlier(c->p, ts, start, d, end, delta);
+		ts_flame_add(c->p, ts, start, d);
 	}
 }
 

@@ -74,6 +74,8 @@ int ts_interval(struct prof *p, void *priv, uint64_t now_ns)
 int ts_report(struct prof *p, void *priv)
 {
 	struct stage_table t = table(priv);
+	int ret = stage_core__report(p, priv, &t, "states");
+	int fl = ts_flame_report(p, priv);
 
-	return stage_core__report(p, priv, &t, "states");
+	return ret ? ret : fl;
 }

@@ -62,6 +62,9 @@ static int stat_check(struct prof *p, void *priv)
 	if (s->repeat > 1 && o->interval_ms)
 		return prof_usage(p, "-r (runs) and -i (intervals) do not go together; give one");
 	p->repeat = (int)s->repeat;
+	ret = stat_period_check(p, s);
+	if (ret)
+		return ret;
 	ret = stat_duration_prepare(p, s, o->events);
 	if (ret)
 		return ret;
@@ -164,7 +167,7 @@ static int stat_start(struct prof *p, void *priv)
 	}
 	/* the command's CPU time is what its reaping adds to ours */
 	stat_children_time(&s->children_user, &s->children_sys);
-	return 0;
+	return stat_period_start(p, s);
 }
 
 /* What --all would have shown, said once at the end where the output has no place for it. */
@@ -196,6 +199,8 @@ static int stat_report(struct prof *p, void *priv)
 {
 	struct stat_ctx *s = priv;
 
+	if (s->period_ns)
+		return stat_period_report(p, s);
 	if (p->opts.interval_ms) {
 		stat_print_interval(p, s); /* the last, shorter interval */
 		hidden_note(s);
@@ -231,6 +236,7 @@ static void stat_teardown(struct prof *p, void *priv)
 	free(s->figs);
 	free(s->acc);
 	free(s->cs);
+	free(s->slots);
 }
 
 static const struct prof_opt stat_opts[] = {
@@ -243,6 +249,10 @@ static const struct prof_opt stat_opts[] = {
 	  "one line per core and event (system-wide modes)" },
 	{ "per-socket", 0, NULL, PROF_OPT_FLAG, offsetof(struct stat_ctx, per_socket), 0, 0, NULL,
 	  "one line per socket and event (system-wide modes)" },
+	{ "period", 0, "T", PROF_OPT_DURATION, offsetof(struct stat_ctx, period_ns), 0, 0, NULL,
+	  "read the counters every T (s, ms, us, ns), as perf-prof's stat\n"
+	  "does: each -i line (default 1 s) shows the count of every\n"
+	  "period T in it, then their total" },
 	{ "all", 0, NULL, PROF_OPT_FLAG, offsetof(struct stat_ctx, all), 0, 0, NULL,
 	  "show the zero counts of events a wildcard matched too" },
 	{ 0 },
@@ -253,7 +263,8 @@ const struct profiler profiler_stat = {
 	.summary = "count events (perf stat): derived figures, intervals, per CPU/core/socket, -r",
 	.usage = "[-e EVENTS] [-a | -C CPUS] [-p PID | -t TID | -G CGROUP]\n"
 		 "                      [-i MS] [--per-cpu | --per-core | --per-socket] [-r N]\n"
-		 "                      [--duration S] [--format text|json | -x SEP] [-o FILE]\n"
+		 "                      [--period T] [--duration S] [--format text|json | -x SEP]\n"
+		 "                      [-o FILE]\n"
 		 "                      [-- COMMAND ARGS...]",
 	.description =
 		"Counts events, like perf stat, and prints them on standard error as perf does (so\n"
@@ -285,7 +296,8 @@ const struct profiler profiler_stat = {
 		    "stat -a --per-core -i 1000 -e cs,cpu-clock\n"
 		    "stat -x, -e task-clock,cs -- ./a.out # CSV, as perf stat -x,\n"
 		    "stat -p 1234 --duration 5 --format json\n"
-		    "stat -C 0 -e 'sched:sched_switch,irq:*' --duration 2",
+		    "stat -C 0 -e 'sched:sched_switch,irq:*' --duration 2\n"
+		    "stat -e sched:sched_switch -C 0 -i 1000 --period 100ms   # perf-prof's stat",
 	.shared_opts = CLI_OPT_EVENTS | CLI_OPT_CPUS | CLI_OPT_PER_CPU | CLI_OPT_TARGET |
 		       CLI_OPT_INTERVAL | CLI_OPT_DURATION | CLI_OPT_FORMAT | CLI_OPT_OUTPUT,
 	.opts = stat_opts,

@@ -71,6 +71,12 @@ struct stat_ctx {
 	double user_s, sys_s; /* the command's CPU time (its children's too), summed over runs */
 	double children_user, children_sys; /* RUSAGE_CHILDREN at the last run's end */
 	uint64_t hidden; /* zero rows of wildcard events left out */
+	/* --period: the counters read every period_ns, a line of slots_per_line slots each -i */
+	struct prof *p;
+	uint64_t period_ns;
+	int slots_per_line, nr_slots;
+	uint64_t *slots; /* [(event * nr_units + unit) * slots_per_line + slot] */
+	uint64_t failed_reads;
 };
 
 /* stat_events.c */
@@ -99,6 +105,15 @@ int stat_run_end(struct prof *p, void *priv);
 void stat_print_interval(struct prof *p, struct stat_ctx *s);
 /* The totals of this run so far, as the final report shows them (SIGUSR1, a run without -r). */
 void stat_print_totals(struct prof *p, struct stat_ctx *s);
+
+/* stat_period.c */
+
+/* From the check hook: --period's limits, and its line length. 0 or 2 (printed). */
+int stat_period_check(struct prof *p, struct stat_ctx *s);
+/* From the start hook: the slot timer. 0 or -errno. */
+int stat_period_start(struct prof *p, struct stat_ctx *s);
+/* The report: the last slot and line. */
+int stat_period_report(struct prof *p, struct stat_ctx *s);
 
 /* stat_print.c */
 
