@@ -44,7 +44,13 @@ f = [x for x in o if 'periods_printed' in x][0]
 ok = t + f['not_judged']['sys_enter_close'] == $N and f['periods_lost'] == 0
 if not ok: print('#', t, f)
 sys.exit(not ok)" "$TMPD/out"
-run_capture "$P" hrtimer -e sched:sched_switch -C "$C" --period 10ms -g 'period > 0' --duration 0.3
+# CPU C busy meanwhile: this kernel drops the samples taken while a CPU idles (no tick at all
+# under ASan once, when C idled through the 0.3 s)
+taskset -c "$C" "${WORKLOAD:?}" spin-ms 3000 >/dev/null 2>&1 &
+SPIN=$!
+run_capture "$P" hrtimer -e sched:sched_switch -C "$C" --period 10ms -g 'period > 0' --duration 0.5
+kill "$SPIN" 2>/dev/null
+wait "$SPIN" 2>/dev/null
 check "-g: a tick's line, its count and its stack" sh -c \
 	"grep -q 'hrtimer: cpu-clock [0-9]* ns' '$OUT' && grep -q '^    sched_switch [0-9]' '$OUT' && grep -qE '^	 +[0-9a-f]+ ' '$OUT'"
 expect_rc "a name the condition cannot use: a usage error" 2 "$P" hrtimer -e sched:sched_switch \
