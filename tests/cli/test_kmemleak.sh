@@ -91,15 +91,25 @@ kill "$HOLD" 2>/dev/null
 wait "$HOLD" 2>/dev/null
 check "//key=pfn/ on page events: exit 0 (got $RC)" test "$RC" -eq 0
 # mmap.mmap(-1, ...) is a shared anonymous map: its pages are shmem's, faulted in through
-# shmem_fault from the item assignment (mmap_ass_subscript), each one page (order 0) of 4096 bytes
+# shmem_fault from the item assignment (mmap_ass_subscript), each one page (order 0) of 4096 bytes.
+# The same faults may grow a slab (shmem's xarray nodes): those pages are the slab's, not the
+# map's (seen once: 15 more, 98304 bytes), and are left out; any other stack is said.
 sum=$(python3 -c '
 import json, sys
 c = b = 0
 for o in map(json.loads, open(sys.argv[1])):
     s = o.get("stack", [])
     if any(f.startswith("shmem_fault") for f in s) and "mmap_ass_subscript" in s:
+        if any(f.startswith(("allocate_slab", "new_slab", "___slab_alloc")) for f in s):
+            continue
         c += o["count"]; b += o["bytes"]
 print(c, b)' "$tmp/pg.out")
+[ "${sum%% *}" = 2000 ] || python3 -c '
+import json, sys
+for o in map(json.loads, open(sys.argv[1])):
+    s = o.get("stack", [])
+    if any(f.startswith("shmem_fault") for f in s):
+        print("# ", o.get("count"), o.get("bytes"), " <- ".join(s[:8]))' "$tmp/pg.out" | head -8
 check "2000 touched pages held: 2000 not freed through shmem_fault from m[i] = 1 ($sum)" test "${sum%% *}" = 2000
 check "each page's size is 4096 << order by default: 8192000 bytes ($sum)" test "${sum#* }" = 8192000
 expect_rc "ptr= and key= together" 2 "$P" kmemleak --alloc 'kmem:mm_page_alloc//key=pfn/ptr=pfn/' --free kmem:mm_page_free
